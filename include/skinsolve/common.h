@@ -1,0 +1,67 @@
+/* skinsolve — common types: results, errors, math value types.
+ *
+ * Conventions (see docs and ../shared/docs/MISSION.md):
+ *  - Matrices are column-major 4x4 as in glTF: m[col*4 + row]. A point p is
+ *    transformed as M * [p,1].
+ *  - Quaternions are (x, y, z, w), unit length for rotations.
+ *  - Every array in a struct is `T *items; size_t items_count`-style with the
+ *    count beside it. The caller can always free what it got, even after an
+ *    error (free functions accept partially filled or zeroed structs).
+ */
+#ifndef SKINSOLVE_COMMON_H
+#define SKINSOLVE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKS_VERSION_MAJOR 0
+#define SKS_VERSION_MINOR 1
+#define SKS_VERSION_PATCH 0
+#define SKS_VERSION_STRING "0.1.0"
+
+typedef enum sks_result {
+  SKS_OK = 0,
+  SKS_ERR_ARGUMENT,    /* a caller passed something that breaks a precondition */
+  SKS_ERR_IO,          /* a file could not be opened / read / written */
+  SKS_ERR_PARSE,       /* a file is malformed */
+  SKS_ERR_UNSUPPORTED, /* valid, but uses a feature we do not support */
+  SKS_ERR_INVALID,     /* data loaded but cannot be used (e.g. no skin) */
+  SKS_ERR_OUT_OF_MEMORY,
+  SKS_ERR_NOT_FOUND    /* a named thing (clip, joint) does not exist */
+} sks_result;
+
+/* Errors are values: one line a user can act on, naming file and place. */
+typedef struct sks_error {
+  sks_result code;
+  char message[1024];
+} sks_error;
+
+/* Sets err (if non-NULL) and returns code. printf-style. */
+sks_result sks_error_set(sks_error *err, sks_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+const char *sks_result_string(sks_result r);
+
+typedef struct sks_vec3 { float x, y, z; } sks_vec3;
+typedef struct sks_quat { float x, y, z, w; } sks_quat;
+typedef struct sks_mat4 { float m[16]; } sks_mat4; /* column-major */
+
+/* A joint's local transform: T * R * S, as glTF nodes. */
+typedef struct sks_transform {
+  sks_vec3 translation;
+  sks_quat rotation;
+  sks_vec3 scale;
+} sks_transform;
+
+#define SKS_MAX_INFLUENCES 8
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* skinsolve — import and export. */
+#ifndef SKINSOLVE_IO_H
+#define SKINSOLVE_IO_H
+
+#include "common.h"
+#include "rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sks_load_options {
+  int force_assimp;   /* 1: use Assimp even for .gltf/.glb */
+} sks_load_options;
+
+/* Loads any supported file. .gltf/.glb are read natively; everything else
+ * (FBX, Collada, X, ...) goes through Assimp. On error *out is left freeable
+ * (and freed/zeroed) and err names the file and the problem. */
+sks_result sks_load(const char *path, const sks_load_options *options,
+                    sks_model *out, sks_error *err);
+
+/* Native glTF 2.0 reader (.gltf with external or data-URI buffers, .glb). */
+sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err);
+/* From memory; base_dir resolves external buffer URIs (may be NULL). */
+sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
+                                const char *name_for_messages, sks_model *out,
+                                sks_error *err);
+
+/* Assimp import (any format Assimp reads). */
+sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err);
+
+/* glTF 2.0 binary writer: mesh parts, skins, materials, clips.
+ * Writes to a temp file beside path and renames it into place. */
+typedef struct sks_gltf_write_options {
+  int embed_normals;  /* 0 = default (write normals when present) */
+} sks_gltf_write_options;
+sks_result sks_write_glb(const char *path, const sks_model *model,
+                         const sks_gltf_write_options *options, sks_error *err);
+
+/* Atomic write helper: writes size bytes to path via temp + rename. */
+sks_result sks_write_file_atomic(const char *path, const void *data, size_t size, sks_error *err);
+
+/* Writes skinned positions (3 floats per vertex) as OBJ (with faces from the
+ * model's parts) or raw little-endian float32 .f32, chosen by extension. */
+sks_result sks_write_positions(const char *path, const sks_model *model,
+                               const float *positions, sks_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

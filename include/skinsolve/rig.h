@@ -1,0 +1,148 @@
+/* skinsolve — the rig: skeleton, skins, mesh parts, the model that owns them,
+ * and weight hygiene (check / repair / limit). */
+#ifndef SKINSOLVE_RIG_H
+#define SKINSOLVE_RIG_H
+
+#include "common.h"
+#include "clip.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Joints in parent-before-child order (parents[i] < i, -1 for roots).
+ * Every node of the file's scene graph is a joint, skinned or not, so rigid
+ * parts and non-skinned nodes can be walked like any other joint. */
+typedef struct sks_skeleton {
+  size_t joint_count;
+  char **names;         /* joint_count strings (never NULL once loaded) */
+  int32_t *parents;     /* joint_count; -1 = root */
+  sks_transform *rest;  /* joint_count; rest local transform stored in the file */
+} sks_skeleton;
+
+/* A skin binds a set of skeleton joints with their inverse bind matrices.
+ * A mesh part's per-vertex joint indices index THIS list (as in glTF). */
+typedef struct sks_skin {
+  char *name;
+  size_t joint_count;
+  int32_t *joints;          /* joint_count skeleton joint indices */
+  sks_mat4 *inverse_bind;   /* joint_count inverse bind matrices */
+} sks_skin;
+
+/* The seeds' MeshPart: smallest render unit, one material.
+ *  - skinned part: skin >= 0, influence_count in 1..8, joints/weights filled;
+ *    positions are in bind space (the skin's space): the skinned position is
+ *    sum_i w_i * (model[skin.joints[j_i]] * inverse_bind[j_i]) * p.
+ *  - rigid part: skin = -1, node = the skeleton joint it follows; positions are
+ *    in that node's local space; influence_count = 0.
+ * Vertex count and order are exactly as in the file (glTF: accessor order). */
+typedef struct sks_mesh_part {
+  char *name;
+  int32_t material;          /* index into model materials, -1 = none */
+  int32_t skin;              /* index into model skins, -1 = rigid */
+  int32_t node;              /* skeleton joint holding the mesh (rigid parts follow it) */
+  size_t vertex_count;
+  float *positions;          /* 3 * vertex_count */
+  float *normals;            /* 3 * vertex_count, or NULL */
+  float *uvs;                /* 2 * vertex_count, or NULL (UV0) */
+  uint32_t influence_count;  /* influence slots per vertex, 0..SKS_MAX_INFLUENCES */
+  uint16_t *joints;          /* influence_count * vertex_count, skin joint indices */
+  float *weights;            /* influence_count * vertex_count */
+  size_t index_count;        /* triangle list, 3 per triangle */
+  uint32_t *indices;
+} sks_mesh_part;
+
+typedef struct sks_material {
+  char *name;
+  float base_color[4];
+} sks_material;
+
+typedef struct sks_model {
+  char *source_path;         /* the file it came from (for messages) */
+  sks_skeleton skeleton;
+  size_t skin_count;
+  sks_skin *skins;
+  size_t part_count;
+  sks_mesh_part *parts;
+  size_t material_count;
+  sks_material *materials;
+  size_t clip_count;
+  sks_clip *clips;
+} sks_model;
+
+/* Frees everything a model owns and zeroes it. Safe on zeroed / partial models. */
+void sks_model_free(sks_model *model);
+
+/* Deep copy. */
+sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err);
+
+/* Index of the joint with this name, or -1. */
+int32_t sks_skeleton_find(const sks_skeleton *skeleton, const char *name);
+
+/* Total number of vertices over skinned parts (the surface the solver and
+ * the .f32 export see, in part order). */
+size_t sks_model_vertex_count(const sks_model *model);
+
+/* Axis-aligned bounding-box diagonal of the model's bind pose (skinned parts:
+ * bind-space positions; rigid parts: placed by the rest pose). MISSION.md's D. */
+double sks_model_bind_diagonal(const sks_model *model);
+
+/* ---- weight hygiene ---------------------------------------------------- */
+
+typedef enum sks_finding_kind {
+  SKS_FINDING_WEIGHT_SUM,        /* weights do not sum to 1 */
+  SKS_FINDING_WEIGHT_NEGATIVE,
+  SKS_FINDING_WEIGHT_NAN,
+  SKS_FINDING_WEIGHT_ZERO,       /* all weights zero: cannot normalise */
+  SKS_FINDING_JOINT_RANGE,       /* joint index >= skin joint count */
+  SKS_FINDING_BIND_SINGULAR,     /* inverse bind matrix not invertible */
+  SKS_FINDING_HIERARCHY_CYCLE,
+  SKS_FINDING_TOO_MANY_INFLUENCES,
+  SKS_FINDING_NONFINITE_POSITION
+} sks_finding_kind;
+
+typedef enum sks_severity { SKS_SEVERITY_WARNING, SKS_SEVERITY_ERROR } sks_severity;
+
+typedef struct sks_finding {
+  sks_finding_kind kind;
+  sks_severity severity;
+  int32_t part;     /* mesh part or -1 */
+  int64_t vertex;   /* vertex or -1 */
+  int32_t joint;    /* skin joint / skeleton joint or -1 */
+  char message[256];/* "Fox.glb: part 0 'fox', vertex 812: weights sum to 0 — cannot normalise" */
+} sks_finding;
+
+typedef struct sks_findings {
+  size_t count;
+  sks_finding *items;
+  size_t total_by_kind[16]; /* counts even when items were capped */
+} sks_findings;
+
+typedef struct sks_check_options {
+  float sum_tolerance;         /* 0 = 1e-3 */
+  uint32_t max_influences;     /* kernel limit, 0 = SKS_MAX_INFLUENCES */
+  size_t max_items;            /* cap on stored findings, 0 = 1000 */
+} sks_check_options;
+
+sks_result sks_check(const sks_model *model, const sks_check_options *options,
+                     sks_findings *out, sks_error *err);
+void sks_findings_free(sks_findings *findings);
+
+typedef struct sks_repair_report {
+  size_t normalized, negatives_clamped, nans_zeroed, out_of_range_dropped,
+      zero_weight_vertices, influences_limited;
+} sks_repair_report;
+
+/* Fixes what can be fixed in place: NaN/negative weights -> 0, out-of-range
+ * joints dropped, weights renormalised to sum 1 (0.7/0.5 -> 0.583/0.417).
+ * All-zero vertices are bound to their part's node joint if it is in the
+ * skin, else skin joint 0, and counted. */
+sks_result sks_repair(sks_model *model, sks_repair_report *report, sks_error *err);
+
+/* Keeps the max_influences largest weights per vertex and renormalises. */
+sks_result sks_limit_influences(sks_model *model, uint32_t max_influences, sks_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* skinsolve — skinning kernels: linear blend (LBS) and dual quaternion (DQS),
+ * plus static pre-transform (seed 002). Runtime skinning is float. */
+#ifndef SKINSOLVE_SKIN_H
+#define SKINSOLVE_SKIN_H
+
+#include "common.h"
+#include "rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sks_skinning_method { SKS_SKIN_LBS = 0, SKS_SKIN_DQS } sks_skinning_method;
+
+/* Skins vertex_count vertices with influence_count influences each.
+ * Strides are in floats (0 = tightly packed: 3 for positions/normals,
+ * influence_count for joints/weights). Normals are optional (both in and out
+ * NULL). Weights are used as given (sum to 1 expected; not renormalised).
+ * DQS applies the antipodality fix against the first influence's quaternion
+ * and expects rigid (rotation + translation) palette matrices; scale in the
+ * palette is ignored by DQS. */
+typedef struct sks_skinning_job {
+  sks_skinning_method method;
+  size_t vertex_count;
+  uint32_t influence_count;       /* 1..SKS_MAX_INFLUENCES */
+  const sks_mat4 *palette;
+  size_t palette_count;
+  const uint16_t *joints;  size_t joints_stride;
+  const float *weights;    size_t weights_stride;
+  const float *in_positions;  size_t in_positions_stride;
+  const float *in_normals;    size_t in_normals_stride;   /* optional */
+  float *out_positions;       size_t out_positions_stride;
+  float *out_normals;         size_t out_normals_stride;  /* optional */
+} sks_skinning_job;
+
+int sks_skinning_job_validate(const sks_skinning_job *job);
+/* Optimised kernels (per-influence-count paths). */
+int sks_skinning_job_run(const sks_skinning_job *job);
+/* Scalar reference implementation, for tests. */
+int sks_skinning_job_run_reference(const sks_skinning_job *job);
+/* Splits the vertex range over thread_count threads (0 = all cores). */
+int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_count);
+
+/* Convenience: skins every part of a model given skeleton model matrices.
+ * Skinned parts via their skin's palette; rigid parts by their node's model
+ * matrix. Writes positions (and normals if out_normals != NULL) of all parts
+ * concatenated in part order (3 floats per vertex). Allocates a palette
+ * internally (this is not a job). */
+sks_result sks_skin_model(const sks_model *model, const sks_mat4 *models,
+                          sks_skinning_method method, float *out_positions,
+                          float *out_normals, sks_error *err);
+
+/* Total vertex count over ALL parts (skinned + rigid), the size the
+ * out arrays of sks_skin_model need / 3. */
+size_t sks_model_total_vertex_count(const sks_model *model);
+
+/* Static pre-transform (seed 002): bakes the pose given by `models` into every
+ * part's vertices and removes skins, so the model never needs the hierarchy
+ * again. Parts become rigid parts of a root node with identity transform. */
+sks_result sks_pretransform_static(sks_model *model, const sks_mat4 *models, sks_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* skinsolve — surface-solve bake (seed 003, MISSION.md): record the source's
+ * skinned surface, map it to the target's vertices, and solve per frame the
+ * target joints' transforms so the target's own skinning reproduces it. */
+#ifndef SKINSOLVE_SOLVE_H
+#define SKINSOLVE_SOLVE_H
+
+#include "common.h"
+#include "rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sks_solve_mode {
+  SKS_SOLVE_FREE = 0,          /* rotation + translation per joint */
+  SKS_SOLVE_ROTATION_ONLY      /* local translations fixed to the rig's rest offsets (root free) */
+} sks_solve_mode;
+
+typedef enum sks_solver_kind {
+  SKS_SOLVER_DEFAULT = 0,      /* the fastest method that passes the control */
+  SKS_SOLVER_BCD               /* the seed's block coordinate descent with Horn fits */
+} sks_solver_kind;
+
+typedef enum sks_correspondence_kind {
+  SKS_CORRESPOND_AUTO = 0,     /* identical rest vertices -> identity, else closest point */
+  SKS_CORRESPOND_NEAREST_VERTEX,
+  SKS_CORRESPOND_CLOSEST_POINT
+} sks_correspondence_kind;
+
+typedef void (*sks_progress_fn)(void *user, const char *clip, size_t frame, size_t frame_count);
+
+typedef struct sks_bake_options {
+  const char *const *clip_names;  /* NULL / 0 = every clip of the source */
+  size_t clip_name_count;
+  sks_solve_mode mode;
+  size_t max_constraints;         /* 0 = 5000 */
+  float fps;                      /* 0 = union of the clip's key times */
+  sks_solver_kind solver;
+  sks_correspondence_kind correspondence;
+  int keep_surfaces;              /* 1: fill per-frame surfaces/errors in the result (report) */
+  sks_progress_fn progress;       /* optional */
+  void *progress_user;
+} sks_bake_options;
+
+typedef struct sks_baked_clip {
+  char *name;
+  sks_solve_mode mode;
+  size_t frame_count;
+  float *times;                   /* frame_count seconds */
+  size_t joint_count;             /* target skeleton joints */
+  sks_transform *locals;          /* frame_count * joint_count solved local transforms */
+  /* Metrics (MISSION.md), over ALL target vertices: */
+  double quality;                 /* 1 - sum e / sum m (fraction, not percent) */
+  double mean_error_pct;          /* mean e / D * 100 */
+  double worst_error_pct;         /* max e / D * 100 */
+  double solve_ms;
+  double sweeps_per_frame;        /* mean solver iterations per frame */
+  float *frame_mean_error_pct;    /* frame_count */
+  float *frame_worst_error_pct;   /* frame_count */
+  /* With keep_surfaces (else NULL). V = target vertex count (skinned parts, part order). */
+  float *target_surface;          /* frame_count * V * 3: y_fj, the source surface at target vertices */
+  float *solved_surface;          /* frame_count * V * 3: skinned target with solved transforms */
+  float *vertex_error;            /* frame_count * V: e_fj in model units */
+} sks_baked_clip;
+
+typedef struct sks_bake_result {
+  size_t clip_count;
+  sks_baked_clip *clips;
+  size_t constraint_count;
+  size_t target_vertex_count;
+  size_t target_joint_count;
+  double diagonal;                /* D of the target bind pose */
+} sks_bake_result;
+
+sks_result sks_bake(const sks_model *source, const sks_model *target,
+                    const sks_bake_options *options, sks_bake_result *out,
+                    sks_error *err);
+void sks_bake_result_free(sks_bake_result *result);
+
+/* Appends the baked clips to a copy of the target as ordinary clips (keyed
+ * translation + rotation + scale for every joint, LINEAR). */
+sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result,
+                          sks_model *out, sks_error *err);
+
+/* Test-rig maker (not an auto-rigger): new weights from distance to bone
+ * segments (smooth falloff, top 4, normalised); coarsen merges every second
+ * joint of each chain into its parent; rename names joints bone_0..bone_N. */
+typedef struct sks_reweight_options {
+  int coarsen;
+  int rename;
+} sks_reweight_options;
+sks_result sks_reweight(const sks_model *model, const sks_reweight_options *options,
+                        sks_model *out, sks_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

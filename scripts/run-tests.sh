@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds twice (release with -Werror; ASan+UBSan with
+# -Werror) and runs every test in both builds.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$here/scripts/deps.sh"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== release build (-Werror) =="
+cmake -S "$here" -B "$here/build" -DSKS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$here/build" -j"$jobs"
+(cd "$here/build" && ctest --output-on-failure -j"$jobs")
+
+echo "== ASan + UBSan build (-Werror) =="
+cmake -S "$here" -B "$here/build-asan" -DSKS_WERROR=ON -DSKS_SANITIZE=ON -DSKS_BUILD_BENCH=OFF \
+      -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$here/build-asan" -j"$jobs"
+(cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SKS_SANITIZED=1 \
+   ctest --output-on-failure -j"$jobs")

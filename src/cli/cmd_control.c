@@ -1,0 +1,7 @@
+/* skinsolve control — PLACEHOLDER: must be replaced by the real command. */
+#include "cli.h"
+
+int sks_cmd_control(int argc, char **argv) {
+  (void)argc; (void)argv;
+  return sks_cli_fail(SKS_EXIT_USAGE, "'control' is not implemented yet");
+}

@@ -1,0 +1,7 @@
+/* skinsolve repair — PLACEHOLDER: must be replaced by the real command. */
+#include "cli.h"
+
+int sks_cmd_repair(int argc, char **argv) {
+  (void)argc; (void)argv;
+  return sks_cli_fail(SKS_EXIT_USAGE, "'repair' is not implemented yet");
+}

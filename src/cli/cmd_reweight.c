@@ -1,0 +1,7 @@
+/* skinsolve reweight — PLACEHOLDER: must be replaced by the real command. */
+#include "cli.h"
+
+int sks_cmd_reweight(int argc, char **argv) {
+  (void)argc; (void)argv;
+  return sks_cli_fail(SKS_EXIT_USAGE, "'reweight' is not implemented yet");
+}

@@ -1,0 +1,200 @@
+/* The model: ownership, lookup, counts, bind-pose diagonal. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "skinsolve/rig.h"
+#include "skinsolve/pose.h"
+#include "math/sks_math.h"
+
+void sks_clip_free(sks_clip *clip) {
+  if (!clip) return;
+  for (size_t i = 0; i < clip->track_count; ++i) {
+    free(clip->tracks[i].times);
+    free(clip->tracks[i].values);
+  }
+  free(clip->tracks);
+  free(clip->name);
+  memset(clip, 0, sizeof *clip);
+}
+
+void sks_model_free(sks_model *model) {
+  if (!model) return;
+  sks_skeleton *sk = &model->skeleton;
+  if (sk->names)
+    for (size_t i = 0; i < sk->joint_count; ++i) free(sk->names[i]);
+  free(sk->names);
+  free(sk->parents);
+  free(sk->rest);
+  for (size_t i = 0; i < model->skin_count; ++i) {
+    free(model->skins[i].name);
+    free(model->skins[i].joints);
+    free(model->skins[i].inverse_bind);
+  }
+  free(model->skins);
+  for (size_t i = 0; i < model->part_count; ++i) {
+    sks_mesh_part *p = &model->parts[i];
+    free(p->name); free(p->positions); free(p->normals); free(p->uvs);
+    free(p->joints); free(p->weights); free(p->indices);
+  }
+  free(model->parts);
+  for (size_t i = 0; i < model->material_count; ++i) free(model->materials[i].name);
+  free(model->materials);
+  for (size_t i = 0; i < model->clip_count; ++i) sks_clip_free(&model->clips[i]);
+  free(model->clips);
+  free(model->source_path);
+  memset(model, 0, sizeof *model);
+}
+
+static char *dup_str(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static void *dup_mem(const void *p, size_t bytes, int *fail) {
+  if (!p || bytes == 0) return NULL;
+  void *d = malloc(bytes);
+  if (!d) { *fail = 1; return NULL; }
+  memcpy(d, p, bytes);
+  return d;
+}
+
+sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err) {
+  int fail = 0;
+  memset(dst, 0, sizeof *dst);
+  dst->source_path = dup_str(src->source_path);
+  const sks_skeleton *s = &src->skeleton;
+  dst->skeleton.joint_count = s->joint_count;
+  dst->skeleton.names = s->joint_count ? calloc(s->joint_count, sizeof(char *)) : NULL;
+  if (s->joint_count && !dst->skeleton.names) fail = 1;
+  for (size_t i = 0; !fail && i < s->joint_count; ++i) {
+    dst->skeleton.names[i] = dup_str(s->names[i] ? s->names[i] : "");
+    if (!dst->skeleton.names[i]) fail = 1;
+  }
+  dst->skeleton.parents = dup_mem(s->parents, s->joint_count * sizeof(int32_t), &fail);
+  dst->skeleton.rest = dup_mem(s->rest, s->joint_count * sizeof(sks_transform), &fail);
+
+  if (src->skin_count) {
+    dst->skins = calloc(src->skin_count, sizeof(sks_skin));
+    if (!dst->skins) fail = 1; else dst->skin_count = src->skin_count;
+  }
+  for (size_t i = 0; !fail && i < src->skin_count; ++i) {
+    const sks_skin *a = &src->skins[i];
+    sks_skin *b = &dst->skins[i];
+    b->name = dup_str(a->name);
+    b->joint_count = a->joint_count;
+    b->joints = dup_mem(a->joints, a->joint_count * sizeof(int32_t), &fail);
+    b->inverse_bind = dup_mem(a->inverse_bind, a->joint_count * sizeof(sks_mat4), &fail);
+  }
+  if (src->part_count) {
+    dst->parts = calloc(src->part_count, sizeof(sks_mesh_part));
+    if (!dst->parts) fail = 1; else dst->part_count = src->part_count;
+  }
+  for (size_t i = 0; !fail && i < src->part_count; ++i) {
+    const sks_mesh_part *a = &src->parts[i];
+    sks_mesh_part *b = &dst->parts[i];
+    *b = *a;
+    b->name = dup_str(a->name);
+    size_t v = a->vertex_count, k = a->influence_count;
+    b->positions = dup_mem(a->positions, v * 3 * sizeof(float), &fail);
+    b->normals = dup_mem(a->normals, v * 3 * sizeof(float), &fail);
+    b->uvs = dup_mem(a->uvs, v * 2 * sizeof(float), &fail);
+    b->joints = dup_mem(a->joints, v * k * sizeof(uint16_t), &fail);
+    b->weights = dup_mem(a->weights, v * k * sizeof(float), &fail);
+    b->indices = dup_mem(a->indices, a->index_count * sizeof(uint32_t), &fail);
+  }
+  if (src->material_count) {
+    dst->materials = calloc(src->material_count, sizeof(sks_material));
+    if (!dst->materials) fail = 1; else dst->material_count = src->material_count;
+  }
+  for (size_t i = 0; !fail && i < src->material_count; ++i) {
+    dst->materials[i] = src->materials[i];
+    dst->materials[i].name = dup_str(src->materials[i].name);
+  }
+  if (src->clip_count) {
+    dst->clips = calloc(src->clip_count, sizeof(sks_clip));
+    if (!dst->clips) fail = 1; else dst->clip_count = src->clip_count;
+  }
+  for (size_t i = 0; !fail && i < src->clip_count; ++i) {
+    const sks_clip *a = &src->clips[i];
+    sks_clip *b = &dst->clips[i];
+    b->name = dup_str(a->name);
+    b->duration = a->duration;
+    if (a->track_count) {
+      b->tracks = calloc(a->track_count, sizeof(sks_track));
+      if (!b->tracks) { fail = 1; break; }
+      b->track_count = a->track_count;
+    }
+    for (size_t t = 0; !fail && t < a->track_count; ++t) {
+      const sks_track *ta = &a->tracks[t];
+      sks_track *tb = &b->tracks[t];
+      *tb = *ta;
+      size_t comps = sks_track_components(ta->path);
+      size_t nv = ta->key_count * comps * (ta->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
+      tb->times = dup_mem(ta->times, ta->key_count * sizeof(float), &fail);
+      tb->values = dup_mem(ta->values, nv * sizeof(float), &fail);
+    }
+  }
+  if (fail) {
+    sks_model_free(dst);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory while copying a model");
+  }
+  return SKS_OK;
+}
+
+int32_t sks_skeleton_find(const sks_skeleton *skeleton, const char *name) {
+  if (!skeleton || !name) return -1;
+  for (size_t i = 0; i < skeleton->joint_count; ++i)
+    if (skeleton->names[i] && strcmp(skeleton->names[i], name) == 0) return (int32_t)i;
+  return -1;
+}
+
+int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name) {
+  if (!clips || !name) return -1;
+  for (size_t i = 0; i < clip_count; ++i)
+    if (clips[i].name && strcmp(clips[i].name, name) == 0) return (int32_t)i;
+  return -1;
+}
+
+uint32_t sks_track_components(sks_track_path path) { return path == SKS_PATH_ROTATION ? 4u : 3u; }
+
+size_t sks_model_vertex_count(const sks_model *model) {
+  size_t n = 0;
+  for (size_t i = 0; i < model->part_count; ++i)
+    if (model->parts[i].skin >= 0) n += model->parts[i].vertex_count;
+  return n;
+}
+
+double sks_model_bind_diagonal(const sks_model *model) {
+  double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  size_t jc = model->skeleton.joint_count;
+  sks_mat4 *models = jc ? malloc(jc * sizeof(sks_mat4)) : NULL;
+  if (models) {
+    sks_local_to_model_job job = {model->skeleton.parents, model->skeleton.rest, jc, NULL, models};
+    if (!sks_local_to_model_job_run(&job)) { free(models); models = NULL; }
+  }
+  int any = 0;
+  for (size_t i = 0; i < model->part_count; ++i) {
+    const sks_mesh_part *p = &model->parts[i];
+    int rigid = p->skin < 0;
+    if (rigid && (!models || p->node < 0 || (size_t)p->node >= jc)) continue;
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      sks_vec3 x = sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]);
+      if (rigid) x = sks_m4_point(&models[p->node], x);
+      const float c[3] = {x.x, x.y, x.z};
+      for (int k = 0; k < 3; ++k) {
+        if (!isfinite(c[k])) continue;
+        if (c[k] < lo[k]) lo[k] = c[k];
+        if (c[k] > hi[k]) hi[k] = c[k];
+        any = 1;
+      }
+    }
+  }
+  free(models);
+  if (!any) return 0.0;
+  double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+  return sqrt(dx * dx + dy * dy + dz * dz);
+}

@@ -1,0 +1,50 @@
+/* Minimal test harness: CHECK macros, data-path helpers, closing line
+ * "N passed, N failed" (read by CI). Skip = exit 77 with a clear message. */
+#ifndef SKS_TEST_H
+#define SKS_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include "skinsolve/skinsolve.h"
+
+extern int sks_test_passed, sks_test_failed;
+
+#define CHECK(cond)                                                             \
+  do {                                                                          \
+    if (cond) { ++sks_test_passed; }                                            \
+    else { ++sks_test_failed; fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } \
+  } while (0)
+#define CHECK_MSG(cond, ...)                                                    \
+  do {                                                                          \
+    if (cond) { ++sks_test_passed; }                                            \
+    else { ++sks_test_failed; fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+           fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); }                 \
+  } while (0)
+#define CHECK_NEAR(a, b, tol)                                                   \
+  do {                                                                          \
+    double sks__a = (double)(a), sks__b = (double)(b);                          \
+    if (fabs(sks__a - sks__b) <= (tol)) { ++sks_test_passed; }                  \
+    else { ++sks_test_failed; fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.9g, %s = %.9g, tol %g\n", \
+           __FILE__, __LINE__, #a, sks__a, #b, sks__b, (double)(tol)); }        \
+  } while (0)
+#define CHECK_OK(expr, errp)                                                    \
+  do {                                                                          \
+    sks_result sks__r = (expr);                                                 \
+    if (sks__r == SKS_OK) { ++sks_test_passed; }                                \
+    else { ++sks_test_failed; fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, (errp)->message); } \
+  } while (0)
+
+/* Path of a file under assimp-testmodels / shared data, or NULL if absent
+ * (prints a skip notice naming it). Returned pointer is to a static buffer
+ * ring (valid for a few calls). */
+const char *sks_test_assimp_model(const char *rel);
+const char *sks_test_shared_data(const char *rel);
+/* A fresh temp dir for this test (created once). */
+const char *sks_test_tmpdir(void);
+
+/* Prints "N passed, N failed" and returns the exit code (1 on failure). */
+int sks_test_finish(void);
+/* Marks a whole test as skipped: prints why and exits 77. */
+void sks_test_skip(const char *why);
+
+#endif
