@@ -60,11 +60,18 @@ static void span(const void *p, size_t n, size_t stride_floats, size_t width, ui
   *hi = *lo + ((n - 1) * stride_floats + width) * sizeof(float);
 }
 
+/* Whether two strided 3-float buffers share any float. Interleaved buffers
+ * (same stride, disjoint 3-float windows) do not. */
 static int overlaps(const void *a, size_t as, const void *b, size_t bs, size_t n) {
   uintptr_t alo, ahi, blo, bhi;
   span(a, n, as, 3, &alo, &ahi);
   span(b, n, bs, 3, &blo, &bhi);
-  return alo < bhi && blo < ahi;
+  if (!(alo < bhi && blo < ahi)) return 0;
+  if (as != bs || n == 1) return 1;
+  uintptr_t diff = alo < blo ? blo - alo : alo - blo;
+  if (diff % sizeof(float)) return 1;
+  size_t d = (size_t)(diff / sizeof(float)) % as; /* offset of one window inside the other's stride */
+  return d < 3 || d + 3 > as;
 }
 
 int sks_skinning_job_validate(const sks_skinning_job *job) {
