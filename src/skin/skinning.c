@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include "skinsolve/skin.h"
 #include "math/sks_math.h"
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
 #include <emmintrin.h>
 #endif
 
@@ -74,6 +74,31 @@ static int overlaps(const void *a, size_t as, const void *b, size_t bs, size_t n
   return d < 3 || d + 3 > as;
 }
 
+/* 1 if every joint index (k per vertex, stride js) is < pc. Packed indices
+ * are scanned 8 at a time: saturating (j - (pc - 1)) is non-zero iff j >= pc. */
+static int joints_in_range(const uint16_t *joints, size_t n, size_t js, uint32_t k, uint16_t pc) {
+  if (js == k) {
+    const size_t total = n * k;
+    size_t i = 0;
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+    const __m128i limit = _mm_set1_epi16((short)(uint16_t)(pc - 1));
+    __m128i bad = _mm_setzero_si128();
+    for (; i + 8 <= total; i += 8)
+      bad = _mm_or_si128(bad, _mm_subs_epu16(_mm_loadu_si128((const __m128i *)(const void *)(joints + i)), limit));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, _mm_setzero_si128())) != 0xFFFF) return 0;
+#endif
+    uint16_t mx = 0;
+    for (; i < total; ++i) mx = joints[i] > mx ? joints[i] : mx;
+    return mx < pc;
+  }
+  for (size_t v = 0; v < n; ++v) {
+    const uint16_t *j = joints + v * js;
+    for (uint32_t i = 0; i < k; ++i)
+      if (j[i] >= pc) return 0;
+  }
+  return 1;
+}
+
 int sks_skinning_job_validate(const sks_skinning_job *job) {
   if (!job) return 0;
   if (job->method != SKS_SKIN_LBS && job->method != SKS_SKIN_DQS) return 0;
@@ -96,14 +121,8 @@ int sks_skinning_job_validate(const sks_skinning_job *job) {
     if (overlaps(job->out_positions, a.ops, job->out_normals, a.ons, n)) return 0;
   }
   /* Every joint index must address the palette. */
-  const uint32_t k = job->influence_count;
-  const size_t pc = job->palette_count;
-  for (size_t v = 0; v < n; ++v) {
-    const uint16_t *j = job->joints + v * a.js;
-    for (uint32_t i = 0; i < k; ++i)
-      if (j[i] >= pc) return 0;
-  }
-  return 1;
+  if (job->palette_count > UINT16_MAX) return 1; /* any uint16_t does */
+  return joints_in_range(job->joints, n, a.js, job->influence_count, (uint16_t)job->palette_count);
 }
 
 /* ---- dual quaternions ---------------------------------------------------- */
@@ -200,7 +219,7 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
     const uint16_t *restrict jv = joints + v * js;
     const float *restrict wv = weights + v * ws;
     const float *restrict p = pin + v * ips;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
     /* Blend the 4 columns (x,y,z,w-row ignored) as __m128. */
     const float *m0 = palette[jv[0]].m;
     __m128 w = _mm_set1_ps(wv[0]);
@@ -327,6 +346,105 @@ SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, cons
   }
 }
 
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+/* DQS, four vertices at a time in SSE lanes (structure of arrays): the
+ * dual quaternions of each influence are gathered and transposed, so the
+ * antipodality test is a mask instead of a branch and the normalisation
+ * (sqrt, divide) runs 4-wide. Same operation order as dqs_kernel. */
+#define SKS_TRANSPOSE_LOAD(dq, a, b, c, d, field, X, Y, Z, W)         \
+  do {                                                                 \
+    X = _mm_loadu_ps(&(dq)[a].field.x);                                \
+    Y = _mm_loadu_ps(&(dq)[b].field.x);                                \
+    Z = _mm_loadu_ps(&(dq)[c].field.x);                                \
+    W = _mm_loadu_ps(&(dq)[d].field.x);                                \
+    _MM_TRANSPOSE4_PS(X, Y, Z, W);                                     \
+  } while (0)
+
+SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
+                            size_t begin, size_t end, const uint32_t K, const int N) {
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+  const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  const __m128 two = _mm_set1_ps(2.0f);
+  size_t v = begin;
+  for (; v + 4 <= end; v += 4) {
+    const uint16_t *j0 = joints + v * js, *j1 = j0 + js, *j2 = j1 + js, *j3 = j2 + js;
+    const float *w0 = weights + v * ws, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+    __m128 r0x, r0y, r0z, r0w, qdx, qdy, qdz, qdw;
+    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], r, r0x, r0y, r0z, r0w);
+    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], d, qdx, qdy, qdz, qdw);
+    __m128 w = _mm_setr_ps(w0[0], w1[0], w2[0], w3[0]);
+    __m128 rx = _mm_mul_ps(w, r0x), ry = _mm_mul_ps(w, r0y), rz = _mm_mul_ps(w, r0z), rw = _mm_mul_ps(w, r0w);
+    __m128 dx = _mm_mul_ps(w, qdx), dy = _mm_mul_ps(w, qdy), dz = _mm_mul_ps(w, qdz), dw = _mm_mul_ps(w, qdw);
+    for (uint32_t i = 1; i < K; ++i) {
+      __m128 qrx, qry, qrz, qrw;
+      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], r, qrx, qry, qrz, qrw);
+      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], d, qdx, qdy, qdz, qdw);
+      __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r0x, qrx), _mm_mul_ps(r0y, qry)),
+                                         _mm_mul_ps(r0z, qrz)), _mm_mul_ps(r0w, qrw));
+      w = _mm_setr_ps(w0[i], w1[i], w2[i], w3[i]);
+      w = _mm_xor_ps(w, _mm_and_ps(_mm_cmplt_ps(dot, zero), sign));
+      rx = _mm_add_ps(rx, _mm_mul_ps(w, qrx)); ry = _mm_add_ps(ry, _mm_mul_ps(w, qry));
+      rz = _mm_add_ps(rz, _mm_mul_ps(w, qrz)); rw = _mm_add_ps(rw, _mm_mul_ps(w, qrw));
+      dx = _mm_add_ps(dx, _mm_mul_ps(w, qdx)); dy = _mm_add_ps(dy, _mm_mul_ps(w, qdy));
+      dz = _mm_add_ps(dz, _mm_mul_ps(w, qdz)); dw = _mm_add_ps(dw, _mm_mul_ps(w, qdw));
+    }
+    const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)),
+                                              _mm_mul_ps(rz, rz)), _mm_mul_ps(rw, rw));
+    const __m128 inv = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(len2)), _mm_cmpgt_ps(len2, zero));
+    rx = _mm_mul_ps(rx, inv); ry = _mm_mul_ps(ry, inv); rz = _mm_mul_ps(rz, inv); rw = _mm_mul_ps(rw, inv);
+    dx = _mm_mul_ps(dx, inv); dy = _mm_mul_ps(dy, inv); dz = _mm_mul_ps(dz, inv); dw = _mm_mul_ps(dw, inv);
+    /* t = 2 (rw dv - dw rv + rv x dv) */
+    const __m128 tx = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dx), _mm_mul_ps(dw, rx)),
+                                                 _mm_sub_ps(_mm_mul_ps(ry, dz), _mm_mul_ps(rz, dy))));
+    const __m128 ty = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dy), _mm_mul_ps(dw, ry)),
+                                                 _mm_sub_ps(_mm_mul_ps(rz, dx), _mm_mul_ps(rx, dz))));
+    const __m128 tz = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dz), _mm_mul_ps(dw, rz)),
+                                                 _mm_sub_ps(_mm_mul_ps(rx, dy), _mm_mul_ps(ry, dx))));
+    for (int pass = 0; pass < 1 + N; ++pass) {
+      const float *restrict src = pass ? nin : pin;
+      const size_t is = pass ? ins : ips;
+      const float *p0 = src + v * is, *p1 = p0 + is, *p2 = p1 + is, *p3 = p2 + is;
+      const __m128 x = _mm_setr_ps(p0[0], p1[0], p2[0], p3[0]);
+      const __m128 y = _mm_setr_ps(p0[1], p1[1], p2[1], p3[1]);
+      const __m128 z = _mm_setr_ps(p0[2], p1[2], p2[2], p3[2]);
+      /* v' = v + 2w (u x v) + 2 u x (u x v) */
+      const __m128 cx = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(ry, z), _mm_mul_ps(rz, y)));
+      const __m128 cy = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rz, x), _mm_mul_ps(rx, z)));
+      const __m128 cz = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rx, y), _mm_mul_ps(ry, x)));
+      __m128 ox = _mm_add_ps(_mm_add_ps(x, _mm_mul_ps(rw, cx)), _mm_sub_ps(_mm_mul_ps(ry, cz), _mm_mul_ps(rz, cy)));
+      __m128 oy = _mm_add_ps(_mm_add_ps(y, _mm_mul_ps(rw, cy)), _mm_sub_ps(_mm_mul_ps(rz, cx), _mm_mul_ps(rx, cz)));
+      __m128 oz = _mm_add_ps(_mm_add_ps(z, _mm_mul_ps(rw, cz)), _mm_sub_ps(_mm_mul_ps(rx, cy), _mm_mul_ps(ry, cx)));
+      float *dst = pass ? nout : pout;
+      const size_t os = pass ? ons : ops;
+      if (pass == 0) {
+        ox = _mm_add_ps(ox, tx); oy = _mm_add_ps(oy, ty); oz = _mm_add_ps(oz, tz);
+      } else {
+        const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ox, ox), _mm_mul_ps(oy, oy)), _mm_mul_ps(oz, oz));
+        const __m128 s = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+        ox = _mm_mul_ps(ox, s); oy = _mm_mul_ps(oy, s); oz = _mm_mul_ps(oz, s);
+      }
+      float X[4], Y[4], Z[4];
+      _mm_storeu_ps(X, ox); _mm_storeu_ps(Y, oy); _mm_storeu_ps(Z, oz);
+      for (int l = 0; l < 4; ++l) {
+        float *o = dst + (v + (size_t)l) * os;
+        o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
+      }
+    }
+  }
+  if (v < end) dqs_kernel(job, a, dq, v, end, K, N);
+}
+#undef SKS_TRANSPOSE_LOAD
+#define SKS_DQS_KERNEL dqs_kernel4
+#else
+#define SKS_DQS_KERNEL dqs_kernel
+#endif
+
 #define SKS_DISPATCH(KERNEL, ...)                                         \
   switch (job->influence_count * 2 + (job->in_normals != NULL)) {         \
     case 2: KERNEL(__VA_ARGS__, 1, 0); break;                             \
@@ -354,7 +472,7 @@ static void optimised_range(const sks_skinning_job *job, const sks_dualquat *dq,
   if (job->method == SKS_SKIN_LBS) {
     SKS_DISPATCH(lbs_kernel, job, &a, begin, end)
   } else if (dq) {
-    SKS_DISPATCH(dqs_kernel, job, &a, dq, begin, end)
+    SKS_DISPATCH(SKS_DQS_KERNEL, job, &a, dq, begin, end)
   } else {
     reference_range(job, begin, end);
   }
