@@ -575,6 +575,43 @@ static sks_result import_clips(importer *im) {
   return SKS_OK;
 }
 
+/* ---- preflight ---------------------------------------------------------- */
+
+/* Assimp 5.2's OFF reader believes the header's vertex/face counts and
+ * allocates (and touches) that much before noticing the file is short:
+ * assimp-testmodels' invalid/OutOfMemory.off makes it take ~16 GB and half a
+ * minute. Counts larger than the file's byte size cannot be real. */
+static sks_result preflight_off(const char *path, sks_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return SKS_OK; /* Assimp reports it */
+  char buf[512];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  long size = -1;
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  fclose(f);
+  /* Header keyword: [ST][C][N][4][n]OFF, then (possibly after comments) the counts. */
+  const char *p = buf;
+  while (*p == 'S' || *p == 'T' || *p == 'C' || *p == 'N' || *p == '4' || *p == 'n') ++p;
+  if (strncmp(p, "OFF", 3) != 0 || size < 0) return SKS_OK;
+  p += 3;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+    if (*p != '#') break;
+    while (*p && *p != '\n') ++p;
+  }
+  for (int k = 0; k < 2; ++k) {
+    char *end;
+    unsigned long long count = strtoull(p, &end, 10);
+    if (end == p) return SKS_OK;
+    if (count > (unsigned long long)size)
+      return sks_error_set(err, SKS_ERR_PARSE, "%s: OFF header declares %llu %s but the file has only %ld bytes",
+                           path, count, k == 0 ? "vertices" : "faces", size);
+    p = end;
+  }
+  return SKS_OK;
+}
+
 /* ---- entry ------------------------------------------------------------- */
 
 sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
@@ -585,6 +622,9 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   /* Triangulate rewrites faces only; ValidateDataStructure turns broken
    * scenes into an error instead of a crash later; FlipUVs gives glTF's UV
    * origin. Nothing that merges, splits or reorders vertices. */
+  sks_result pre = preflight_off(path, err);
+  if (pre != SKS_OK) return pre;
+
   const unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure | aiProcess_FlipUVs;
   /* No log stream is attached: Assimp's default logger stays the null logger. */
   const struct aiScene *scene = aiImportFile(path, flags);
@@ -600,13 +640,11 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   im.model = out;
   im.err = err;
 
+  /* AI_SCENE_FLAGS_INCOMPLETE (e.g. an animation-only file with no mesh) is
+   * not an error: the model simply has no parts. */
   sks_result r = SKS_OK;
-  if (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE)
-    r = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp imported an incomplete scene", path);
-  if (r == SKS_OK) {
-    out->source_path = dup_n(path, strlen(path));
-    if (!out->source_path) r = oom(&im);
-  }
+  out->source_path = dup_n(path, strlen(path));
+  if (!out->source_path) r = oom(&im);
   if (r == SKS_OK) r = build_skeleton(&im);
   if (r == SKS_OK) r = import_materials(&im);
   if (r == SKS_OK) r = import_meshes(&im);
