@@ -628,6 +628,30 @@ static void test_structure_errors(void) {
   free(json);
 }
 
+/* A 50,000-node chain listed child-first: iterative, linear-time reordering
+ * (no recursion depth, no quadratic list walks). */
+static void test_long_chain(void) {
+  const int n = 50000;
+  char *json = malloc((size_t)n * 32 + 256), *p = json;
+  p += sprintf(p, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+  for (int i = 0; i < n; ++i) /* node i is the child of node i + 1: root is the last */
+    p += i == 0 ? sprintf(p, "{}") : sprintf(p, ",{\"children\":[%d]}", i - 1);
+  p += sprintf(p, "],\"scenes\":[{\"nodes\":[%d]}]}", n - 1);
+  sks_model m;
+  sks_error e = {0};
+  CHECK_OK(sks_load_gltf_memory(json, (size_t)(p - json), NULL, "chain.gltf", &m, &e), &e);
+  CHECK(m.skeleton.joint_count == (size_t)n);
+  int ok = m.skeleton.joint_count == (size_t)n;
+  for (int j = 0; ok && j < n; ++j) {
+    char want[32];
+    snprintf(want, sizeof want, "node_%d", n - 1 - j);
+    ok = m.skeleton.parents[j] == j - 1 && !strcmp(m.skeleton.names[j], want);
+  }
+  CHECK(ok);
+  sks_model_free(&m);
+  free(json);
+}
+
 /* GLB container: header and chunk lengths are validated. */
 static void test_glb_container(void) {
   build_reference(5126, 5121);
@@ -935,6 +959,7 @@ int main(void) {
   test_eight_influences();
   test_structure_errors();
   test_glb_container();
+  test_long_chain();
   test_fox();
   test_other_real_files();
   test_bad_files();

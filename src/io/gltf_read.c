@@ -58,6 +58,13 @@ typedef struct gl_buffer {
   uint8_t *owned;   /* decoded data URI or external file */
 } gl_buffer;
 
+/* A JSON array as a pointer vector (cJSON arrays are linked lists: indexing
+ * them in a loop would be quadratic). */
+typedef struct gl_vec {
+  const cJSON **items;
+  size_t count;
+} gl_vec;
+
 typedef struct gl_ctx {
   const char *name;     /* file name for messages */
   const char *base_dir; /* resolves external URIs; NULL = none allowed */
@@ -68,8 +75,8 @@ typedef struct gl_ctx {
   const uint8_t *bin;   /* GLB BIN chunk */
   size_t bin_size;
   int has_bin;
-  const cJSON *accessors, *views, *buffers_json, *nodes, *meshes, *skins, *materials,
-      *animations, *scenes;
+  gl_vec accessors, views, buffers_json, nodes, meshes, skins, materials, animations, scenes;
+  gl_vec samplers; /* of the animation being read */
   size_t n_accessors, n_views, n_buffers, n_nodes, n_meshes, n_skins, n_materials,
       n_animations, n_scenes;
   gl_buffer *buffers;
@@ -237,9 +244,8 @@ static sks_result js_index(gl_ctx *c, const cJSON *obj, const char *key, const c
 }
 
 /* Element i of an index array (e.g. "children", "joints"). */
-static sks_result js_index_item(gl_ctx *c, const cJSON *arr, size_t i, const char *where,
+static sks_result js_index_item(gl_ctx *c, const cJSON *j, size_t i, const char *where,
                                 const char *key, size_t limit, const char *what, long *out) {
-  const cJSON *j = cJSON_GetArrayItem(arr, (int)i);
   double v;
   if (!js_is_uint(j, &v))
     return gl_fail(c, SKS_ERR_PARSE, "%s: %s[%zu] must be an index, got %s", where, key, i,
@@ -270,13 +276,30 @@ static sks_result js_floats(gl_ctx *c, const cJSON *obj, const char *key, const 
 }
 
 /* Item i of a top-level array, which must be an object. */
-static sks_result js_item(gl_ctx *c, const cJSON *arr, size_t i, const char *what,
+static sks_result js_item(gl_ctx *c, const gl_vec *v, size_t i, const char *what,
                           const cJSON **out) {
-  const cJSON *j = cJSON_GetArrayItem(arr, (int)i);
+  const cJSON *j = i < v->count ? v->items[i] : NULL;
   *out = j;
   if (!cJSON_IsObject(j))
     return gl_fail(c, SKS_ERR_PARSE, "%s %zu must be an object, got %s", what, i,
                    js_type_name(j));
+  return SKS_OK;
+}
+
+/* Optional array member as a vector (absent -> empty). */
+static sks_result js_vec(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                         gl_vec *v) {
+  const cJSON *arr, *e;
+  size_t n, i = 0;
+  sks_result r = js_array(c, obj, key, where, &arr, &n);
+  free(v->items);
+  v->items = NULL;
+  v->count = 0;
+  if (r || !n) return r;
+  if (!(v->items = malloc(n * sizeof *v->items)))
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  cJSON_ArrayForEach(e, arr) v->items[i++] = e;
+  v->count = n;
   return SKS_OK;
 }
 
@@ -365,7 +388,7 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
   sks_result r;
   size_t byte_length;
   const char *uri;
-  if ((r = js_item(c, c->buffers_json, bi, "buffer", &bj)) ||
+  if ((r = js_item(c, &c->buffers_json, bi, "buffer", &bj)) ||
       (r = js_size(c, bj, "byteLength", where, 1, 0, &byte_length)) ||
       (r = js_string(c, bj, "uri", where, &uri)))
     return r;
@@ -449,7 +472,7 @@ static sks_result view_get(gl_ctx *c, size_t vi, const uint8_t **data, size_t *l
   sks_result r;
   long bi;
   size_t off, len;
-  if ((r = js_item(c, c->views, vi, "bufferView", &vj)) ||
+  if ((r = js_item(c, &c->views, vi, "bufferView", &vj)) ||
       (r = js_index(c, vj, "buffer", where, 1, c->n_buffers, "buffer", &bi)) ||
       (r = js_size(c, vj, "byteOffset", where, 0, 0, &off)) ||
       (r = js_size(c, vj, "byteLength", where, 1, 0, &len)) ||
@@ -551,7 +574,7 @@ static sks_result acc_resolve(gl_ctx *c, size_t ai, const char *usage, gl_acc *a
   long vi;
   size_t off, count, ct;
   const char *type;
-  if ((r = js_item(c, c->accessors, ai, "accessor", &aj)) ||
+  if ((r = js_item(c, &c->accessors, ai, "accessor", &aj)) ||
       (r = js_index(c, aj, "bufferView", where, 0, c->n_views, "bufferView", &vi)) ||
       (r = js_size(c, aj, "byteOffset", where, 0, 0, &off)) ||
       (r = js_size(c, aj, "componentType", where, 1, 0, &ct)) ||
@@ -756,12 +779,14 @@ static sks_result build_parents(gl_ctx *c) {
     size_t cn;
     char where[48];
     snprintf(where, sizeof where, "node %zu", i);
-    if ((r = js_item(c, c->nodes, i, "node", &nj)) ||
+    if ((r = js_item(c, &c->nodes, i, "node", &nj)) ||
         (r = js_array(c, nj, "children", where, &ch, &cn)))
       return r;
-    for (size_t k = 0; k < cn; ++k) {
+    const cJSON *cj;
+    size_t k = 0;
+    cJSON_ArrayForEach(cj, ch) {
       long child;
-      if ((r = js_index_item(c, ch, k, where, "children", n, "node", &child))) return r;
+      if ((r = js_index_item(c, cj, k++, where, "children", n, "node", &child))) return r;
       if ((size_t)child == i)
         return gl_fail(c, SKS_ERR_PARSE, "node %zu lists itself as a child (recursive nodes)", i);
       if (c->node_parent[child] >= 0)
@@ -800,12 +825,17 @@ static void visit_tree(gl_ctx *c, int32_t root, int32_t *order, size_t *count, i
     int32_t nidx = stack[--top];
     c->node_joint[nidx] = (int32_t)*count;
     order[(*count)++] = nidx;
-    /* children were validated by build_parents; push in reverse for file order */
-    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c->nodes, nidx), "children");
-    int cn = cJSON_GetArraySize(ch);
-    for (int k = cn - 1; k >= 0; --k) {
-      int32_t child = (int32_t)cJSON_GetArrayItem(ch, k)->valuedouble;
+    /* children were validated by build_parents; pushed reversed so they pop in file order */
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(c->nodes.items[nidx], "children"), *cj;
+    size_t first = top;
+    cJSON_ArrayForEach(cj, ch) {
+      int32_t child = (int32_t)cj->valuedouble;
       if (c->node_joint[child] < 0) stack[top++] = child;
+    }
+    for (size_t a = first, b = top; a + 1 < b; ++a, --b) {
+      int32_t tmp = stack[a];
+      stack[a] = stack[b - 1];
+      stack[b - 1] = tmp;
     }
   }
 }
@@ -828,12 +858,14 @@ static sks_result build_skeleton(gl_ctx *c, sks_model *m) {
       size_t cnt;
       char where[48];
       snprintf(where, sizeof where, "scene %zu", s);
-      if ((r = js_item(c, c->scenes, s, "scene", &sj)) ||
+      if ((r = js_item(c, &c->scenes, s, "scene", &sj)) ||
           (r = js_array(c, sj, "nodes", where, &sn, &cnt)))
         break;
-      for (size_t k = 0; k < cnt; ++k) {
+      const cJSON *e;
+      size_t k = 0;
+      cJSON_ArrayForEach(e, sn) {
         long ni;
-        if ((r = js_index_item(c, sn, k, where, "nodes", n, "node", &ni))) break;
+        if ((r = js_index_item(c, e, k++, where, "nodes", n, "node", &ni))) break;
         visit_tree(c, (int32_t)ni, order, &count, stack);
       }
     }
@@ -847,11 +879,13 @@ static sks_result build_skeleton(gl_ctx *c, sks_model *m) {
     size_t cnt;
     char where[48];
     snprintf(where, sizeof where, "skin %zu", s);
-    if ((r = js_item(c, c->skins, s, "skin", &sj)) || (r = js_array(c, sj, "joints", where, &jj, &cnt)))
+    if ((r = js_item(c, &c->skins, s, "skin", &sj)) || (r = js_array(c, sj, "joints", where, &jj, &cnt)))
       break;
-    for (size_t k = 0; k < cnt; ++k) {
+    const cJSON *e;
+    size_t k = 0;
+    cJSON_ArrayForEach(e, jj) {
       long ni;
-      if ((r = js_index_item(c, jj, k, where, "joints", n, "node", &ni))) break;
+      if ((r = js_index_item(c, e, k++, where, "joints", n, "node", &ni))) break;
       visit_tree(c, (int32_t)ni, order, &count, stack);
     }
   }
@@ -871,7 +905,7 @@ static sks_result build_skeleton(gl_ctx *c, sks_model *m) {
   sk->joint_count = count;
   for (size_t j = 0; j < count && !r; ++j) {
     int32_t ni = order[j];
-    const cJSON *nj = cJSON_GetArrayItem(c->nodes, ni);
+    const cJSON *nj = c->nodes.items[ni];
     const char *name;
     char where[48], buf[48];
     snprintf(where, sizeof where, "node %d", ni);
@@ -903,7 +937,7 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     snprintf(where, sizeof where, "material %zu", i);
     sks_material *mat = &m->materials[i];
     for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
-    if ((r = js_item(c, c->materials, i, "material", &mj)) ||
+    if ((r = js_item(c, &c->materials, i, "material", &mj)) ||
         (r = js_string(c, mj, "name", where, &name)) ||
         (r = js_object(c, mj, "pbrMetallicRoughness", where, &pbr)))
       return r;
@@ -930,7 +964,7 @@ static sks_result read_skins(gl_ctx *c, sks_model *m) {
     char where[48], buf[48];
     snprintf(where, sizeof where, "skin %zu", i);
     sks_skin *s = &m->skins[i];
-    if ((r = js_item(c, c->skins, i, "skin", &sj)) || (r = js_string(c, sj, "name", where, &name)) ||
+    if ((r = js_item(c, &c->skins, i, "skin", &sj)) || (r = js_string(c, sj, "name", where, &name)) ||
         (r = js_array(c, sj, "joints", where, &jj, &cnt)) ||
         (r = js_index(c, sj, "inverseBindMatrices", where, 0, c->n_accessors, "accessor", &ibm)))
       return r;
@@ -946,11 +980,14 @@ static sks_result read_skins(gl_ctx *c, sks_model *m) {
         !(s->inverse_bind = gl_alloc(c, cnt, sizeof(sks_mat4))))
       return c->status;
     s->joint_count = cnt;
-    for (size_t k = 0; k < cnt; ++k) {
+    const cJSON *e;
+    size_t k = 0;
+    cJSON_ArrayForEach(e, jj) {
       long ni;
-      if ((r = js_index_item(c, jj, k, where, "joints", c->n_nodes, "node", &ni))) return r;
+      if ((r = js_index_item(c, e, k, where, "joints", c->n_nodes, "node", &ni))) return r;
       s->joints[k] = c->node_joint[ni]; /* build_skeleton pulled every joint in */
       s->inverse_bind[k] = sks_m4_identity(); /* spec: absent = identity */
+      ++k;
     }
     if (ibm >= 0) {
       gl_acc a;
@@ -1162,7 +1199,7 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   /* Pass 1: validate references and count parts. */
   size_t total = 0;
   for (size_t i = 0; i < c->n_nodes; ++i) {
-    const cJSON *nj = cJSON_GetArrayItem(c->nodes, (int)i), *mj, *prims, *pj;
+    const cJSON *nj = c->nodes.items[i], *mj, *prims, *pj;
     char where[48];
     long mi, si;
     size_t np;
@@ -1172,7 +1209,7 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
       return r;
     if (mi < 0 || c->node_joint[i] < 0) continue;
     snprintf(where, sizeof where, "mesh %ld", mi);
-    if ((r = js_item(c, c->meshes, (size_t)mi, "mesh", &mj)) ||
+    if ((r = js_item(c, &c->meshes, (size_t)mi, "mesh", &mj)) ||
         (r = js_array(c, mj, "primitives", where, &prims, &np)))
       return r;
     size_t k = 0;
@@ -1195,7 +1232,7 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   }
   size_t pidx = 0;
   for (size_t i = 0; i < c->n_nodes; ++i) {
-    const cJSON *nj = cJSON_GetArrayItem(c->nodes, (int)i);
+    const cJSON *nj = c->nodes.items[i];
     const cJSON *mj, *prims, *pj;
     const char *mname;
     long mi, si;
@@ -1204,7 +1241,7 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
     js_index(c, nj, "mesh", where, 0, c->n_meshes, "mesh", &mi);
     js_index(c, nj, "skin", where, 0, c->n_skins, "skin", &si);
     if (mi < 0 || c->node_joint[i] < 0) continue;
-    mj = cJSON_GetArrayItem(c->meshes, (int)mi);
+    mj = c->meshes.items[mi];
     prims = cJSON_GetObjectItemCaseSensitive(mj, "primitives");
     snprintf(where, sizeof where, "mesh %ld", mi);
     if ((r = js_string(c, mj, "name", where, &mname))) return r;
@@ -1285,14 +1322,14 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
   m->clip_count = c->n_animations;
   for (size_t ai = 0; ai < c->n_animations; ++ai) {
     sks_clip *clip = &m->clips[ai];
-    const cJSON *aj, *samplers, *channels, *ch;
+    const cJSON *aj, *channels, *ch;
     const char *name;
-    size_t ns, nc;
+    size_t nc;
     char where[48], buf[48];
     snprintf(where, sizeof where, "animation %zu", ai);
-    if ((r = js_item(c, c->animations, ai, "animation", &aj)) ||
+    if ((r = js_item(c, &c->animations, ai, "animation", &aj)) ||
         (r = js_string(c, aj, "name", where, &name)) ||
-        (r = js_array(c, aj, "samplers", where, &samplers, &ns)) ||
+        (r = js_vec(c, aj, "samplers", where, &c->samplers)) ||
         (r = js_array(c, aj, "channels", where, &channels, &nc)))
       return r;
     if (!name) {
@@ -1310,7 +1347,7 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
       long node, si;
       snprintf(cw, sizeof cw, "animation %zu channel %zu", ai, k++);
       if (!cJSON_IsObject(ch)) return gl_fail(c, SKS_ERR_PARSE, "%s must be an object", cw);
-      if ((r = js_index(c, ch, "sampler", cw, 1, ns, "sampler", &si)) ||
+      if ((r = js_index(c, ch, "sampler", cw, 1, c->samplers.count, "sampler", &si)) ||
           (r = js_object(c, ch, "target", cw, &tj)))
         return r;
       if (!tj) return gl_fail(c, SKS_ERR_PARSE, "%s: \"target\" is missing", cw);
@@ -1342,7 +1379,7 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
       if (joint < 0) continue;
       long si = (long)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble;
       const cJSON *sj;
-      if ((r = js_item(c, samplers, (size_t)si, "sampler", &sj))) return r;
+      if ((r = js_item(c, &c->samplers, (size_t)si, "sampler", &sj))) return r;
       sks_track *t = &clip->tracks[ti++];
       t->joint = joint;
       t->path = tp;
@@ -1430,16 +1467,25 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
                               !strcmp(e->valuestring, "EXT_meshopt_compression")))
       return gl_fail(c, SKS_ERR_UNSUPPORTED, "required extension %s is not supported", e->valuestring);
   }
-  if ((r = js_array(c, root, "accessors", "", &c->accessors, &c->n_accessors)) ||
-      (r = js_array(c, root, "bufferViews", "", &c->views, &c->n_views)) ||
-      (r = js_array(c, root, "buffers", "", &c->buffers_json, &c->n_buffers)) ||
-      (r = js_array(c, root, "nodes", "", &c->nodes, &c->n_nodes)) ||
-      (r = js_array(c, root, "meshes", "", &c->meshes, &c->n_meshes)) ||
-      (r = js_array(c, root, "skins", "", &c->skins, &c->n_skins)) ||
-      (r = js_array(c, root, "materials", "", &c->materials, &c->n_materials)) ||
-      (r = js_array(c, root, "animations", "", &c->animations, &c->n_animations)) ||
-      (r = js_array(c, root, "scenes", "", &c->scenes, &c->n_scenes)))
+  if ((r = js_vec(c, root, "accessors", "", &c->accessors)) ||
+      (r = js_vec(c, root, "bufferViews", "", &c->views)) ||
+      (r = js_vec(c, root, "buffers", "", &c->buffers_json)) ||
+      (r = js_vec(c, root, "nodes", "", &c->nodes)) ||
+      (r = js_vec(c, root, "meshes", "", &c->meshes)) ||
+      (r = js_vec(c, root, "skins", "", &c->skins)) ||
+      (r = js_vec(c, root, "materials", "", &c->materials)) ||
+      (r = js_vec(c, root, "animations", "", &c->animations)) ||
+      (r = js_vec(c, root, "scenes", "", &c->scenes)))
     return r;
+  c->n_accessors = c->accessors.count;
+  c->n_views = c->views.count;
+  c->n_buffers = c->buffers_json.count;
+  c->n_nodes = c->nodes.count;
+  c->n_meshes = c->meshes.count;
+  c->n_skins = c->skins.count;
+  c->n_materials = c->materials.count;
+  c->n_animations = c->animations.count;
+  c->n_scenes = c->scenes.count;
   long scene;
   /* "scene" is only a default choice; every scene's nodes are read anyway. */
   if ((r = js_index(c, root, "scene", "glTF", 0, c->n_scenes ? c->n_scenes : SIZE_MAX, "scene",
@@ -1484,6 +1530,9 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
   free(c.buffers);
   free(c.node_parent);
   free(c.node_joint);
+  gl_vec *vecs[] = {&c.accessors, &c.views, &c.buffers_json, &c.nodes, &c.meshes, &c.skins,
+                    &c.materials, &c.animations, &c.scenes, &c.samplers};
+  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i) free(vecs[i]->items);
   cJSON_Delete(c.root);
   if (r) sks_model_free(out);
   return r;
