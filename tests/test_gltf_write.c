@@ -277,8 +277,143 @@ static void test_procedural(void) {
   sks_model_free(&m);
 }
 
+
+/* ---- reweight ------------------------------------------------------------ */
+
+static double max_dist(const float *a, const float *b, size_t nv) {
+  double worst = 0;
+  for (size_t v = 0; v < nv; ++v) {
+    double dx = a[3 * v] - b[3 * v], dy = a[3 * v + 1] - b[3 * v + 1], dz = a[3 * v + 2] - b[3 * v + 2];
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+/* Weights valid (sum 1, <= 4, in range), output's rest pose returns the bind
+ * vertices, skin joints are the source's weighted joints, no clips, GLB valid. */
+static void check_reweighted(const sks_model *src, const sks_model *out, const char *tag) {
+  sks_error err = {0};
+  CHECK(out->clip_count == 0);
+  size_t nv = sks_model_vertex_count(out);
+  CHECK(nv == sks_model_vertex_count(src));
+  int ok = 1;
+  for (size_t p = 0; p < out->part_count; ++p) {
+    const sks_mesh_part *part = &out->parts[p];
+    if (part->skin < 0) continue;
+    CHECK(part->influence_count >= 1 && part->influence_count <= 4);
+    const sks_skin *skin = &out->skins[part->skin];
+    for (size_t v = 0; ok && v < part->vertex_count; ++v) {
+      float sum = 0;
+      for (uint32_t i = 0; i < part->influence_count; ++i) {
+        float w = part->weights[v * part->influence_count + i];
+        ok = ok && w >= 0.0f && part->joints[v * part->influence_count + i] < skin->joint_count;
+        sum += w;
+      }
+      ok = ok && fabsf(sum - 1.0f) < 1e-6f;
+    }
+  }
+  CHECK_MSG(ok, "%s: weights sum to 1, in range", tag);
+  /* rest pose == bind pose: skinning at rest returns bind vertices */
+  double diag = sks_model_bind_diagonal(src);
+  float *bind = tgw_bind_positions(out), *posed = tgw_skin_at(out, out->skeleton.rest);
+  double d = max_dist(bind, posed, nv);
+  CHECK_MSG(d <= 1e-5 * diag, "%s: rest pose skinning moves vertices by %g (D %g)", tag, d, diag);
+  free(bind);
+  free(posed);
+  /* bind models of kept skin joints equal the source's (by name when not renamed) */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/reweight_%s.glb", sks_test_tmpdir(), tag);
+  CHECK_OK(sks_write_glb(path, out, NULL, &err), &err);
+  compare_glb_to_model(path, out, 0.0f);
+  validate(path);
+}
+
+static void test_reweight_procedural(void) {
+  sks_model m, out;
+  sks_error err = {0};
+  tgw_make_rig(&m);
+  /* Add the root (joint 0) to the skin with zero weight everywhere: a helper
+   * that must not get weights. */
+  sks_skin *skin = &m.skins[0];
+  skin->joints = realloc(skin->joints, 6 * sizeof(int32_t));
+  skin->inverse_bind = realloc(skin->inverse_bind, 6 * sizeof(sks_mat4));
+  {
+    sks_transform bl[TGW_JOINTS];
+    tgw_bind_locals(bl);
+    sks_mat4 r0 = sks_m4_from_transform(&bl[0]);
+    skin->joints[5] = 0;
+    sks_m4_inverse(&r0, &skin->inverse_bind[5]);
+    skin->joint_count = 6;
+  }
+
+  CHECK_OK(sks_reweight(&m, NULL, &out, &err), &err);
+  CHECK(out.skeleton.joint_count == m.skeleton.joint_count);
+  CHECK(out.skins[0].joint_count == 5);
+  for (size_t j = 0; j < out.skins[0].joint_count; ++j) CHECK(out.skins[0].joints[j] != 0);
+  /* Rest of the output == bind pose of the source: straight chain. */
+  sks_transform bl[TGW_JOINTS];
+  tgw_bind_locals(bl);
+  for (int i = 0; i < TGW_JOINTS; ++i) {
+    CHECK_NEAR(out.skeleton.rest[i].translation.y, bl[i].translation.y, 1e-5);
+    CHECK_NEAR(fabsf(sks_q_dot(out.skeleton.rest[i].rotation, bl[i].rotation)), 1.0, 1e-5);
+  }
+  /* A vertex at the middle of the shin (knee..ankle) is mostly the knee's. */
+  {
+    const sks_mesh_part *tube = &out.parts[0];
+    size_t v = (size_t)6 * TGW_RING; /* ring 6: y = 0.2 + 2.5 * 6/12 = 1.45 */
+    int32_t knee_slot = -1;
+    for (size_t j = 0; j < out.skins[0].joint_count; ++j)
+      if (out.skins[0].joints[j] == 2) knee_slot = (int32_t)j;
+    CHECK(tube->joints[v * tube->influence_count] == (uint16_t)knee_slot);
+    CHECK(tube->weights[v * tube->influence_count] > 0.5f);
+  }
+  check_reweighted(&m, &out, "plain");
+  sks_model_free(&out);
+
+  /* coarsen: weighted tree hip(0) knee(1) ankle(2) toe(3), tail(1): odd depths
+   * (knee, toe, tail) are removed; ankle re-parented to hip. */
+  sks_reweight_options o = {1, 0};
+  CHECK_OK(sks_reweight(&m, &o, &out, &err), &err);
+  CHECK(out.skeleton.joint_count == TGW_JOINTS - 3);
+  CHECK(sks_skeleton_find(&out.skeleton, "knee") < 0 && sks_skeleton_find(&out.skeleton, "toe") < 0 &&
+        sks_skeleton_find(&out.skeleton, "tail") < 0);
+  int32_t hip = sks_skeleton_find(&out.skeleton, "hip"), ankle = sks_skeleton_find(&out.skeleton, "ankle");
+  int32_t prop = sks_skeleton_find(&out.skeleton, "prop");
+  CHECK(hip >= 0 && ankle >= 0 && out.skeleton.parents[ankle] == hip);
+  CHECK(prop >= 0 && out.skeleton.parents[prop] == ankle && out.parts[2].node == prop);
+  CHECK(out.skins[0].joint_count == 2);
+  /* composed local: ankle sits 2 above the hip in the bind pose */
+  CHECK_NEAR(out.skeleton.rest[ankle].translation.y, 2.0, 1e-5);
+  check_reweighted(&m, &out, "coarsen");
+  sks_model_free(&out);
+
+  /* rename */
+  sks_reweight_options rn = {1, 1};
+  CHECK_OK(sks_reweight(&m, &rn, &out, &err), &err);
+  int names_ok = 1;
+  for (size_t i = 0; i < out.skeleton.joint_count; ++i) {
+    char want[32];
+    snprintf(want, sizeof want, "bone_%zu", i);
+    names_ok = names_ok && !strcmp(out.skeleton.names[i], want);
+  }
+  CHECK(names_ok);
+  check_reweighted(&m, &out, "coarsen_rename");
+  sks_model_free(&out);
+
+  /* no skinned part: an error naming the file */
+  sks_model rigid;
+  CHECK_OK(sks_model_clone(&m, &rigid, &err), &err);
+  rigid.parts[0].skin = rigid.parts[1].skin = -1;
+  CHECK(sks_reweight(&rigid, NULL, &out, &err) == SKS_ERR_INVALID);
+  CHECK_MSG(strstr(err.message, "procedural") != NULL, "message: %s", err.message);
+  sks_model_free(&rigid);
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_procedural();
+  test_reweight_procedural();
   int rc = sks_test_finish();
   if (rc == 0 && validator_skipped) sks_test_skip("glTF validator not installed: run `cd tools && npm install`");
   return rc;

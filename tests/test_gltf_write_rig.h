@@ -351,3 +351,49 @@ static TGW_UNUSED int tgw_validate(const char *glb) {
 }
 
 #endif
+
+#ifndef TEST_GLTF_WRITE_RIG_LBS
+#define TEST_GLTF_WRITE_RIG_LBS
+/* Reference LBS of every skinned part at the given locals, written in part
+ * order (skinned parts only). Returns a malloc'd array (3 per vertex). */
+static TGW_UNUSED float *tgw_skin_at(const sks_model *m, const sks_transform *locals) {
+  size_t jc = m->skeleton.joint_count, nv = sks_model_vertex_count(m);
+  sks_mat4 *models = malloc((jc ? jc : 1) * sizeof *models);
+  float *out = malloc((nv ? nv : 1) * 3 * sizeof(float));
+  sks_local_to_model_job fk = {m->skeleton.parents, locals, jc, NULL, models};
+  sks_local_to_model_job_run(&fk);
+  size_t o = 0;
+  for (size_t p = 0; p < m->part_count; ++p) {
+    const sks_mesh_part *part = &m->parts[p];
+    if (part->skin < 0) continue;
+    const sks_skin *skin = &m->skins[part->skin];
+    for (size_t v = 0; v < part->vertex_count; ++v, ++o) {
+      sks_vec3 x = sks_v3(part->positions[3 * v], part->positions[3 * v + 1], part->positions[3 * v + 2]);
+      double acc[3] = {0, 0, 0};
+      for (uint32_t i = 0; i < part->influence_count; ++i) {
+        float w = part->weights[v * part->influence_count + i];
+        if (w == 0.0f) continue;
+        uint16_t j = part->joints[v * part->influence_count + i];
+        sks_mat4 pal = sks_m4_mul(&models[skin->joints[j]], &skin->inverse_bind[j]);
+        sks_vec3 y = sks_m4_point(&pal, x);
+        acc[0] += (double)w * y.x; acc[1] += (double)w * y.y; acc[2] += (double)w * y.z;
+      }
+      for (int c = 0; c < 3; ++c) out[3 * o + (size_t)c] = (float)acc[c];
+    }
+  }
+  free(models);
+  return out;
+}
+
+/* Bind positions of the skinned parts, in part order. */
+static TGW_UNUSED float *tgw_bind_positions(const sks_model *m) {
+  size_t nv = sks_model_vertex_count(m), o = 0;
+  float *out = malloc((nv ? nv : 1) * 3 * sizeof(float));
+  for (size_t p = 0; p < m->part_count; ++p)
+    if (m->parts[p].skin >= 0) {
+      memcpy(out + 3 * o, m->parts[p].positions, m->parts[p].vertex_count * 3 * sizeof(float));
+      o += m->parts[p].vertex_count;
+    }
+  return out;
+}
+#endif
