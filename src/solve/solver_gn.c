@@ -110,7 +110,7 @@ static int damped_solve(const double *H, const double *g, size_t n, double lam, 
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = 0; j <= i; ++j) {
       double s = H[i * n + j];
-      if (i == j) s += lam * H[i * n + i] + floor_;
+      if (i == j) s += (lam + 1e-12) * H[i * n + i] + floor_;
       for (size_t k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
       if (i == j) {
         if (!(s > 0)) return 0;
@@ -149,10 +149,10 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
    * it), so H is re-assembled before every factorisation. */
   double d = p->scale > 0 ? p->scale : 1.0;
   double F = residual_pass(p, y, s->R, s->u, act, g, e);
-  double lam = 1e-6;
+  double lam = 1e-6, last_step = 1e300;
   size_t it = 0;
   int converged = 0;
-  double Fstop = (1e-9 * d) * (1e-9 * d) * (double)(p->inf.vertex_count ? p->inf.vertex_count : 1);
+  double Fstop = (1e-12 * d) * (1e-12 * d) * (double)(p->inf.vertex_count ? p->inf.vertex_count : 1);
   while (it < max_iterations && !converged) {
     ++it;
     if (F <= Fstop) { converged = 1; break; }
@@ -161,7 +161,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
       assemble(p, s->R, act, n, H);
       for (size_t i = 0; i < n; ++i) maxdiag = fmax(maxdiag, H[i * n + i]);
-      if (!damped_solve(H, g, n, lam, 1e-12 * maxdiag + 1e-300, L, x)) { lam *= 10; continue; }
+      if (!damped_solve(H, g, n, lam, 1e-30 * maxdiag + 1e-300, L, x)) { lam = fmax(lam * 10, 1e-9); continue; }
       /* trial */
       double step = 0;
       for (size_t b = 0; b < B; ++b) {
@@ -192,7 +192,11 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
         F = Ft;
         lam = fmax(lam * 0.2, 1e-12);
         solved = 1;
-        if (step < tol * d) converged = 1;
+        /* absolute progress against D: done when the step is below tol * D;
+         * when steps shrink only linearly (a non-zero residual), 1000 * tol
+         * is already far below anything measurable */
+        if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
+        last_step = step;
       } else {
         lam *= 8;
         if (step < tol * d) { converged = 1; solved = 1; }
