@@ -15,7 +15,7 @@
 
 static double now_ms(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: stable on a shared machine */
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
@@ -483,9 +483,13 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   st.R = malloc((B ? B : 1) * 9 * sizeof(double));
   st.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  sks_solve_state prev; /* the frame before the previous one (extrapolation) */
+  prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
+  prev.R = NULL;
+  prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
   if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
-      !st.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u);
+      !st.u || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
+    free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
@@ -502,7 +506,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     /* 1. the source surface at this frame, from bind-pose vertex data */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u);
+      free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
@@ -511,22 +515,44 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     sks_dskin_run(&c->s.skin, src, c->s.models, c->src_surf);
     map_surface(c, c->src_surf, c->y);
     for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
-    /* 2. solve */
+    /* 2. solve, warm-started from the previous frame extrapolated at
+     * constant velocity (free mode, once two frames are solved) */
     double t0 = now_ms();
+    if (mode == SKS_SOLVE_FREE && f >= 2) {
+      double dt1 = (double)out->times[f] - out->times[f - 1], dt0 = (double)out->times[f - 1] - out->times[f - 2];
+      double alpha = dt0 > 0 ? dt1 / dt0 : 1.0;
+      alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
+      for (size_t b = 0; b < B; ++b) {
+        sks_dquat q1 = st.q[b], q0 = prev.q[b];
+        sks_dquat q0c = {-q0.x, -q0.y, -q0.z, q0.w};
+        sks_dquat dq = sks_dq_mul(q1, q0c);
+        if (dq.w < 0) { dq.x = -dq.x; dq.y = -dq.y; dq.z = -dq.z; dq.w = -dq.w; }
+        double sn = sqrt(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z);
+        double ang = 2.0 * atan2(sn, dq.w), v[3] = {0, 0, 0};
+        if (sn > 1e-15)
+          for (int a = 0; a < 3; ++a) v[a] = (&dq.x)[a] / sn * ang * alpha;
+        prev.q[b] = q1;
+        st.q[b] = sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), q1));
+        sks_dq_to_m3(st.q[b], &st.R[9 * b]);
+        for (int a = 0; a < 3; ++a) {
+          double u1 = st.u[3 * b + a], u0 = prev.u[3 * b + a];
+          prev.u[3 * b + a] = u1;
+          st.u[3 * b + a] = u1 + alpha * (u1 - u0);
+        }
+      }
+    } else if (f == 1) {
+      memcpy(prev.q, st.q, B * sizeof(sks_dquat));
+      memcpy(prev.u, st.u, 3 * B * sizeof(double));
+    }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
       sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 200, 1e-7, &stats);
     } else if (c->opt->solver == SKS_SOLVER_BCD) {
       sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
     } else {
-      size_t pre = 0;
-      if (f == 0) { /* rough start from the bind pose, then Levenberg-Marquardt */
-        sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 20, 1e-6, &stats);
-        pre = stats.iterations;
-      }
-      if (!sks_solve_gn(p, c->yc, &st, 60, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
+      /* Levenberg-Marquardt (the first frame starts from the bind pose) */
+      if (!sks_solve_gn(p, c->yc, &st, 100, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
         sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
-      stats.iterations += pre;
     }
     iters += stats.iterations;
     /* 3. joint locals (what the clip stores) */
@@ -545,7 +571,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u);
+  free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
