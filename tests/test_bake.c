@@ -207,12 +207,26 @@ static void test_control_recovery(void) {
   CHECK(r.clips[0].quality >= 0.999999);
   /* rotation-only: the clip only rotates joints (root translates), so an
    * exact answer exists there too */
-  CHECK(r.clips[1].quality <= r.clips[0].quality + 1e-9);
+  CHECK_MSG(r.clips[1].worst_error_pct <= 1e-3, "rotation-only worst %g %%D", r.clips[1].worst_error_pct);
   sks_model applied;
   CHECK_OK(sks_bake_apply(&m, &r, &applied, &err), &err);
   CHECK(applied.clip_count == 3);
   double rt = replay_error(&applied, &r, 1);
   CHECK_MSG(rt <= 1e-5, "replaying the baked clips differs from the solved surface by %g D", rt);
+  /* through the glTF writer and reader: the same surface to 1e-5 D */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/baked_chain.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &applied, NULL, &err), &err);
+  sks_model back;
+  if (sks_load(path, NULL, &back, &err) == SKS_OK) {
+    CHECK(back.clip_count == 3);
+    double rt2 = back.clip_count == 3 ? replay_error(&back, &r, 1) : 1e30;
+    CHECK_MSG(rt2 <= 1e-5, "the written .glb replays %g D away from the solved surface", rt2);
+    printf("round trip: in memory %.3g D, through .glb %.3g D\n", rt, rt2);
+    sks_model_free(&back);
+  } else {
+    CHECK_MSG(0, "reloading %s: %s", path, err.message);
+  }
   sks_model_free(&applied);
   sks_bake_result_free(&r);
   opt.solver = SKS_SOLVER_BCD;
@@ -351,6 +365,9 @@ static void test_fox_targets(void) {
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
   opt.mode = SKS_SOLVE_BOTH;
+  const char *san = getenv("SKS_SANITIZED");
+  int sanitized = san && san[0] == '1';
+  if (sanitized) opt.fps = 4; /* a few frames per clip: ASan is slow */
   sks_bake_result r;
   CHECK_OK(sks_bake(&src, &t, &opt, &r, &err), &err);
   print_result("Fox.glb -> fox_rig_autoweights.glb", &r);
@@ -360,7 +377,7 @@ static void test_fox_targets(void) {
     CHECK(f->quality > 0.5 && f->quality <= 1.0);
     CHECK(ro->quality <= f->quality + 1e-9);
     /* an independent implementation reaches ~93% on Walk and Run */
-    if (strcmp(f->name, "Walk") == 0 || strcmp(f->name, "Run") == 0)
+    if (!sanitized && (strcmp(f->name, "Walk") == 0 || strcmp(f->name, "Run") == 0))
       CHECK_MSG(f->quality >= 0.90, "%s quality %.2f%% (expected about 93%%)", f->name, f->quality * 100);
   }
   sks_bake_result_free(&r);

@@ -546,7 +546,9 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
-      sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 200, 1e-7, &stats);
+      if (c->opt->solver == SKS_SOLVER_BCD ||
+          !sks_solve_rotonly_gn(p, c->yc, &st, &ro, 100, 1e-10, &stats))
+        sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 200, 1e-7, &stats);
     } else if (c->opt->solver == SKS_SOLVER_BCD) {
       sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
     } else {

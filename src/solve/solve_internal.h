@@ -113,6 +113,13 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
                  size_t scratch_count);
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p);
 
+/* Rotation-only Levenberg-Marquardt (subtree rotations about joint origins,
+ * free root translations). The state must satisfy the rotation-only
+ * constraint (sks_rotonly_project). Returns 0 when it cannot run. */
+int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
+                         const sks_rotonly *ro, size_t max_iterations, double tol,
+                         sks_solve_stats *stats);
+
 /* Skinned constraint positions for a state. */
 void sks_solve_skin(const sks_solve_problem *p, const sks_solve_state *s, double *cur);
 

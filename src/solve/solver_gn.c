@@ -261,6 +261,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   double noise = 1e-13 * yy + 1e-300;
   double F = moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, g);
   double lam = 1e-6, last_step = 1e300;
+  double flat = (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise;
   size_t it = 0;
   int converged = 0;
   while (it < max_iterations && !converged) {
@@ -294,6 +295,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
       }
       double Ft = moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, g2);
       if (Ft < F + noise || step < tol * d) {
+        double decrease = F - Ft;
         for (size_t b = 0; b < B; ++b) {
           if (act[b] < 0) continue;
           const double *xb = &x[6 * act[b]];
@@ -310,6 +312,9 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
          * when steps shrink only linearly (a non-zero residual), 1000 * tol
          * is already far below anything measurable */
         if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
+          /* flat valley (non-zero residual): the objective no longer moves in
+           * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
+          if (decrease < flat && step < 1e-5 * d) converged = 1;
         last_step = step;
       } else {
         lam *= 8;
