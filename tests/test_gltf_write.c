@@ -5,6 +5,7 @@
 #include "test_gltf_write_rig.h"
 
 static int validator_skipped = 0;
+static void roundtrip(const sks_model *src, const char *tag, int stable);
 
 static void validate(const char *path) {
   if (!tgw_validator_available()) {
@@ -299,7 +300,7 @@ static double max_dist(const float *a, const float *b, size_t nv) {
 
 /* Weights valid (sum 1, <= 4, in range), output's rest pose returns the bind
  * vertices, skin joints are the source's weighted joints, no clips, GLB valid. */
-static void check_reweighted(const sks_model *src, const sks_model *out, const char *tag) {
+static void check_reweighted(const sks_model *src, const sks_model *out, const char *tag, int stable) {
   sks_error err = {0};
   CHECK(out->clip_count == 0);
   size_t nv = sks_model_vertex_count(out);
@@ -334,6 +335,82 @@ static void check_reweighted(const sks_model *src, const sks_model *out, const c
   CHECK_OK(sks_write_glb(path, out, NULL, &err), &err);
   compare_glb_to_model(path, out, 0.0f);
   validate(path);
+  roundtrip(out, tag, stable);
+}
+
+/* Source joints with nonzero weight, as a 0/1 array. */
+static uint8_t *weighted_joints(const sks_model *m) {
+  uint8_t *w = calloc(m->skeleton.joint_count + 1, 1);
+  for (size_t p = 0; p < m->part_count; ++p) {
+    const sks_mesh_part *pt = &m->parts[p];
+    if (pt->skin < 0) continue;
+    for (size_t i = 0; i < pt->vertex_count * pt->influence_count; ++i)
+      if (pt->weights[i] > 0) w[m->skins[pt->skin].joints[pt->joints[i]]] = 1;
+  }
+  return w;
+}
+
+static void test_reweight_file(const char *path, const char *tag) {
+  if (!path) return;
+  sks_model m, out;
+  sks_error err = {0};
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  if (!m.skeleton.joint_count) return;
+  uint8_t *w = weighted_joints(&m);
+  size_t nweighted = 0;
+  for (size_t i = 0; i < m.skeleton.joint_count; ++i) nweighted += w[i];
+  char t[64];
+
+  CHECK_OK(sks_reweight(&m, NULL, &out, &err), &err);
+  /* skin joints = the source's weighted joints (names kept, order kept) */
+  CHECK(out.skin_count == 1 && out.skins[0].joint_count == nweighted);
+  int ok = 1;
+  for (size_t j = 0; j < out.skins[0].joint_count; ++j) {
+    int32_t srcj = sks_skeleton_find(&m.skeleton, out.skeleton.names[out.skins[0].joints[j]]);
+    ok = ok && srcj >= 0 && w[srcj];
+  }
+  CHECK_MSG(ok, "%s: output skin joints are weighted source joints", tag);
+  /* the output's rest pose is the source's bind pose (sks_bind_pose_job) */
+  {
+    size_t jc = m.skeleton.joint_count;
+    sks_mat4 *scratch = malloc(jc * sizeof *scratch), *bm = malloc(jc * sizeof *bm);
+    sks_mat4 *om = malloc(out.skeleton.joint_count * sizeof *om);
+    sks_transform *bl = malloc(jc * sizeof *bl);
+    sks_bind_pose_job bj = {&m.skeleton, &m.skins[0], scratch, bl};
+    CHECK(sks_bind_pose_job_run(&bj));
+    sks_local_to_model_job fk = {m.skeleton.parents, bl, jc, NULL, bm};
+    CHECK(sks_local_to_model_job_run(&fk));
+    sks_local_to_model_job fk2 = {out.skeleton.parents, out.skeleton.rest, out.skeleton.joint_count, NULL, om};
+    CHECK(sks_local_to_model_job_run(&fk2));
+    double diag = sks_model_bind_diagonal(&m), worst = 0;
+    for (size_t i = 0; i < jc; ++i)
+      for (int k = 12; k < 15; ++k) worst = fmax(worst, fabs((double)bm[i].m[k] - om[i].m[k]));
+    CHECK_MSG(worst <= 1e-5 * diag, "%s: rest joint positions vs bind pose job: %g (D %g)", tag, worst, diag);
+    free(scratch); free(bm); free(om); free(bl);
+  }
+  snprintf(t, sizeof t, "%s_plain", tag);
+  check_reweighted(&m, &out, t, 1);
+  sks_model_free(&out);
+
+  sks_reweight_options o = {1, 1};
+  CHECK_OK(sks_reweight(&m, &o, &out, &err), &err);
+  size_t after = out.skins[0].joint_count;
+  CHECK_MSG(after * 10 >= nweighted * 3 && after * 10 <= nweighted * 7,
+            "%s: coarsen keeps %zu of %zu weighted joints", tag, after, nweighted);
+  printf("%s: coarsen keeps %zu of %zu weighted joints, %zu of %zu joints\n", tag, after, nweighted,
+         out.skeleton.joint_count, m.skeleton.joint_count);
+  int names_ok = 1;
+  for (size_t i = 0; i < out.skeleton.joint_count; ++i) {
+    char want[32];
+    snprintf(want, sizeof want, "bone_%zu", i);
+    names_ok = names_ok && !strcmp(out.skeleton.names[i], want);
+  }
+  CHECK(names_ok);
+  snprintf(t, sizeof t, "%s_coarse", tag);
+  check_reweighted(&m, &out, t, 1);
+  sks_model_free(&out);
+  free(w);
+  sks_model_free(&m);
 }
 
 static void test_reweight_procedural(void) {
@@ -375,7 +452,7 @@ static void test_reweight_procedural(void) {
     CHECK(tube->joints[v * tube->influence_count] == (uint16_t)knee_slot);
     CHECK(tube->weights[v * tube->influence_count] > 0.5f);
   }
-  check_reweighted(&m, &out, "plain");
+  check_reweighted(&m, &out, "plain", 0);
   sks_model_free(&out);
 
   /* coarsen: weighted tree hip(0) knee(1) ankle(2) toe(3), tail(1): odd depths
@@ -392,7 +469,7 @@ static void test_reweight_procedural(void) {
   CHECK(out.skins[0].joint_count == 2);
   /* composed local: ankle sits 2 above the hip in the bind pose */
   CHECK_NEAR(out.skeleton.rest[ankle].translation.y, 2.0, 1e-5);
-  check_reweighted(&m, &out, "coarsen");
+  check_reweighted(&m, &out, "coarsen", 0);
   sks_model_free(&out);
 
   /* rename */
@@ -405,7 +482,7 @@ static void test_reweight_procedural(void) {
     names_ok = names_ok && !strcmp(out.skeleton.names[i], want);
   }
   CHECK(names_ok);
-  check_reweighted(&m, &out, "coarsen_rename");
+  check_reweighted(&m, &out, "coarsen_rename", 0);
   sks_model_free(&out);
 
   /* no skinned part: an error naming the file */
@@ -621,6 +698,8 @@ int main(void) {
   test_procedural();
   test_reweight_procedural();
   test_roundtrips();
+  test_reweight_file(sks_test_shared_data("Fox/Fox.glb"), "fox");
+  test_reweight_file(sks_test_assimp_model("X/Testwuson.X"), "testwuson");
   int rc = sks_test_finish();
   if (rc == 0 && validator_skipped) sks_test_skip("glTF validator not installed: run `cd tools && npm install`");
   return rc;
