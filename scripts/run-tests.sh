@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds twice (release with -Werror; ASan+UBSan with
-# -Werror) and runs every test in both builds.
+# The README's second command (and CI's, via .ci/run): install dependencies,
+# build twice — release with -Werror, and ASan + UBSan with -Werror — and run
+# every test (ctest: tests/test_*.c and tests/test_*.sh) in both builds.
+# Env: SKS_JOBS (parallel build/test jobs, default nproc).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$here/scripts/deps.sh"
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs="${SKS_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 echo "== release build (-Werror) =="
 cmake -S "$here" -B "$here/build" -DSKS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -18,3 +20,4 @@ cmake --build "$here/build-asan" -j"$jobs"
 (cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SKS_SANITIZED=1 \
    ctest --output-on-failure -j"$jobs")
+echo "== all tests passed in both builds =="

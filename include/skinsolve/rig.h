@@ -98,8 +98,14 @@ typedef enum sks_finding_kind {
   SKS_FINDING_BIND_SINGULAR,     /* inverse bind matrix not invertible */
   SKS_FINDING_HIERARCHY_CYCLE,
   SKS_FINDING_TOO_MANY_INFLUENCES,
-  SKS_FINDING_NONFINITE_POSITION
+  SKS_FINDING_NONFINITE_POSITION,
+  SKS_FINDING_HIERARCHY_ORDER,   /* parent index out of range or not before its child */
+  SKS_FINDING_INDEX_RANGE,       /* triangle index >= part vertex count, or bad skin/node index */
+  SKS_FINDING_KIND_COUNT
 } sks_finding_kind;
+
+/* Stable lower_snake_case name of a kind ("weight_sum", ...), for output. */
+const char *sks_finding_kind_name(sks_finding_kind kind);
 
 typedef enum sks_severity { SKS_SEVERITY_WARNING, SKS_SEVERITY_ERROR } sks_severity;
 
@@ -116,6 +122,8 @@ typedef struct sks_findings {
   size_t count;
   sks_finding *items;
   size_t total_by_kind[16]; /* counts even when items were capped */
+  size_t error_count;       /* all error-severity findings, even when capped */
+  size_t warning_count;
 } sks_findings;
 
 typedef struct sks_check_options {

@@ -1,0 +1,179 @@
+/* Clip sampling (keyframe tracks -> local joint transforms), pose blending,
+ * and the sorted union of a clip's key times.
+ *
+ * Interpolation follows the glTF 2.0 spec (Appendix C):
+ *  - STEP: the value of the key at or before t.
+ *  - LINEAR: lerp for translation/scale; rotation by slerp (shortest path) or,
+ *    on request, nlerp.
+ *  - CUBICSPLINE: each key stores (in-tangent a, value v, out-tangent b). With
+ *    td = t[k+1] - t[k] and s in [0,1]:
+ *      p(s) = (2s^3 - 3s^2 + 1) v_k + td (s^3 - 2s^2 + s) b_k
+ *           + (-2s^3 + 3s^2) v_k+1 + td (s^3 - s^2) a_k+1
+ *    rotations are normalised afterwards.
+ * A time exactly on a key returns that key's stored value bit for bit. */
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "skinsolve/pose.h"
+#include "math/sks_math.h"
+
+static int track_valid(const sks_track *t, size_t joint_count) {
+  if (t->joint < 0 || (size_t)t->joint >= joint_count) return 0;
+  if (t->path != SKS_PATH_TRANSLATION && t->path != SKS_PATH_ROTATION && t->path != SKS_PATH_SCALE)
+    return 0;
+  if (t->interpolation != SKS_INTERP_LINEAR && t->interpolation != SKS_INTERP_STEP &&
+      t->interpolation != SKS_INTERP_CUBICSPLINE)
+    return 0;
+  if (t->key_count > 0 && (!t->times || !t->values)) return 0;
+  return 1;
+}
+
+int sks_sampling_job_validate(const sks_sampling_job *job) {
+  if (!job || !job->clip) return 0;
+  if (job->joint_count > 0 && (!job->rest || !job->output)) return 0;
+  if (!isfinite(job->time)) return 0;
+  const sks_clip *clip = job->clip;
+  if (clip->track_count > 0 && !clip->tracks) return 0;
+  for (size_t i = 0; i < clip->track_count; ++i)
+    if (!track_valid(&clip->tracks[i], job->joint_count)) return 0;
+  return 1;
+}
+
+/* Index k of the last key with times[k] <= t (0 if t < times[0]). */
+static size_t find_key(const float *times, size_t n, float t) {
+  size_t lo = 0, hi = n; /* invariant: answer in [lo, hi) */
+  if (t < times[0]) return 0;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (times[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Writes the track's value at t into out[comps]. */
+static void sample_track(const sks_track *tr, float t, int nlerp, float *out) {
+  const uint32_t comps = sks_track_components(tr->path);
+  const size_t n = tr->key_count;
+  const int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+  /* Stride between keys in values[], and the offset of the value itself. */
+  const size_t kstride = cubic ? 3u * comps : comps, voff = cubic ? comps : 0;
+  size_t k = find_key(tr->times, n, t);
+  const float *vk = tr->values + k * kstride + voff;
+  if (n == 1 || t <= tr->times[0] || k + 1 >= n || tr->interpolation == SKS_INTERP_STEP ||
+      t == tr->times[k]) {
+    memcpy(out, vk, comps * sizeof(float));
+    return;
+  }
+  const float t0 = tr->times[k], t1 = tr->times[k + 1];
+  const float td = t1 - t0;
+  const float s = td > 0.0f ? (t - t0) / td : 0.0f;
+  const float *vk1 = tr->values + (k + 1) * kstride + voff;
+  if (cubic) {
+    const float *bk = tr->values + k * kstride + 2 * comps; /* out-tangent of k */
+    const float *ak1 = tr->values + (k + 1) * kstride;     /* in-tangent of k+1 */
+    const float s2 = s * s, s3 = s2 * s;
+    const float h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
+    const float h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
+    for (uint32_t c = 0; c < comps; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
+    if (tr->path == SKS_PATH_ROTATION) {
+      sks_quat q = sks_q_normalize(sks_q(out[0], out[1], out[2], out[3]));
+      out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+    }
+    return;
+  }
+  if (tr->path == SKS_PATH_ROTATION) {
+    sks_quat a = sks_q(vk[0], vk[1], vk[2], vk[3]), b = sks_q(vk1[0], vk1[1], vk1[2], vk1[3]);
+    sks_quat q = nlerp ? sks_q_nlerp(a, b, s) : sks_q_normalize(sks_q_slerp(a, b, s));
+    out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+    return;
+  }
+  for (uint32_t c = 0; c < comps; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+}
+
+/* Clip-local time: clamped to [0, duration] or wrapped into [0, duration). */
+static float clip_time(const sks_sampling_job *job) {
+  float d = job->clip->duration, t = job->time;
+  if (!(d > 0.0f)) return t < 0.0f ? 0.0f : t; /* still lets a 0-length clip hit its keys */
+  if (job->loop) {
+    float w = fmodf(t, d);
+    if (w < 0.0f) w += d;
+    if (w >= d) w = 0.0f;
+    return w;
+  }
+  return t < 0.0f ? 0.0f : (t > d ? d : t);
+}
+
+int sks_sampling_job_run(const sks_sampling_job *job) {
+  if (!sks_sampling_job_validate(job)) return 0;
+  if (job->output != job->rest)
+    memcpy(job->output, job->rest, job->joint_count * sizeof(sks_transform));
+  const float t = clip_time(job);
+  const sks_clip *clip = job->clip;
+  for (size_t i = 0; i < clip->track_count; ++i) {
+    const sks_track *tr = &clip->tracks[i];
+    if (tr->key_count == 0) continue;
+    sks_transform *o = &job->output[tr->joint];
+    float v[4];
+    sample_track(tr, t, job->nlerp, v);
+    switch (tr->path) {
+      case SKS_PATH_TRANSLATION: o->translation = sks_v3(v[0], v[1], v[2]); break;
+      case SKS_PATH_ROTATION: o->rotation = sks_q(v[0], v[1], v[2], v[3]); break;
+      case SKS_PATH_SCALE: o->scale = sks_v3(v[0], v[1], v[2]); break;
+    }
+  }
+  return 1;
+}
+
+int sks_blending_job_validate(const sks_blending_job *job) {
+  if (!job) return 0;
+  if (job->joint_count > 0 && (!job->a || !job->b || !job->output)) return 0;
+  return isfinite(job->weight) != 0;
+}
+
+int sks_blending_job_run(const sks_blending_job *job) {
+  if (!sks_blending_job_validate(job)) return 0;
+  const float w = job->weight;
+  for (size_t i = 0; i < job->joint_count; ++i) {
+    const sks_transform a = job->a[i], b = job->b[i];
+    sks_transform *o = &job->output[i];
+    o->translation = sks_v3_lerp(a.translation, b.translation, w);
+    o->scale = sks_v3_lerp(a.scale, b.scale, w);
+    o->rotation = sks_q_nlerp(a.rotation, b.rotation, w);
+  }
+  return 1;
+}
+
+static int cmp_float(const void *pa, const void *pb) {
+  float a = *(const float *)pa, b = *(const float *)pb;
+  return (a > b) - (a < b);
+}
+
+sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err) {
+  if (!clip || !times || !count)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_clip_key_times: NULL argument");
+  *times = NULL;
+  *count = 0;
+  size_t total = 0;
+  for (size_t i = 0; i < clip->track_count; ++i) total += clip->tracks[i].key_count;
+  if (total == 0) return SKS_OK;
+  float *all = malloc(total * sizeof(float));
+  if (!all)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "clip '%s': out of memory collecting %zu key times",
+                         clip->name ? clip->name : "", total);
+  size_t n = 0;
+  for (size_t i = 0; i < clip->track_count; ++i) {
+    const sks_track *tr = &clip->tracks[i];
+    for (size_t k = 0; k < tr->key_count; ++k)
+      if (isfinite(tr->times[k])) all[n++] = tr->times[k];
+  }
+  qsort(all, n, sizeof(float), cmp_float);
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (m == 0 || all[i] - all[m - 1] > 1e-6f) all[m++] = all[i];
+  if (m == 0) { free(all); return SKS_OK; }
+  float *shrunk = realloc(all, m * sizeof(float));
+  *times = shrunk ? shrunk : all;
+  *count = m;
+  return SKS_OK;
+}

@@ -1,0 +1,656 @@
+/* Assimp import (FBX, Collada, X, MD5, SMD, 3DS, ... and glTF on request)
+ * through Assimp's C API. Assimp types never leave this file.
+ *
+ * Mapping (the data-model conventions every stage relies on):
+ *  - Skeleton = every aiNode, depth-first pre-order (so parents come first),
+ *    rest local = decomposed aiNode.mTransformation. FBX pivot nodes
+ *    ("<name>_$AssimpFbx$_Translation" ...) are ordinary nodes: clips target
+ *    them by name, so they stay.
+ *  - One mesh part per aiMesh in scene order; part.node = the first node (in
+ *    skeleton order) whose mMeshes lists it. Vertices exactly as Assimp gives
+ *    them: no JoinIdenticalVertices, no SortByPType (which would split meshes).
+ *    aiProcess_Triangulate only rewrites faces (measured: vertex counts are
+ *    identical with and without it on every rigged test model); polygons that
+ *    remain anyway are fan-triangulated here, points and lines are dropped
+ *    from the index list.
+ *  - One skin per mesh with bones: joints = the nodes named like the bones,
+ *    inverse bind = aiBone.mOffsetMatrix. A bone whose name matches no node
+ *    (X/anim_test.x: joint3, joint4) gets a joint of its own, a child of the
+ *    mesh's node whose rest local is inverse(offset), i.e. the bind pose the
+ *    offset matrix describes, so skinning still works.
+ *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
+ *    one vertex keeps the largest ones, renormalised.
+ *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
+ *    times = ticks / ticks-per-second; ticks per second 0 means 25 (what
+ *    Assimp itself assumes, aiAnimation docs). Quaternions (w,x,y,z) -> xyzw.
+ *  - UVs are stored with glTF's top-left origin (aiProcess_FlipUVs), the
+ *    convention of the native glTF reader and writer.
+ *  - Matrices: aiMatrix4x4 is row-major (a1..a4 = first row, translation in
+ *    a4 b4 c4); ours are column-major m[c*4 + r]. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include "skinsolve/io.h"
+#include "math/sks_math.h"
+
+/* A scene-graph cycle or a pathological file must not hang or exhaust us. */
+#define SKS_ASSIMP_MAX_NODES (1u << 22)
+#define SKS_ASSIMP_DEFAULT_TPS 25.0
+
+/* ---- conversions ------------------------------------------------------- */
+
+static sks_mat4 mat_from_ai(const struct aiMatrix4x4 *a) {
+  sks_mat4 m;
+  m.m[0] = (float)a->a1; m.m[4] = (float)a->a2; m.m[8] = (float)a->a3;  m.m[12] = (float)a->a4;
+  m.m[1] = (float)a->b1; m.m[5] = (float)a->b2; m.m[9] = (float)a->b3;  m.m[13] = (float)a->b4;
+  m.m[2] = (float)a->c1; m.m[6] = (float)a->c2; m.m[10] = (float)a->c3; m.m[14] = (float)a->c4;
+  m.m[3] = (float)a->d1; m.m[7] = (float)a->d2; m.m[11] = (float)a->d3; m.m[15] = (float)a->d4;
+  return m;
+}
+
+static char *dup_n(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (!d) return NULL;
+  if (n) memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+static char *dup_ai_string(const struct aiString *s) {
+  size_t n = s->length;
+  if (n >= MAXLEN) n = MAXLEN - 1;
+  const char *nul = memchr(s->data, '\0', n);
+  return dup_n(s->data, nul ? (size_t)(nul - s->data) : n);
+}
+
+static char *dup_fmt_index(const char *prefix, size_t i) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s%zu", prefix, i);
+  return dup_n(buf, strlen(buf));
+}
+
+/* Equality of an aiString with a C string (names may contain no NUL). */
+static int ai_name_equals(const struct aiString *s, const char *name) {
+  size_t n = s->length < MAXLEN ? s->length : MAXLEN - 1;
+  return strlen(name) == n && memcmp(s->data, name, n) == 0;
+}
+
+/* ---- import state ------------------------------------------------------ */
+
+typedef struct importer {
+  const char *path;
+  const struct aiScene *scene;
+  sks_model *model;
+  sks_error *err;
+  const struct aiNode **nodes;  /* skeleton order, joint_count of them are nodes */
+  size_t node_count;
+  size_t joint_capacity;        /* skeleton arrays capacity (extra joints grow it) */
+  uint32_t unnamed_nodes;
+} importer;
+
+static sks_result oom(importer *im) {
+  return sks_error_set(im->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory while importing", im->path);
+}
+
+static sks_result grow_skeleton(importer *im, size_t need) {
+  sks_skeleton *sk = &im->model->skeleton;
+  if (need <= im->joint_capacity) return SKS_OK;
+  size_t cap = im->joint_capacity ? im->joint_capacity * 2 : 16;
+  while (cap < need) cap *= 2;
+  char **names = realloc(sk->names, cap * sizeof *names);
+  if (!names) return oom(im);
+  sk->names = names;
+  int32_t *parents = realloc(sk->parents, cap * sizeof *parents);
+  if (!parents) return oom(im);
+  sk->parents = parents;
+  sks_transform *rest = realloc(sk->rest, cap * sizeof *rest);
+  if (!rest) return oom(im);
+  sk->rest = rest;
+  im->joint_capacity = cap;
+  return SKS_OK;
+}
+
+static int cmp_node_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(const struct aiNode *const *)a, y = (uintptr_t)*(const struct aiNode *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Every aiNode, depth-first pre-order, with an explicit stack (deep files must
+ * not overflow ours). Assimp hands us a tree; a node met twice means a cycle. */
+static sks_result build_skeleton(importer *im) {
+  const struct aiNode *root = im->scene->mRootNode;
+  if (!root) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: the scene has no root node", im->path);
+
+  size_t cap = 64, sp = 0;
+  const struct aiNode **stack_nodes = malloc(cap * sizeof *stack_nodes);
+  int32_t *stack_parent = malloc(cap * sizeof *stack_parent);
+  size_t node_cap = 64;
+  im->nodes = malloc(node_cap * sizeof *im->nodes);
+  if (!stack_nodes || !stack_parent || !im->nodes) {
+    free(stack_nodes); free(stack_parent);
+    return oom(im);
+  }
+  sks_result r = SKS_OK;
+  stack_nodes[sp] = root; stack_parent[sp] = -1; ++sp;
+  sks_skeleton *sk = &im->model->skeleton;
+  while (sp > 0 && r == SKS_OK) {
+    --sp;
+    const struct aiNode *n = stack_nodes[sp];
+    int32_t parent = stack_parent[sp];
+    if (im->node_count >= SKS_ASSIMP_MAX_NODES) {
+      r = sks_error_set(im->err, SKS_ERR_PARSE,
+                        "%s: more than %u scene nodes (a cycle in the node graph?)", im->path,
+                        SKS_ASSIMP_MAX_NODES);
+      break;
+    }
+    if (im->node_count == node_cap) {
+      node_cap *= 2;
+      const struct aiNode **nn = realloc((void *)im->nodes, node_cap * sizeof *nn);
+      if (!nn) { r = oom(im); break; }
+      im->nodes = nn;
+    }
+    if ((r = grow_skeleton(im, im->node_count + 1)) != SKS_OK) break;
+    size_t idx = im->node_count;
+    im->nodes[idx] = n;
+    char *name = n->mName.length ? dup_ai_string(&n->mName) : dup_fmt_index("node_", idx);
+    if (!name) { r = oom(im); break; }
+    sk->names[idx] = name;
+    sk->parents[idx] = parent;
+    sks_mat4 local = mat_from_ai(&n->mTransformation);
+    sk->rest[idx] = sks_m4_decompose(&local);
+    im->node_count = sk->joint_count = idx + 1;
+
+    if (n->mNumChildren && !n->mChildren) continue;
+    if (sp + n->mNumChildren > cap) {
+      size_t nc = cap;
+      while (nc < sp + n->mNumChildren) nc *= 2;
+      const struct aiNode **a = realloc((void *)stack_nodes, nc * sizeof *a);
+      if (!a) { r = oom(im); break; }
+      stack_nodes = a;
+      int32_t *b = realloc(stack_parent, nc * sizeof *b);
+      if (!b) { r = oom(im); break; }
+      stack_parent = b;
+      cap = nc;
+    }
+    /* Push children reversed so the first child is visited first. */
+    for (unsigned c = n->mNumChildren; c-- > 0;) {
+      if (!n->mChildren[c]) continue;
+      stack_nodes[sp] = n->mChildren[c];
+      stack_parent[sp] = (int32_t)idx;
+      ++sp;
+    }
+  }
+  free(stack_nodes);
+  free(stack_parent);
+  if (r != SKS_OK) return r;
+
+  /* A node reached twice (only possible in a broken graph) is a cycle. */
+  const struct aiNode **sorted = malloc(im->node_count * sizeof *sorted);
+  if (!sorted) return oom(im);
+  memcpy(sorted, im->nodes, im->node_count * sizeof *sorted);
+  qsort(sorted, im->node_count, sizeof *sorted, cmp_node_ptr);
+  int dup = 0;
+  for (size_t i = 1; i < im->node_count; ++i)
+    if (sorted[i] == sorted[i - 1]) dup = 1;
+  free(sorted);
+  if (dup)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: the node graph has a cycle", im->path);
+  return SKS_OK;
+}
+
+/* Joint for a bone with no node of its name: child of the mesh's node, rest =
+ * inverse(offset) relative to that node (Assimp: offset maps mesh space to
+ * bone space in the bind pose). */
+static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
+                                 const sks_mat4 *offset, int32_t *out_joint) {
+  sks_skeleton *sk = &im->model->skeleton;
+  sks_result r = grow_skeleton(im, sk->joint_count + 1);
+  if (r != SKS_OK) return r;
+  size_t idx = sk->joint_count;
+  sk->names[idx] = dup_n(name, strlen(name));
+  if (!sk->names[idx]) return oom(im);
+  sk->parents[idx] = parent;
+  sks_mat4 bind;
+  if (sks_m4_inverse(offset, &bind)) sk->rest[idx] = sks_m4_decompose(&bind);
+  else sk->rest[idx] = sks_transform_identity();
+  sk->joint_count = idx + 1;
+  *out_joint = (int32_t)idx;
+  return SKS_OK;
+}
+
+/* ---- materials --------------------------------------------------------- */
+
+static sks_result import_materials(importer *im) {
+  const struct aiScene *s = im->scene;
+  sks_model *m = im->model;
+  if (!s->mNumMaterials || !s->mMaterials) return SKS_OK;
+  m->materials = calloc(s->mNumMaterials, sizeof *m->materials);
+  if (!m->materials) return oom(im);
+  m->material_count = s->mNumMaterials;
+  for (unsigned i = 0; i < s->mNumMaterials; ++i) {
+    sks_material *out = &m->materials[i];
+    const struct aiMaterial *mat = s->mMaterials[i];
+    out->base_color[0] = out->base_color[1] = out->base_color[2] = out->base_color[3] = 1.0f;
+    struct aiString name;
+    memset(&name, 0, sizeof name);
+    if (mat && aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS && name.length)
+      out->name = dup_ai_string(&name);
+    else
+      out->name = dup_fmt_index("material_", i);
+    if (!out->name) return oom(im);
+    if (!mat) continue;
+    struct aiColor4D c;
+    if (aiGetMaterialColor(mat, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
+        aiGetMaterialColor(mat, AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS) {
+      out->base_color[0] = (float)c.r; out->base_color[1] = (float)c.g;
+      out->base_color[2] = (float)c.b; out->base_color[3] = (float)c.a;
+    }
+    ai_real opacity;
+    if (aiGetMaterialFloatArray(mat, AI_MATKEY_OPACITY, &opacity, NULL) == aiReturn_SUCCESS &&
+        opacity >= 0 && opacity < 1)
+      out->base_color[3] = (float)opacity;
+  }
+  return SKS_OK;
+}
+
+/* ---- meshes, skins ----------------------------------------------------- */
+
+typedef struct influence { float weight; uint32_t joint; } influence;
+
+/* First node in skeleton order that references mesh `mesh`, or -1. */
+static int32_t node_of_mesh(const importer *im, unsigned mesh) {
+  for (size_t i = 0; i < im->node_count; ++i) {
+    const struct aiNode *n = im->nodes[i];
+    if (!n->mMeshes) continue;
+    for (unsigned k = 0; k < n->mNumMeshes; ++k)
+      if (n->mMeshes[k] == mesh) return (int32_t)i;
+  }
+  return -1;
+}
+
+static sks_result import_indices(importer *im, unsigned mi, const struct aiMesh *mesh,
+                                 sks_mesh_part *part) {
+  size_t tris = 0;
+  if (mesh->mNumFaces && !mesh->mFaces)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: faces missing", im->path, mi);
+  for (unsigned f = 0; f < mesh->mNumFaces; ++f)
+    if (mesh->mFaces[f].mNumIndices >= 3) tris += mesh->mFaces[f].mNumIndices - 2;
+  if (!tris) return SKS_OK;
+  if (tris > SIZE_MAX / 3 / sizeof(uint32_t)) return oom(im);
+  part->indices = malloc(tris * 3 * sizeof(uint32_t));
+  if (!part->indices) return oom(im);
+  size_t k = 0;
+  for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+    const struct aiFace *face = &mesh->mFaces[f];
+    if (face->mNumIndices < 3) continue; /* points, lines */
+    if (!face->mIndices)
+      return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u, face %u: indices missing",
+                           im->path, mi, f);
+    for (unsigned c = 0; c < face->mNumIndices; ++c)
+      if (face->mIndices[c] >= mesh->mNumVertices)
+        return sks_error_set(im->err, SKS_ERR_PARSE,
+                             "%s: mesh %u, face %u: vertex index %u out of range (%u vertices)",
+                             im->path, mi, f, face->mIndices[c], mesh->mNumVertices);
+    for (unsigned c = 1; c + 1 < face->mNumIndices; ++c) { /* fan */
+      part->indices[k++] = face->mIndices[0];
+      part->indices[k++] = face->mIndices[c];
+      part->indices[k++] = face->mIndices[c + 1];
+    }
+  }
+  part->index_count = k;
+  return SKS_OK;
+}
+
+static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *mesh,
+                              sks_mesh_part *part) {
+  sks_model *m = im->model;
+  const size_t nv = mesh->mNumVertices;
+  const unsigned nb = mesh->mNumBones;
+  if (!mesh->mBones)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: bones missing", im->path, mi);
+  if (nb > 65535)
+    return sks_error_set(im->err, SKS_ERR_UNSUPPORTED,
+                         "%s: mesh %u: %u bones (at most 65535 per skin)", im->path, mi, nb);
+
+  sks_skin *grown = realloc(m->skins, (m->skin_count + 1) * sizeof *grown);
+  if (!grown) return oom(im);
+  m->skins = grown;
+  sks_skin *skin = &m->skins[m->skin_count];
+  memset(skin, 0, sizeof *skin);
+  part->skin = (int32_t)m->skin_count;
+  ++m->skin_count;
+  skin->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("skin_", mi);
+  skin->joints = malloc(nb * sizeof *skin->joints);
+  skin->inverse_bind = malloc(nb * sizeof *skin->inverse_bind);
+  if (!skin->name || !skin->joints || !skin->inverse_bind) return oom(im);
+  skin->joint_count = nb;
+
+  /* Count influences per vertex first (validating vertex ids). */
+  uint32_t *counts = calloc(nv ? nv : 1, sizeof *counts);
+  if (!counts) return oom(im);
+  sks_result r = SKS_OK;
+  for (unsigned b = 0; b < nb && r == SKS_OK; ++b) {
+    const struct aiBone *bone = mesh->mBones[b];
+    if (!bone) {
+      r = sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u, bone %u missing", im->path, mi, b);
+      break;
+    }
+    skin->inverse_bind[b] = mat_from_ai(&bone->mOffsetMatrix);
+    char *name = dup_ai_string(&bone->mName);
+    if (!name) { r = oom(im); break; }
+    int32_t j = -1;
+    /* Nodes first (the bone's node), then joints added for earlier
+     * node-less bones of the same name. */
+    for (size_t i = 0; i < m->skeleton.joint_count && j < 0; ++i)
+      if (strcmp(m->skeleton.names[i], name) == 0) j = (int32_t)i;
+    if (j < 0) r = add_bone_joint(im, name, part->node, &skin->inverse_bind[b], &j);
+    free(name);
+    skin->joints[b] = j;
+    if (bone->mNumWeights && !bone->mWeights) {
+      r = sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u, bone %u: weights missing",
+                        im->path, mi, b);
+      break;
+    }
+    for (unsigned w = 0; w < bone->mNumWeights && r == SKS_OK; ++w) {
+      unsigned v = bone->mWeights[w].mVertexId;
+      if (v >= nv)
+        r = sks_error_set(im->err, SKS_ERR_PARSE,
+                          "%s: mesh %u, bone %u '%s': vertex %u out of range (%zu vertices)",
+                          im->path, mi, b, m->skeleton.names[j], v, nv);
+      else
+        ++counts[v];
+    }
+  }
+  if (r != SKS_OK) { free(counts); return r; }
+
+  uint32_t maxc = 0;
+  for (size_t v = 0; v < nv; ++v) if (counts[v] > maxc) maxc = counts[v];
+  /* Gather all influences per vertex (CSR), then keep the largest K. */
+  size_t *start = malloc((nv + 1) * sizeof *start);
+  size_t total = 0;
+  if (start) {
+    for (size_t v = 0; v < nv; ++v) { start[v] = total; total += counts[v]; }
+    start[nv] = total;
+  }
+  influence *all = malloc((total ? total : 1) * sizeof *all);
+  uint32_t k = maxc < 1 ? 1 : (maxc > SKS_MAX_INFLUENCES ? SKS_MAX_INFLUENCES : maxc);
+  part->influence_count = k;
+  size_t slots = nv ? nv * k : 1;
+  part->joints = calloc(slots, sizeof *part->joints);
+  part->weights = calloc(slots, sizeof *part->weights);
+  if (!start || !all || !part->joints || !part->weights) {
+    free(counts); free(start); free(all);
+    return oom(im);
+  }
+  memset(counts, 0, nv * sizeof *counts);
+  for (unsigned b = 0; b < nb; ++b) {
+    const struct aiBone *bone = mesh->mBones[b];
+    for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+      unsigned v = bone->mWeights[w].mVertexId;
+      influence *in = &all[start[v] + counts[v]++];
+      in->weight = (float)bone->mWeights[w].mWeight;
+      in->joint = b;
+    }
+  }
+  for (size_t v = 0; v < nv; ++v) {
+    influence *in = &all[start[v]];
+    uint32_t c = counts[v];
+    if (c > k) {
+      /* Keep the k largest (stable: ties keep bone order), renormalise. */
+      for (uint32_t a = 1; a < c; ++a) {
+        influence x = in[a];
+        uint32_t b = a;
+        while (b > 0 && in[b - 1].weight < x.weight) { in[b] = in[b - 1]; --b; }
+        in[b] = x;
+      }
+      double sum = 0;
+      for (uint32_t a = 0; a < k; ++a) sum += in[a].weight;
+      for (uint32_t a = 0; a < k; ++a) in[a].weight = sum > 0 ? (float)(in[a].weight / sum) : 0.0f;
+      c = k;
+    }
+    for (uint32_t a = 0; a < c; ++a) {
+      part->joints[v * k + a] = (uint16_t)in[a].joint;
+      part->weights[v * k + a] = in[a].weight;
+    }
+  }
+  free(counts); free(start); free(all);
+  return SKS_OK;
+}
+
+static sks_result import_meshes(importer *im) {
+  const struct aiScene *s = im->scene;
+  sks_model *m = im->model;
+  if (!s->mNumMeshes) return SKS_OK;
+  if (!s->mMeshes) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: meshes missing", im->path);
+  m->parts = calloc(s->mNumMeshes, sizeof *m->parts);
+  if (!m->parts) return oom(im);
+  m->part_count = s->mNumMeshes;
+  for (unsigned i = 0; i < s->mNumMeshes; ++i) {
+    sks_mesh_part *p = &m->parts[i];
+    p->skin = -1;
+    p->material = -1;
+    const struct aiMesh *mesh = s->mMeshes[i];
+    if (!mesh) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u missing", im->path, i);
+    p->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("mesh_", i);
+    if (!p->name) return oom(im);
+    if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
+    int32_t node = node_of_mesh(im, i);
+    p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
+
+    size_t nv = mesh->mNumVertices;
+    if (nv && !mesh->mVertices)
+      return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
+    p->vertex_count = nv;
+    if (nv) {
+      p->positions = malloc(nv * 3 * sizeof(float));
+      if (!p->positions) return oom(im);
+      for (size_t v = 0; v < nv; ++v) {
+        p->positions[3 * v] = (float)mesh->mVertices[v].x;
+        p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
+        p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
+      }
+      if (mesh->mNormals) {
+        p->normals = malloc(nv * 3 * sizeof(float));
+        if (!p->normals) return oom(im);
+        for (size_t v = 0; v < nv; ++v) {
+          p->normals[3 * v] = (float)mesh->mNormals[v].x;
+          p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
+          p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
+        }
+      }
+      if (mesh->mTextureCoords[0]) {
+        p->uvs = malloc(nv * 2 * sizeof(float));
+        if (!p->uvs) return oom(im);
+        for (size_t v = 0; v < nv; ++v) {
+          p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
+          p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
+        }
+      }
+    }
+    sks_result r = import_indices(im, i, mesh, p);
+    if (r != SKS_OK) return r;
+    if (mesh->mNumBones && (r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
+  }
+  return SKS_OK;
+}
+
+/* ---- clips ------------------------------------------------------------- */
+
+/* Key times must ascend for sampling; Assimp normally sorts them, but broken
+ * files may not: sort (stable) together with the values when needed. */
+static void sort_track(sks_track *t, uint32_t comps) {
+  int sorted = 1;
+  for (size_t i = 1; i < t->key_count; ++i)
+    if (t->times[i] < t->times[i - 1]) { sorted = 0; break; }
+  if (sorted) return;
+  for (size_t i = 1; i < t->key_count; ++i) {
+    float tv = t->times[i], vv[4];
+    memcpy(vv, &t->values[i * comps], comps * sizeof(float));
+    size_t j = i;
+    while (j > 0 && t->times[j - 1] > tv) {
+      t->times[j] = t->times[j - 1];
+      memcpy(&t->values[j * comps], &t->values[(j - 1) * comps], comps * sizeof(float));
+      --j;
+    }
+    t->times[j] = tv;
+    memcpy(&t->values[j * comps], vv, comps * sizeof(float));
+  }
+}
+
+static sks_result import_clips(importer *im) {
+  const struct aiScene *s = im->scene;
+  sks_model *m = im->model;
+  if (!s->mNumAnimations) return SKS_OK;
+  if (!s->mAnimations) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: animations missing", im->path);
+  m->clips = calloc(s->mNumAnimations, sizeof *m->clips);
+  if (!m->clips) return oom(im);
+  m->clip_count = s->mNumAnimations;
+  for (unsigned a = 0; a < s->mNumAnimations; ++a) {
+    const struct aiAnimation *anim = s->mAnimations[a];
+    sks_clip *clip = &m->clips[a];
+    if (!anim) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: animation %u missing", im->path, a);
+    clip->name = anim->mName.length ? dup_ai_string(&anim->mName) : dup_fmt_index("animation_", a);
+    if (!clip->name) return oom(im);
+    double tps = anim->mTicksPerSecond;
+    if (!(tps > 0) || !isfinite(tps)) tps = SKS_ASSIMP_DEFAULT_TPS;
+    if (anim->mNumChannels && !anim->mChannels)
+      return sks_error_set(im->err, SKS_ERR_PARSE, "%s: animation %u: channels missing", im->path, a);
+    size_t max_tracks = (size_t)anim->mNumChannels * 3;
+    if (max_tracks) {
+      clip->tracks = calloc(max_tracks, sizeof *clip->tracks);
+      if (!clip->tracks) return oom(im);
+    }
+    float duration = 0.0f;
+    for (unsigned c = 0; c < anim->mNumChannels; ++c) {
+      const struct aiNodeAnim *ch = anim->mChannels[c];
+      if (!ch) continue;
+      int32_t joint = -1;
+      for (size_t i = 0; i < m->skeleton.joint_count && joint < 0; ++i)
+        if (ai_name_equals(&ch->mNodeName, m->skeleton.names[i])) joint = (int32_t)i;
+      if (joint < 0) continue; /* animates a node the scene does not have */
+      for (int path = 0; path < 3; ++path) {
+        unsigned n = path == 0 ? ch->mNumPositionKeys : path == 1 ? ch->mNumRotationKeys : ch->mNumScalingKeys;
+        const void *keys = path == 0 ? (const void *)ch->mPositionKeys
+                         : path == 1 ? (const void *)ch->mRotationKeys : (const void *)ch->mScalingKeys;
+        if (!n || !keys) continue;
+        sks_track *t = &clip->tracks[clip->track_count];
+        t->joint = joint;
+        t->path = path == 0 ? SKS_PATH_TRANSLATION : path == 1 ? SKS_PATH_ROTATION : SKS_PATH_SCALE;
+        t->interpolation = SKS_INTERP_LINEAR;
+        uint32_t comps = sks_track_components(t->path);
+        t->times = malloc(n * sizeof(float));
+        t->values = malloc((size_t)n * comps * sizeof(float));
+        if (!t->times || !t->values) { free(t->times); free(t->values); t->times = NULL; t->values = NULL; return oom(im); }
+        t->key_count = n;
+        ++clip->track_count;
+        for (unsigned k = 0; k < n; ++k) {
+          if (path == 1) {
+            const struct aiQuatKey *q = &ch->mRotationKeys[k];
+            t->times[k] = (float)(q->mTime / tps);
+            t->values[4 * k] = (float)q->mValue.x;
+            t->values[4 * k + 1] = (float)q->mValue.y;
+            t->values[4 * k + 2] = (float)q->mValue.z;
+            t->values[4 * k + 3] = (float)q->mValue.w;
+          } else {
+            const struct aiVectorKey *vk = path == 0 ? &ch->mPositionKeys[k] : &ch->mScalingKeys[k];
+            t->times[k] = (float)(vk->mTime / tps);
+            t->values[3 * k] = (float)vk->mValue.x;
+            t->values[3 * k + 1] = (float)vk->mValue.y;
+            t->values[3 * k + 2] = (float)vk->mValue.z;
+          }
+        }
+        sort_track(t, comps);
+        float last = t->times[n - 1];
+        if (isfinite(last) && last > duration) duration = last;
+      }
+    }
+    clip->duration = duration;
+  }
+  return SKS_OK;
+}
+
+/* ---- preflight ---------------------------------------------------------- */
+
+/* Assimp 5.2's OFF reader believes the header's vertex/face counts and
+ * allocates (and touches) that much before noticing the file is short:
+ * assimp-testmodels' invalid/OutOfMemory.off makes it take ~16 GB and half a
+ * minute. Counts larger than the file's byte size cannot be real. */
+static sks_result preflight_off(const char *path, sks_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return SKS_OK; /* Assimp reports it */
+  char buf[512];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  long size = -1;
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  fclose(f);
+  /* Header keyword: [ST][C][N][4][n]OFF, then (possibly after comments) the counts. */
+  const char *p = buf;
+  while (*p == 'S' || *p == 'T' || *p == 'C' || *p == 'N' || *p == '4' || *p == 'n') ++p;
+  if (strncmp(p, "OFF", 3) != 0 || size < 0) return SKS_OK;
+  p += 3;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+    if (*p != '#') break;
+    while (*p && *p != '\n') ++p;
+  }
+  for (int k = 0; k < 2; ++k) {
+    char *end;
+    unsigned long long count = strtoull(p, &end, 10);
+    if (end == p) return SKS_OK;
+    if (count > (unsigned long long)size)
+      return sks_error_set(err, SKS_ERR_PARSE, "%s: OFF header declares %llu %s but the file has only %ld bytes",
+                           path, count, k == 0 ? "vertices" : "faces", size);
+    p = end;
+  }
+  return SKS_OK;
+}
+
+/* ---- entry ------------------------------------------------------------- */
+
+sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp: path is NULL");
+
+  /* Triangulate rewrites faces only; ValidateDataStructure turns broken
+   * scenes into an error instead of a crash later; FlipUVs gives glTF's UV
+   * origin. Nothing that merges, splits or reorders vertices. */
+  sks_result pre = preflight_off(path, err);
+  if (pre != SKS_OK) return pre;
+
+  const unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure | aiProcess_FlipUVs;
+  /* No log stream is attached: Assimp's default logger stays the null logger. */
+  const struct aiScene *scene = aiImportFile(path, flags);
+  if (!scene) {
+    const char *why = aiGetErrorString();
+    return sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp cannot import it: %s", path,
+                         why && why[0] ? why : "unknown error");
+  }
+  importer im;
+  memset(&im, 0, sizeof im);
+  im.path = path;
+  im.scene = scene;
+  im.model = out;
+  im.err = err;
+
+  /* AI_SCENE_FLAGS_INCOMPLETE (e.g. an animation-only file with no mesh) is
+   * not an error: the model simply has no parts. */
+  sks_result r = SKS_OK;
+  out->source_path = dup_n(path, strlen(path));
+  if (!out->source_path) r = oom(&im);
+  if (r == SKS_OK) r = build_skeleton(&im);
+  if (r == SKS_OK) r = import_materials(&im);
+  if (r == SKS_OK) r = import_meshes(&im);
+  if (r == SKS_OK) r = import_clips(&im);
+  free((void *)im.nodes);
+  aiReleaseImport(scene);
+  if (r != SKS_OK) sks_model_free(out);
+  return r;
+}

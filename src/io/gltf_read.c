@@ -1,0 +1,1566 @@
+/* Native glTF 2.0 reader: .gltf (external files or data: URIs) and .glb.
+ *
+ * JSON through cJSON; every byte of binary data is read through a bounds
+ * checked accessor view (gl_acc), so a malformed or hostile file gives an
+ * error naming the file and the place, never an out-of-bounds read.
+ *
+ * What becomes what (see rig.h for the model contract):
+ *  - skeleton: every node reachable from the scenes (all nodes when the file
+ *    has no scene), depth-first pre-order from the scene roots, children in
+ *    file order, so parents come before children. Trees holding skin joints
+ *    outside the scenes are appended so skins stay complete.
+ *  - parts: for each node (file order) with a mesh and in the skeleton, each
+ *    primitive with POSITION, in order.
+ *  - clips: one per animation; translation/rotation/scale channels whose node
+ *    is in the skeleton ("weights" and extension paths are ignored).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "skinsolve/io.h"
+#include "math/sks_math.h"
+
+enum {
+  CT_BYTE = 5120, CT_UBYTE = 5121, CT_SHORT = 5122, CT_USHORT = 5123, CT_UINT = 5125,
+  CT_FLOAT = 5126
+};
+/* Masks of allowed component types. */
+#define M_BYTE (1u << 0)
+#define M_UBYTE (1u << 1)
+#define M_SHORT (1u << 2)
+#define M_USHORT (1u << 3)
+#define M_UINT (1u << 4)
+#define M_FLOAT (1u << 5)
+
+#define GLB_MAGIC 0x46546C67u /* "glTF" */
+#define GLB_JSON 0x4E4F534Au  /* "JSON" */
+#define GLB_BIN 0x004E4942u   /* "BIN\0" */
+
+/* Largest integer a JSON number may carry here (exact in a double). */
+#define GL_MAX_INT 9007199254740992.0
+/* Accessors without a bufferView are zeros (plus sparse values); their size is
+ * not backed by file bytes, so cap it. */
+#define GL_MAX_VIRTUAL_BYTES ((size_t)64 << 20)
+/* Up to this many JOINTS_n/WEIGHTS_n sets are read (then reduced to 8 influences). */
+#define GL_MAX_SETS 8
+
+typedef struct gl_buffer {
+  int loaded;
+  const uint8_t *data;
+  size_t size;      /* the buffer's byteLength (data holds at least that) */
+  uint8_t *owned;   /* decoded data URI or external file */
+} gl_buffer;
+
+/* A JSON array as a pointer vector (cJSON arrays are linked lists: indexing
+ * them in a loop would be quadratic). */
+typedef struct gl_vec {
+  const cJSON **items;
+  size_t count;
+} gl_vec;
+
+typedef struct gl_ctx {
+  const char *name;     /* file name for messages */
+  const char *base_dir; /* resolves external URIs; NULL = none allowed */
+  sks_error *err;
+  sks_result status;    /* last error set by gl_fail */
+  size_t budget;        /* bytes of model data the reader may still allocate */
+  cJSON *root;
+  const uint8_t *bin;   /* GLB BIN chunk */
+  size_t bin_size;
+  int has_bin;
+  gl_vec accessors, views, buffers_json, nodes, meshes, skins, materials, animations, scenes;
+  gl_vec samplers; /* of the animation being read */
+  size_t n_accessors, n_views, n_buffers, n_nodes, n_meshes, n_skins, n_materials,
+      n_animations, n_scenes;
+  gl_buffer *buffers;
+  int32_t *node_parent; /* node -> parent node, -1 = root */
+  int32_t *node_joint;  /* node -> skeleton joint, -1 = not in the skeleton */
+} gl_ctx;
+
+/* A resolved, bounds-checked accessor: element e, component k lives at
+ * data + e * stride + (k / rows) * col_stride + (k % rows) * csize. */
+typedef struct gl_acc {
+  size_t index;
+  size_t count;
+  uint32_t comps, rows, cols;
+  uint32_t ctype, csize, col_stride, elem_size;
+  int normalized;
+  const char *type_name;
+  const uint8_t *data;  /* NULL: all zeros */
+  size_t stride;
+  /* sparse override: sp_count indices (into this accessor) and values */
+  size_t sp_count;
+  const uint8_t *sp_idx;
+  uint32_t sp_idx_ctype, sp_idx_size;
+  const uint8_t *sp_val;
+} gl_acc;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static sks_result gl_fail(gl_ctx *c, sks_result code, const char *fmt, ...) {
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  c->status = code;
+  return sks_error_set(c->err, code, "%s: %s", c->name, msg);
+}
+
+/* Allocation of model data, charged against the budget (a small file must
+ * not be able to ask for gigabytes by instancing one mesh many times). */
+static void *gl_alloc(gl_ctx *c, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) {
+    gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "data size overflows (%zu x %zu bytes)", n, size);
+    return NULL;
+  }
+  size_t bytes = n * size;
+  if (bytes > c->budget) {
+    gl_fail(c, SKS_ERR_UNSUPPORTED,
+            "the file asks for more memory than its size justifies (%zu bytes more); "
+            "refusing to allocate", bytes);
+    return NULL;
+  }
+  void *p = calloc(bytes ? bytes : 1, 1);
+  if (!p) {
+    gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory (%zu bytes)", bytes);
+    return NULL;
+  }
+  c->budget -= bytes;
+  return p;
+}
+
+static char *gl_strdup(gl_ctx *c, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = gl_alloc(c, n, 1);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* ---- JSON helpers -------------------------------------------------------- */
+
+static const char *js_type_name(const cJSON *j) {
+  if (cJSON_IsNumber(j)) return "a number";
+  if (cJSON_IsString(j)) return "a string";
+  if (cJSON_IsArray(j)) return "an array";
+  if (cJSON_IsObject(j)) return "an object";
+  if (cJSON_IsBool(j)) return "a boolean";
+  if (cJSON_IsNull(j)) return "null";
+  return "invalid";
+}
+
+/* Optional array member: absent -> *out NULL, *count 0. */
+static sks_result js_array(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                           const cJSON **out, size_t *count) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  *count = 0;
+  if (!j) return SKS_OK;
+  if (!cJSON_IsArray(j))
+    return gl_fail(c, SKS_ERR_PARSE, "%s%s\"%s\" must be an array, got %s", where,
+                   *where ? ": " : "", key, js_type_name(j));
+  *out = j;
+  *count = (size_t)cJSON_GetArraySize(j);
+  return SKS_OK;
+}
+
+/* Optional object member. */
+static sks_result js_object(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                            const cJSON **out) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  if (!j) return SKS_OK;
+  if (!cJSON_IsObject(j))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" must be an object, got %s", where, key,
+                   js_type_name(j));
+  *out = j;
+  return SKS_OK;
+}
+
+/* Optional string member (absent -> NULL). */
+static sks_result js_string(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                            const char **out) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  if (!j) return SKS_OK;
+  if (!cJSON_IsString(j) || !j->valuestring)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" must be a string, got %s", where, key,
+                   js_type_name(j));
+  *out = j->valuestring;
+  return SKS_OK;
+}
+
+/* A JSON value that must be a non-negative integer. */
+static int js_is_uint(const cJSON *j, double *v) {
+  if (!cJSON_IsNumber(j)) return 0;
+  double d = j->valuedouble;
+  if (!isfinite(d) || d < 0 || d > GL_MAX_INT || d != floor(d)) return 0;
+  *v = d;
+  return 1;
+}
+
+/* Non-negative integer member; absent -> def (or error when required). */
+static sks_result js_size(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                          int required, size_t def, size_t *out) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  double v;
+  *out = def;
+  if (!j) {
+    if (required) return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" is missing", where, key);
+    return SKS_OK;
+  }
+  if (!js_is_uint(j, &v) || v > (double)(SIZE_MAX / 4))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" must be a non-negative integer", where, key);
+  *out = (size_t)v;
+  return SKS_OK;
+}
+
+/* Index member referring to one of `limit` things called `what`; absent -> -1. */
+static sks_result js_index(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                           int required, size_t limit, const char *what, long *out) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  double v;
+  *out = -1;
+  if (!j) {
+    if (required) return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" is missing", where, key);
+    return SKS_OK;
+  }
+  if (!js_is_uint(j, &v))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" must be an index, got %s", where, key,
+                   cJSON_IsNumber(j) ? "a negative or fractional number" : js_type_name(j));
+  if (v >= (double)limit)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: %s %.0f does not exist (the file has %zu)", where,
+                   what, v, limit);
+  *out = (long)v;
+  return SKS_OK;
+}
+
+/* Element i of an index array (e.g. "children", "joints"). */
+static sks_result js_index_item(gl_ctx *c, const cJSON *j, size_t i, const char *where,
+                                const char *key, size_t limit, const char *what, long *out) {
+  double v;
+  if (!js_is_uint(j, &v))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: %s[%zu] must be an index, got %s", where, key, i,
+                   js_type_name(j));
+  if (v >= (double)limit)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: %s[%zu]: %s %.0f does not exist (the file has %zu)",
+                   where, key, i, what, v, limit);
+  *out = (long)v;
+  return SKS_OK;
+}
+
+/* Optional fixed-length number array; absent -> out untouched. */
+static sks_result js_floats(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                            size_t n, float *out) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!j) return SKS_OK;
+  if (!cJSON_IsArray(j) || (size_t)cJSON_GetArraySize(j) != n)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\" must be an array of %zu numbers", where, key, n);
+  size_t i = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, j) {
+    if (!cJSON_IsNumber(e))
+      return gl_fail(c, SKS_ERR_PARSE, "%s: \"%s\"[%zu] must be a number, got %s", where, key,
+                     i, js_type_name(e));
+    out[i++] = (float)e->valuedouble;
+  }
+  return SKS_OK;
+}
+
+/* Item i of a top-level array, which must be an object. */
+static sks_result js_item(gl_ctx *c, const gl_vec *v, size_t i, const char *what,
+                          const cJSON **out) {
+  const cJSON *j = i < v->count ? v->items[i] : NULL;
+  *out = j;
+  if (!cJSON_IsObject(j))
+    return gl_fail(c, SKS_ERR_PARSE, "%s %zu must be an object, got %s", what, i,
+                   js_type_name(j));
+  return SKS_OK;
+}
+
+/* Optional array member as a vector (absent -> empty). */
+static sks_result js_vec(gl_ctx *c, const cJSON *obj, const char *key, const char *where,
+                         gl_vec *v) {
+  const cJSON *arr, *e;
+  size_t n, i = 0;
+  sks_result r = js_array(c, obj, key, where, &arr, &n);
+  free(v->items);
+  v->items = NULL;
+  v->count = 0;
+  if (r || !n) return r;
+  if (!(v->items = malloc(n * sizeof *v->items)))
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  cJSON_ArrayForEach(e, arr) v->items[i++] = e;
+  v->count = n;
+  return SKS_OK;
+}
+
+/* ---- buffers ------------------------------------------------------------- */
+
+static int b64_value(unsigned char ch) {
+  if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+  if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+  if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+  if (ch == '+' || ch == '-') return 62;
+  if (ch == '/' || ch == '_') return 63;
+  return -1;
+}
+
+/* Decodes base64 (padding optional, whitespace skipped). Returns -1 on a bad
+ * character, else the number of bytes written to out (capacity 3*len/4+3). */
+static long b64_decode(const char *s, size_t len, uint8_t *out, size_t *bad_at) {
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < len; ++i) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '=') break;
+    if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
+    int v = b64_value(ch);
+    if (v < 0) { *bad_at = i; return -1; }
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (uint8_t)(acc >> bits);
+    }
+  }
+  return (long)n;
+}
+
+static int hex_value(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+/* Reads a whole regular file. */
+static sks_result read_file(const char *path, uint8_t **data, size_t *size, const char *name,
+                            const char *what, sks_error *err) {
+  *data = NULL;
+  *size = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open %s '%s': %s", name, what, path,
+                         strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    return sks_error_set(err, SKS_ERR_IO, "%s: %s '%s' is not a regular file", name, what, path);
+  }
+  size_t n = (size_t)st.st_size;
+  uint8_t *buf = malloc(n ? n : 1);
+  if (!buf) {
+    fclose(f);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory reading %s '%s' (%zu bytes)",
+                         name, what, path, n);
+  }
+  size_t got = n ? fread(buf, 1, n, f) : 0;
+  fclose(f);
+  if (got != n) {
+    free(buf);
+    return sks_error_set(err, SKS_ERR_IO, "%s: could not read %s '%s' (%zu of %zu bytes)", name,
+                         what, path, got, n);
+  }
+  *data = buf;
+  *size = n;
+  return SKS_OK;
+}
+
+/* Makes buffer bi's bytes available (lazily: only buffers actually used are
+ * loaded, so a missing image-only buffer does not fail the load). */
+static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
+  gl_buffer *b = &c->buffers[bi];
+  *out = b;
+  if (b->loaded) return SKS_OK;
+  char where[64];
+  snprintf(where, sizeof where, "buffer %zu", bi);
+  const cJSON *bj;
+  sks_result r;
+  size_t byte_length;
+  const char *uri;
+  if ((r = js_item(c, &c->buffers_json, bi, "buffer", &bj)) ||
+      (r = js_size(c, bj, "byteLength", where, 1, 0, &byte_length)) ||
+      (r = js_string(c, bj, "uri", where, &uri)))
+    return r;
+  if (!uri) {
+    if (bi != 0 || !c->has_bin)
+      return gl_fail(c, SKS_ERR_PARSE, "buffer %zu has no uri and %s", bi,
+                     c->has_bin ? "only buffer 0 may use the GLB BIN chunk"
+                                : "the file has no GLB BIN chunk");
+    if (byte_length > c->bin_size)
+      return gl_fail(c, SKS_ERR_PARSE, "buffer 0: byteLength %zu exceeds the GLB BIN chunk (%zu bytes)",
+                     byte_length, c->bin_size);
+    b->data = c->bin;
+  } else if (strncmp(uri, "data:", 5) == 0) {
+    const char *comma = strchr(uri, ',');
+    if (!comma || comma - uri < 12 || strncmp(comma - 7, ";base64", 7) != 0)
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "buffer %zu: data URI is not base64", bi);
+    size_t len = strlen(comma + 1);
+    uint8_t *dec = malloc(len / 4 * 3 + 3);
+    if (!dec) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "buffer %zu: out of memory", bi);
+    size_t bad = 0;
+    long n = b64_decode(comma + 1, len, dec, &bad);
+    if (n < 0) {
+      free(dec);
+      return gl_fail(c, SKS_ERR_PARSE, "buffer %zu: data URI has a non-base64 character at %zu",
+                     bi, bad);
+    }
+    b->owned = dec;
+    if ((size_t)n < byte_length)
+      return gl_fail(c, SKS_ERR_PARSE, "buffer %zu: data URI holds %ld bytes, byteLength says %zu",
+                     bi, n, byte_length);
+    b->data = dec;
+  } else {
+    if (strstr(uri, "://"))
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "buffer %zu: uri '%s' is not a local file", bi, uri);
+    if (!c->base_dir)
+      return gl_fail(c, SKS_ERR_IO,
+                     "buffer %zu: external file '%s' but no base directory to find it in", bi, uri);
+    size_t ulen = strlen(uri), dlen = strlen(c->base_dir);
+    char *path = malloc(dlen + ulen + 2);
+    if (!path) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "buffer %zu: out of memory", bi);
+    memcpy(path, c->base_dir, dlen);
+    size_t p = dlen;
+    if (dlen && path[dlen - 1] != '/') path[p++] = '/';
+    for (size_t i = 0; i < ulen; ++i) { /* percent-decoding ("my%20mesh.bin") */
+      int h1, h2;
+      if (uri[i] == '%' && i + 2 < ulen && (h1 = hex_value(uri[i + 1])) >= 0 &&
+          (h2 = hex_value(uri[i + 2])) >= 0 && (h1 || h2)) {
+        path[p++] = (char)(h1 * 16 + h2);
+        i += 2;
+      } else {
+        path[p++] = uri[i];
+      }
+    }
+    path[p] = '\0';
+    uint8_t *data;
+    size_t size;
+    char what[64];
+    snprintf(what, sizeof what, "buffer %zu file", bi);
+    r = read_file(path, &data, &size, c->name, what, c->err);
+    free(path);
+    if (r) return c->status = r;
+    b->owned = data;
+    if (size < byte_length)
+      return gl_fail(c, SKS_ERR_PARSE, "buffer %zu: file '%s' has %zu bytes, byteLength says %zu",
+                     bi, uri, size, byte_length);
+    b->data = data;
+    /* External bytes justify model data too. */
+    c->budget += (size > SIZE_MAX / 64 ? SIZE_MAX / 64 : size) * 32;
+  }
+  b->size = byte_length;
+  b->loaded = 1;
+  return SKS_OK;
+}
+
+/* Resolves bufferView vi: *data and *length within a loaded buffer. */
+static sks_result view_get(gl_ctx *c, size_t vi, const uint8_t **data, size_t *length,
+                           size_t *stride) {
+  char where[64];
+  snprintf(where, sizeof where, "bufferView %zu", vi);
+  const cJSON *vj;
+  sks_result r;
+  long bi;
+  size_t off, len;
+  if ((r = js_item(c, &c->views, vi, "bufferView", &vj)) ||
+      (r = js_index(c, vj, "buffer", where, 1, c->n_buffers, "buffer", &bi)) ||
+      (r = js_size(c, vj, "byteOffset", where, 0, 0, &off)) ||
+      (r = js_size(c, vj, "byteLength", where, 1, 0, &len)) ||
+      (r = js_size(c, vj, "byteStride", where, 0, 0, stride)))
+    return r;
+  const gl_buffer *b;
+  if ((r = buffer_get(c, (size_t)bi, &b))) return r;
+  if (off > b->size || len > b->size - off)
+    return gl_fail(c, SKS_ERR_PARSE,
+                   "bufferView %zu: byteOffset %zu + byteLength %zu exceeds buffer %ld length %zu",
+                   vi, off, len, bi, b->size);
+  *data = b->data + off;
+  *length = len;
+  return SKS_OK;
+}
+
+/* ---- accessors ----------------------------------------------------------- */
+
+static uint32_t ct_size(uint32_t ct) {
+  switch (ct) {
+    case CT_BYTE: case CT_UBYTE: return 1;
+    case CT_SHORT: case CT_USHORT: return 2;
+    case CT_UINT: case CT_FLOAT: return 4;
+    default: return 0;
+  }
+}
+static uint32_t ct_mask(uint32_t ct) {
+  switch (ct) {
+    case CT_BYTE: return M_BYTE;
+    case CT_UBYTE: return M_UBYTE;
+    case CT_SHORT: return M_SHORT;
+    case CT_USHORT: return M_USHORT;
+    case CT_UINT: return M_UINT;
+    case CT_FLOAT: return M_FLOAT;
+    default: return 0;
+  }
+}
+static const char *ct_name(uint32_t ct) {
+  switch (ct) {
+    case CT_BYTE: return "byte";
+    case CT_UBYTE: return "unsigned byte";
+    case CT_SHORT: return "short";
+    case CT_USHORT: return "unsigned short";
+    case CT_UINT: return "unsigned int";
+    case CT_FLOAT: return "float";
+    default: return "?";
+  }
+}
+
+/* Checks that count elements of elem_size bytes, stride apart, starting at
+ * byte offset `off`, fit in `len` bytes. */
+static int span_fits(size_t off, size_t count, size_t stride, size_t elem_size, size_t len) {
+  if (count == 0) return off <= len;
+  if (off > len || elem_size > len - off) return 0;
+  size_t room = len - off - elem_size; /* bytes left for the other count-1 steps */
+  return stride == 0 ? 1 : (count - 1) <= room / stride;
+}
+
+static uint32_t rd_u16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t rd_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double comp_value(const uint8_t *p, uint32_t ct, int normalized) {
+  switch (ct) {
+    case CT_BYTE: {
+      int8_t v = (int8_t)p[0];
+      return normalized ? fmax(v / 127.0, -1.0) : v;
+    }
+    case CT_UBYTE: return normalized ? p[0] / 255.0 : p[0];
+    case CT_SHORT: {
+      int16_t v = (int16_t)(uint16_t)rd_u16(p);
+      return normalized ? fmax(v / 32767.0, -1.0) : v;
+    }
+    case CT_USHORT: return normalized ? rd_u16(p) / 65535.0 : rd_u16(p);
+    case CT_UINT: return rd_u32(p);
+    case CT_FLOAT: {
+      uint32_t u = rd_u32(p);
+      float f;
+      memcpy(&f, &u, sizeof f);
+      return f;
+    }
+    default: return 0;
+  }
+}
+
+static uint32_t sparse_index(const gl_acc *a, size_t i) {
+  const uint8_t *p = a->sp_idx + i * a->sp_idx_size;
+  return a->sp_idx_ctype == CT_UBYTE ? p[0] : a->sp_idx_ctype == CT_USHORT ? rd_u16(p) : rd_u32(p);
+}
+
+static sks_result acc_resolve(gl_ctx *c, size_t ai, const char *usage, gl_acc *a) {
+  char where[160];
+  snprintf(where, sizeof where, "accessor %zu (%s)", ai, usage);
+  memset(a, 0, sizeof *a);
+  a->index = ai;
+  const cJSON *aj;
+  sks_result r;
+  long vi;
+  size_t off, count, ct;
+  const char *type;
+  if ((r = js_item(c, &c->accessors, ai, "accessor", &aj)) ||
+      (r = js_index(c, aj, "bufferView", where, 0, c->n_views, "bufferView", &vi)) ||
+      (r = js_size(c, aj, "byteOffset", where, 0, 0, &off)) ||
+      (r = js_size(c, aj, "componentType", where, 1, 0, &ct)) ||
+      (r = js_size(c, aj, "count", where, 1, 0, &count)) ||
+      (r = js_string(c, aj, "type", where, &type)))
+    return r;
+  if (!type) return gl_fail(c, SKS_ERR_PARSE, "%s: \"type\" is missing", where);
+  static const struct { const char *name; uint32_t rows, cols; } types[] = {
+      {"SCALAR", 1, 1}, {"VEC2", 2, 1}, {"VEC3", 3, 1}, {"VEC4", 4, 1},
+      {"MAT2", 2, 2},   {"MAT3", 3, 3}, {"MAT4", 4, 4}};
+  size_t t = 0;
+  while (t < sizeof types / sizeof types[0] && strcmp(types[t].name, type) != 0) ++t;
+  if (t == sizeof types / sizeof types[0])
+    return gl_fail(c, SKS_ERR_PARSE, "%s: unknown type \"%s\"", where, type);
+  a->type_name = types[t].name;
+  a->rows = types[t].rows;
+  a->cols = types[t].cols;
+  a->comps = a->rows * a->cols;
+  a->ctype = (uint32_t)(ct > 0xFFFF ? 0 : ct);
+  a->csize = ct_size(a->ctype);
+  if (!a->csize) return gl_fail(c, SKS_ERR_PARSE, "%s: unknown componentType %zu", where, ct);
+  const cJSON *nj = cJSON_GetObjectItemCaseSensitive(aj, "normalized");
+  if (nj && !cJSON_IsBool(nj))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: \"normalized\" must be a boolean", where);
+  a->normalized = cJSON_IsTrue(nj) && a->ctype != CT_FLOAT && a->ctype != CT_UINT;
+  /* Matrix columns start on 4-byte boundaries (spec 3.6.2.4). */
+  a->col_stride = a->rows * a->csize;
+  if (a->cols > 1) a->col_stride = (a->col_stride + 3u) & ~3u;
+  a->elem_size = a->col_stride * a->cols;
+  a->count = count;
+  if (count == 0) return gl_fail(c, SKS_ERR_PARSE, "%s: count is 0 (must be at least 1)", where);
+
+  if (vi >= 0) {
+    const uint8_t *vdata;
+    size_t vlen, vstride;
+    if ((r = view_get(c, (size_t)vi, &vdata, &vlen, &vstride))) return r;
+    if (vstride && vstride < a->elem_size)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: bufferView %ld byteStride %zu is smaller than one %s of %s (%u bytes)",
+                     where, vi, vstride, a->type_name, ct_name(a->ctype), a->elem_size);
+    a->stride = vstride ? vstride : a->elem_size;
+    if (!span_fits(off, count, a->stride, a->elem_size, vlen))
+      return gl_fail(c, SKS_ERR_PARSE,
+                     "%s: byteOffset %zu + %zu x %zu bytes exceeds bufferView %ld length %zu",
+                     where, off, count, a->stride, vi, vlen);
+    a->data = vdata + off;
+  } else {
+    if (count > GL_MAX_VIRTUAL_BYTES / a->elem_size)
+      return gl_fail(c, SKS_ERR_UNSUPPORTED,
+                     "%s: %zu elements without a bufferView is more than this reader accepts",
+                     where, count);
+    a->stride = a->elem_size;
+  }
+
+  const cJSON *sp;
+  if ((r = js_object(c, aj, "sparse", where, &sp))) return r;
+  if (sp) {
+    const cJSON *ij, *vj;
+    size_t spc, ioff, voff, ict;
+    long ivi, vvi;
+    if ((r = js_size(c, sp, "count", where, 1, 0, &spc)) ||
+        (r = js_object(c, sp, "indices", where, &ij)) || (r = js_object(c, sp, "values", where, &vj)))
+      return r;
+    if (!ij || !vj)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: sparse needs \"indices\" and \"values\"", where);
+    if ((r = js_index(c, ij, "bufferView", where, 1, c->n_views, "bufferView", &ivi)) ||
+        (r = js_size(c, ij, "byteOffset", where, 0, 0, &ioff)) ||
+        (r = js_size(c, ij, "componentType", where, 1, 0, &ict)) ||
+        (r = js_index(c, vj, "bufferView", where, 1, c->n_views, "bufferView", &vvi)) ||
+        (r = js_size(c, vj, "byteOffset", where, 0, 0, &voff)))
+      return r;
+    if (spc > count)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: sparse count %zu exceeds count %zu", where, spc, count);
+    if (ict != CT_UBYTE && ict != CT_USHORT && ict != CT_UINT)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: sparse indices componentType %zu is not an unsigned integer type",
+                     where, ict);
+    a->sp_idx_ctype = (uint32_t)ict;
+    a->sp_idx_size = ct_size((uint32_t)ict);
+    const uint8_t *d;
+    size_t len, vstride;
+    if ((r = view_get(c, (size_t)ivi, &d, &len, &vstride))) return r;
+    if (!span_fits(ioff, spc, a->sp_idx_size, a->sp_idx_size, len))
+      return gl_fail(c, SKS_ERR_PARSE,
+                     "%s: sparse indices byteOffset %zu + %zu x %u bytes exceeds bufferView %ld length %zu",
+                     where, ioff, spc, a->sp_idx_size, ivi, len);
+    a->sp_idx = d + ioff;
+    if ((r = view_get(c, (size_t)vvi, &d, &len, &vstride))) return r;
+    if (!span_fits(voff, spc, a->elem_size, a->elem_size, len))
+      return gl_fail(c, SKS_ERR_PARSE,
+                     "%s: sparse values byteOffset %zu + %zu x %u bytes exceeds bufferView %ld length %zu",
+                     where, voff, spc, a->elem_size, vvi, len);
+    a->sp_val = d + voff;
+    a->sp_count = spc;
+    for (size_t i = 0; i < spc; ++i) {
+      uint32_t k = sparse_index(a, i);
+      if (k >= count)
+        return gl_fail(c, SKS_ERR_PARSE, "%s: sparse index %zu is %u, count is %zu", where, i, k,
+                       count);
+    }
+  }
+  return SKS_OK;
+}
+
+/* Type check: `comps` components per element, component type in `mask`;
+ * integer types in `norm_mask` must be normalized. */
+static sks_result acc_expect(gl_ctx *c, const gl_acc *a, const char *usage, uint32_t comps,
+                             uint32_t mask, uint32_t norm_mask, const char *expected) {
+  uint32_t m = ct_mask(a->ctype);
+  if (a->comps != comps || !(m & mask) || ((m & norm_mask) && !a->normalized))
+    return gl_fail(c, SKS_ERR_PARSE, "accessor %zu (%s): expected %s, got %s of %s%s", a->index,
+                   usage, expected, a->type_name, a->normalized ? "normalized " : "",
+                   ct_name(a->ctype));
+  return SKS_OK;
+}
+
+static double acc_value(const gl_acc *a, const uint8_t *elem, uint32_t k) {
+  return comp_value(elem + (k / a->rows) * a->col_stride + (k % a->rows) * a->csize, a->ctype,
+                    a->normalized);
+}
+
+/* Reads all elements as floats (a->comps per element) into out. */
+static void acc_read_f(const gl_acc *a, float *out) {
+  size_t n = a->comps;
+  if (a->data) {
+    for (size_t e = 0; e < a->count; ++e) {
+      const uint8_t *p = a->data + e * a->stride;
+      for (uint32_t k = 0; k < n; ++k) out[e * n + k] = (float)acc_value(a, p, k);
+    }
+  } else {
+    memset(out, 0, a->count * n * sizeof *out);
+  }
+  for (size_t i = 0; i < a->sp_count; ++i) {
+    size_t e = sparse_index(a, i);
+    const uint8_t *p = a->sp_val + i * a->elem_size;
+    for (uint32_t k = 0; k < n; ++k) out[e * n + k] = (float)acc_value(a, p, k);
+  }
+}
+
+/* Reads all elements of an unsigned integer accessor into out. */
+static void acc_read_u(const gl_acc *a, uint32_t *out) {
+  size_t n = a->comps;
+  if (a->data) {
+    for (size_t e = 0; e < a->count; ++e) {
+      const uint8_t *p = a->data + e * a->stride;
+      for (uint32_t k = 0; k < n; ++k) out[e * n + k] = (uint32_t)acc_value(a, p, k);
+    }
+  } else {
+    memset(out, 0, a->count * n * sizeof *out);
+  }
+  for (size_t i = 0; i < a->sp_count; ++i) {
+    size_t e = sparse_index(a, i);
+    const uint8_t *p = a->sp_val + i * a->elem_size;
+    for (uint32_t k = 0; k < n; ++k) out[e * n + k] = (uint32_t)acc_value(a, p, k);
+  }
+}
+
+/* Resolves + type-checks + reads a float accessor into a new array. */
+static sks_result acc_load_f(gl_ctx *c, size_t ai, const char *usage, uint32_t comps,
+                             uint32_t mask, uint32_t norm_mask, const char *expected,
+                             gl_acc *a, float **out) {
+  sks_result r;
+  *out = NULL;
+  if ((r = acc_resolve(c, ai, usage, a)) ||
+      (r = acc_expect(c, a, usage, comps, mask, norm_mask, expected)))
+    return r;
+  *out = gl_alloc(c, a->count * comps, sizeof(float));
+  if (!*out) return c->status;
+  acc_read_f(a, *out);
+  return SKS_OK;
+}
+
+/* ---- nodes and skeleton -------------------------------------------------- */
+
+static sks_result node_rest(gl_ctx *c, const cJSON *nj, size_t ni, sks_transform *t) {
+  char where[48];
+  snprintf(where, sizeof where, "node %zu", ni);
+  sks_result r;
+  *t = sks_transform_identity();
+  if (cJSON_GetObjectItemCaseSensitive(nj, "matrix")) {
+    sks_mat4 m;
+    if ((r = js_floats(c, nj, "matrix", where, 16, m.m))) return r;
+    *t = sks_m4_decompose(&m);
+    return SKS_OK;
+  }
+  float tr[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
+  if ((r = js_floats(c, nj, "translation", where, 3, tr)) ||
+      (r = js_floats(c, nj, "rotation", where, 4, q)) || (r = js_floats(c, nj, "scale", where, 3, s)))
+    return r;
+  t->translation = sks_v3(tr[0], tr[1], tr[2]);
+  t->rotation = sks_q_normalize(sks_q(q[0], q[1], q[2], q[3]));
+  t->scale = sks_v3(s[0], s[1], s[2]);
+  return SKS_OK;
+}
+
+/* Parents from "children"; rejects out-of-range children, nodes with two
+ * parents and cycles (glTF requires a forest). */
+static sks_result build_parents(gl_ctx *c) {
+  size_t n = c->n_nodes;
+  sks_result r;
+  for (size_t i = 0; i < n; ++i) c->node_parent[i] = -1;
+  for (size_t i = 0; i < n; ++i) {
+    const cJSON *nj, *ch;
+    size_t cn;
+    char where[48];
+    snprintf(where, sizeof where, "node %zu", i);
+    if ((r = js_item(c, &c->nodes, i, "node", &nj)) ||
+        (r = js_array(c, nj, "children", where, &ch, &cn)))
+      return r;
+    const cJSON *cj;
+    size_t k = 0;
+    cJSON_ArrayForEach(cj, ch) {
+      long child;
+      if ((r = js_index_item(c, cj, k++, where, "children", n, "node", &child))) return r;
+      if ((size_t)child == i)
+        return gl_fail(c, SKS_ERR_PARSE, "node %zu lists itself as a child (recursive nodes)", i);
+      if (c->node_parent[child] >= 0)
+        return gl_fail(c, SKS_ERR_PARSE, "node %ld has two parents (nodes %d and %zu)", child,
+                       c->node_parent[child], i);
+      c->node_parent[child] = (int32_t)i;
+    }
+  }
+  /* Cycle check: walk up from every node; state 1 = on the current path. */
+  uint8_t *state = calloc(n ? n : 1, 1);
+  if (!state) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < n; ++i) {
+    int32_t k = (int32_t)i;
+    while (k >= 0 && state[k] == 0) {
+      state[k] = 1;
+      k = c->node_parent[k];
+    }
+    if (k >= 0 && state[k] == 1) {
+      free(state);
+      return gl_fail(c, SKS_ERR_PARSE, "node %d is its own ancestor (recursive nodes)", k);
+    }
+    for (k = (int32_t)i; k >= 0 && state[k] == 1; k = c->node_parent[k]) state[k] = 2;
+  }
+  free(state);
+  return SKS_OK;
+}
+
+/* Appends the tree under `root` to the joint order (pre-order, children in
+ * file order). `order` has room for every node; `stack` too. */
+static void visit_tree(gl_ctx *c, int32_t root, int32_t *order, size_t *count, int32_t *stack) {
+  while (c->node_parent[root] >= 0) root = c->node_parent[root];
+  if (c->node_joint[root] >= 0) return;
+  size_t top = 0;
+  stack[top++] = root;
+  while (top) {
+    int32_t nidx = stack[--top];
+    c->node_joint[nidx] = (int32_t)*count;
+    order[(*count)++] = nidx;
+    /* children were validated by build_parents; pushed reversed so they pop in file order */
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(c->nodes.items[nidx], "children"), *cj;
+    size_t first = top;
+    cJSON_ArrayForEach(cj, ch) {
+      int32_t child = (int32_t)cj->valuedouble;
+      if (c->node_joint[child] < 0) stack[top++] = child;
+    }
+    for (size_t a = first, b = top; a + 1 < b; ++a, --b) {
+      int32_t tmp = stack[a];
+      stack[a] = stack[b - 1];
+      stack[b - 1] = tmp;
+    }
+  }
+}
+
+static sks_result build_skeleton(gl_ctx *c, sks_model *m) {
+  sks_result r;
+  size_t n = c->n_nodes;
+  if ((r = build_parents(c))) return r;
+  int32_t *order = malloc((n ? n : 1) * sizeof *order);
+  int32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+  if (!order || !stack) {
+    free(order);
+    free(stack);
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  }
+  size_t count = 0;
+  if (c->n_scenes > 0) {
+    for (size_t s = 0; s < c->n_scenes && !r; ++s) {
+      const cJSON *sj, *sn;
+      size_t cnt;
+      char where[48];
+      snprintf(where, sizeof where, "scene %zu", s);
+      if ((r = js_item(c, &c->scenes, s, "scene", &sj)) ||
+          (r = js_array(c, sj, "nodes", where, &sn, &cnt)))
+        break;
+      const cJSON *e;
+      size_t k = 0;
+      cJSON_ArrayForEach(e, sn) {
+        long ni;
+        if ((r = js_index_item(c, e, k++, where, "nodes", n, "node", &ni))) break;
+        visit_tree(c, (int32_t)ni, order, &count, stack);
+      }
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      if (c->node_parent[i] < 0) visit_tree(c, (int32_t)i, order, &count, stack);
+  }
+  /* Skin joints outside the scenes: bring their trees in so skins stay whole. */
+  for (size_t s = 0; s < c->n_skins && !r; ++s) {
+    const cJSON *sj, *jj;
+    size_t cnt;
+    char where[48];
+    snprintf(where, sizeof where, "skin %zu", s);
+    if ((r = js_item(c, &c->skins, s, "skin", &sj)) || (r = js_array(c, sj, "joints", where, &jj, &cnt)))
+      break;
+    const cJSON *e;
+    size_t k = 0;
+    cJSON_ArrayForEach(e, jj) {
+      long ni;
+      if ((r = js_index_item(c, e, k++, where, "joints", n, "node", &ni))) break;
+      visit_tree(c, (int32_t)ni, order, &count, stack);
+    }
+  }
+  free(stack);
+  if (r) {
+    free(order);
+    return r;
+  }
+  sks_skeleton *sk = &m->skeleton;
+  sk->names = gl_alloc(c, count, sizeof(char *));
+  sk->parents = sk->names ? gl_alloc(c, count, sizeof(int32_t)) : NULL;
+  sk->rest = sk->parents ? gl_alloc(c, count, sizeof(sks_transform)) : NULL;
+  if (!sk->rest) {
+    free(order);
+    return c->status;
+  }
+  sk->joint_count = count;
+  for (size_t j = 0; j < count && !r; ++j) {
+    int32_t ni = order[j];
+    const cJSON *nj = c->nodes.items[ni];
+    const char *name;
+    char where[48], buf[48];
+    snprintf(where, sizeof where, "node %d", ni);
+    if ((r = js_string(c, nj, "name", where, &name))) break;
+    if (!name) {
+      snprintf(buf, sizeof buf, "node_%d", ni);
+      name = buf;
+    }
+    if (!(sk->names[j] = gl_strdup(c, name))) { r = c->status; break; }
+    int32_t p = c->node_parent[ni];
+    sk->parents[j] = p >= 0 ? c->node_joint[p] : -1;
+    r = node_rest(c, nj, (size_t)ni, &sk->rest[j]);
+  }
+  free(order);
+  return r;
+}
+
+/* ---- materials, skins ---------------------------------------------------- */
+
+static sks_result read_materials(gl_ctx *c, sks_model *m) {
+  sks_result r;
+  if (!c->n_materials) return SKS_OK;
+  if (!(m->materials = gl_alloc(c, c->n_materials, sizeof(sks_material)))) return c->status;
+  m->material_count = c->n_materials;
+  for (size_t i = 0; i < c->n_materials; ++i) {
+    const cJSON *mj, *pbr;
+    const char *name;
+    char where[48], buf[48];
+    snprintf(where, sizeof where, "material %zu", i);
+    sks_material *mat = &m->materials[i];
+    for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
+    if ((r = js_item(c, &c->materials, i, "material", &mj)) ||
+        (r = js_string(c, mj, "name", where, &name)) ||
+        (r = js_object(c, mj, "pbrMetallicRoughness", where, &pbr)))
+      return r;
+    if (pbr && (r = js_floats(c, pbr, "baseColorFactor", where, 4, mat->base_color))) return r;
+    if (!name) {
+      snprintf(buf, sizeof buf, "material_%zu", i);
+      name = buf;
+    }
+    if (!(mat->name = gl_strdup(c, name))) return c->status;
+  }
+  return SKS_OK;
+}
+
+static sks_result read_skins(gl_ctx *c, sks_model *m) {
+  sks_result r;
+  if (!c->n_skins) return SKS_OK;
+  if (!(m->skins = gl_alloc(c, c->n_skins, sizeof(sks_skin)))) return c->status;
+  m->skin_count = c->n_skins;
+  for (size_t i = 0; i < c->n_skins; ++i) {
+    const cJSON *sj, *jj;
+    const char *name;
+    size_t cnt;
+    long ibm;
+    char where[48], buf[48];
+    snprintf(where, sizeof where, "skin %zu", i);
+    sks_skin *s = &m->skins[i];
+    if ((r = js_item(c, &c->skins, i, "skin", &sj)) || (r = js_string(c, sj, "name", where, &name)) ||
+        (r = js_array(c, sj, "joints", where, &jj, &cnt)) ||
+        (r = js_index(c, sj, "inverseBindMatrices", where, 0, c->n_accessors, "accessor", &ibm)))
+      return r;
+    if (!name) {
+      snprintf(buf, sizeof buf, "skin_%zu", i);
+      name = buf;
+    }
+    if (!(s->name = gl_strdup(c, name))) return c->status;
+    if (cnt == 0) return gl_fail(c, SKS_ERR_PARSE, "skin %zu has no joints", i);
+    if (cnt > 65536)
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "skin %zu has %zu joints (at most 65536 supported)", i, cnt);
+    if (!(s->joints = gl_alloc(c, cnt, sizeof(int32_t))) ||
+        !(s->inverse_bind = gl_alloc(c, cnt, sizeof(sks_mat4))))
+      return c->status;
+    s->joint_count = cnt;
+    const cJSON *e;
+    size_t k = 0;
+    cJSON_ArrayForEach(e, jj) {
+      long ni;
+      if ((r = js_index_item(c, e, k, where, "joints", c->n_nodes, "node", &ni))) return r;
+      s->joints[k] = c->node_joint[ni]; /* build_skeleton pulled every joint in */
+      s->inverse_bind[k] = sks_m4_identity(); /* spec: absent = identity */
+      ++k;
+    }
+    if (ibm >= 0) {
+      gl_acc a;
+      char usage[64];
+      snprintf(usage, sizeof usage, "inverseBindMatrices of skin %zu", i);
+      if ((r = acc_resolve(c, (size_t)ibm, usage, &a)) ||
+          (r = acc_expect(c, &a, usage, 16, M_FLOAT, 0, "MAT4 of float")))
+        return r;
+      if (a.count < cnt)
+        return gl_fail(c, SKS_ERR_PARSE, "skin %zu: inverseBindMatrices accessor %ld has %zu matrices for %zu joints",
+                       i, ibm, a.count, cnt);
+      float *tmp = malloc(a.count * 16 * sizeof(float));
+      if (!tmp) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+      acc_read_f(&a, tmp);
+      memcpy(s->inverse_bind, tmp, cnt * sizeof(sks_mat4));
+      free(tmp);
+    }
+  }
+  return SKS_OK;
+}
+
+/* ---- meshes -------------------------------------------------------------- */
+
+/* More than 8 influences: keep the 8 largest weights per vertex, rescaled so
+ * the vertex's weight sum is unchanged. */
+static void reduce_influences(size_t nv, uint32_t k_in, const uint16_t *j_in, const float *w_in,
+                              uint16_t *j_out, float *w_out) {
+  for (size_t v = 0; v < nv; ++v) {
+    const uint16_t *jv = j_in + v * k_in;
+    const float *wv = w_in + v * k_in;
+    uint8_t used[GL_MAX_SETS * 4] = {0};
+    double total = 0, kept = 0;
+    for (uint32_t k = 0; k < k_in; ++k) total += wv[k];
+    for (uint32_t s = 0; s < SKS_MAX_INFLUENCES; ++s) {
+      int best = -1;
+      for (uint32_t k = 0; k < k_in; ++k)
+        if (!used[k] && (best < 0 || wv[k] > wv[best])) best = (int)k;
+      used[best] = 1;
+      j_out[v * SKS_MAX_INFLUENCES + s] = jv[best];
+      w_out[v * SKS_MAX_INFLUENCES + s] = wv[best];
+      kept += wv[best];
+    }
+    if (kept > 0 && isfinite(total) && total > 0)
+      for (uint32_t s = 0; s < SKS_MAX_INFLUENCES; ++s)
+        w_out[v * SKS_MAX_INFLUENCES + s] = (float)(w_out[v * SKS_MAX_INFLUENCES + s] * (total / kept));
+  }
+}
+
+static sks_result read_skin_sets(gl_ctx *c, const cJSON *attrs, const char *where, size_t nv,
+                                 sks_mesh_part *part) {
+  sks_result r;
+  uint32_t sets = 0;
+  long jacc[GL_MAX_SETS], wacc[GL_MAX_SETS];
+  for (;; ++sets) {
+    char jk[16], wk[16];
+    snprintf(jk, sizeof jk, "JOINTS_%u", sets);
+    snprintf(wk, sizeof wk, "WEIGHTS_%u", sets);
+    long ja, wa;
+    if ((r = js_index(c, attrs, jk, where, 0, c->n_accessors, "accessor", &ja)) ||
+        (r = js_index(c, attrs, wk, where, 0, c->n_accessors, "accessor", &wa)))
+      return r;
+    if (ja < 0 && wa < 0) break;
+    if (ja < 0 || wa < 0)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: has %s without %s", where, ja < 0 ? wk : jk,
+                     ja < 0 ? jk : wk);
+    if (sets == GL_MAX_SETS)
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "%s: more than %d JOINTS_n/WEIGHTS_n sets", where,
+                     GL_MAX_SETS);
+    jacc[sets] = ja;
+    wacc[sets] = wa;
+  }
+  uint32_t k_all = sets * 4;
+  uint16_t *joints = malloc(nv * k_all * sizeof *joints + 1);
+  float *weights = malloc(nv * k_all * sizeof *weights + 1);
+  uint32_t *jtmp = malloc(nv * 4 * sizeof *jtmp + 1);
+  float *wtmp = malloc(nv * 4 * sizeof *wtmp + 1);
+  r = (!joints || !weights || !jtmp || !wtmp) ? gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory")
+                                             : SKS_OK;
+  for (uint32_t s = 0; s < sets && !r; ++s) {
+    gl_acc ja, wa;
+    char ju[160], wu[160];
+    snprintf(ju, sizeof ju, "JOINTS_%u of %s", s, where);
+    snprintf(wu, sizeof wu, "WEIGHTS_%u of %s", s, where);
+    if ((r = acc_resolve(c, (size_t)jacc[s], ju, &ja)) ||
+        (r = acc_expect(c, &ja, ju, 4, M_UBYTE | M_USHORT, 0, "VEC4 of unsigned byte/short")) ||
+        (r = acc_resolve(c, (size_t)wacc[s], wu, &wa)) ||
+        (r = acc_expect(c, &wa, wu, 4, M_FLOAT | M_UBYTE | M_USHORT, M_UBYTE | M_USHORT,
+                        "VEC4 of float / normalized unsigned byte / normalized unsigned short")))
+      break;
+    if (ja.count != nv || wa.count != nv) {
+      r = gl_fail(c, SKS_ERR_PARSE, "%s: JOINTS_%u has %zu and WEIGHTS_%u %zu elements for %zu vertices",
+                  where, s, ja.count, s, wa.count, nv);
+      break;
+    }
+    acc_read_u(&ja, jtmp);
+    acc_read_f(&wa, wtmp);
+    for (size_t v = 0; v < nv; ++v)
+      for (uint32_t k = 0; k < 4; ++k) {
+        joints[v * k_all + s * 4 + k] = (uint16_t)jtmp[v * 4 + k];
+        weights[v * k_all + s * 4 + k] = wtmp[v * 4 + k];
+      }
+  }
+  free(jtmp);
+  free(wtmp);
+  if (!r) {
+    uint32_t k_out = k_all > SKS_MAX_INFLUENCES ? SKS_MAX_INFLUENCES : k_all;
+    part->joints = gl_alloc(c, nv * k_out, sizeof(uint16_t));
+    part->weights = part->joints ? gl_alloc(c, nv * k_out, sizeof(float)) : NULL;
+    if (!part->weights) {
+      r = c->status;
+    } else {
+      part->influence_count = k_out;
+      if (k_all > SKS_MAX_INFLUENCES) {
+        reduce_influences(nv, k_all, joints, weights, part->joints, part->weights);
+      } else {
+        memcpy(part->joints, joints, nv * k_all * sizeof *joints);
+        memcpy(part->weights, weights, nv * k_all * sizeof *weights);
+      }
+    }
+  }
+  free(joints);
+  free(weights);
+  return r;
+}
+
+static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t pi, long skin,
+                                 sks_mesh_part *part) {
+  char where[64];
+  snprintf(where, sizeof where, "mesh %zu primitive %zu", mi, pi);
+  sks_result r;
+  const cJSON *attrs;
+  long pos, nrm, uv, idx, mat;
+  size_t mode;
+  if ((r = js_object(c, pj, "attributes", where, &attrs)) ||
+      (r = js_index(c, attrs, "POSITION", where, 1, c->n_accessors, "accessor", &pos)) ||
+      (r = js_index(c, attrs, "NORMAL", where, 0, c->n_accessors, "accessor", &nrm)) ||
+      (r = js_index(c, attrs, "TEXCOORD_0", where, 0, c->n_accessors, "accessor", &uv)) ||
+      (r = js_index(c, pj, "indices", where, 0, c->n_accessors, "accessor", &idx)) ||
+      (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
+      (r = js_size(c, pj, "mode", where, 0, 4, &mode)))
+    return r;
+  part->material = (int32_t)mat;
+  gl_acc a;
+  char usage[96];
+  snprintf(usage, sizeof usage, "POSITION of %s", where);
+  if ((r = acc_load_f(c, (size_t)pos, usage, 3, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                      "VEC3 of float (or quantized integers)", &a, &part->positions)))
+    return r;
+  size_t nv = part->vertex_count = a.count;
+  if (nrm >= 0) {
+    snprintf(usage, sizeof usage, "NORMAL of %s", where);
+    if ((r = acc_load_f(c, (size_t)nrm, usage, 3, M_FLOAT | M_BYTE | M_SHORT, 0,
+                        "VEC3 of float / byte / short", &a, &part->normals)))
+      return r;
+    if (a.count != nv)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: NORMAL accessor %ld has %zu elements, POSITION %zu", where,
+                     nrm, a.count, nv);
+  }
+  if (uv >= 0) {
+    snprintf(usage, sizeof usage, "TEXCOORD_0 of %s", where);
+    if ((r = acc_load_f(c, (size_t)uv, usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                        "VEC2 of float or integers", &a, &part->uvs)))
+      return r;
+    if (a.count != nv)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
+                     where, uv, a.count, nv);
+  }
+  /* A skinned node's primitive without JOINTS_0 stays rigid (follows the node). */
+  part->skin = -1;
+  if (skin >= 0 && cJSON_GetObjectItemCaseSensitive(attrs, "JOINTS_0")) {
+    part->skin = (int32_t)skin;
+    if ((r = read_skin_sets(c, attrs, where, nv, part))) return r;
+  }
+  if (mode != 4) return SKS_OK; /* points / lines / strips / fans: vertices only */
+  if (idx >= 0) {
+    snprintf(usage, sizeof usage, "indices of %s", where);
+    if ((r = acc_resolve(c, (size_t)idx, usage, &a)) ||
+        (r = acc_expect(c, &a, usage, 1, M_UBYTE | M_USHORT | M_UINT, 0,
+                        "SCALAR of unsigned byte/short/int")))
+      return r;
+    uint32_t *all = malloc(a.count * sizeof *all);
+    if (!all) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    acc_read_u(&a, all);
+    /* A trailing partial triangle cannot be drawn: dropped, as renderers do. */
+    size_t n = a.count - a.count % 3;
+    if (!(part->indices = gl_alloc(c, n, sizeof(uint32_t)))) {
+      free(all);
+      return c->status;
+    }
+    memcpy(part->indices, all, n * sizeof *all);
+    free(all);
+    part->index_count = n;
+    for (size_t i = 0; i < n; ++i)
+      if (part->indices[i] >= nv)
+        return gl_fail(c, SKS_ERR_PARSE, "%s: index %zu is %u, but there are %zu vertices", where, i,
+                       part->indices[i], nv);
+  } else {
+    size_t n = nv - nv % 3;
+    if (!(part->indices = gl_alloc(c, n, sizeof(uint32_t)))) return c->status;
+    if (nv > UINT32_MAX) return gl_fail(c, SKS_ERR_UNSUPPORTED, "%s: too many vertices", where);
+    part->index_count = n;
+    for (size_t i = 0; i < n; ++i) part->indices[i] = (uint32_t)i;
+  }
+  return SKS_OK;
+}
+
+static sks_result read_meshes(gl_ctx *c, sks_model *m) {
+  sks_result r;
+  /* Pass 1: validate references and count parts. */
+  size_t total = 0;
+  for (size_t i = 0; i < c->n_nodes; ++i) {
+    const cJSON *nj = c->nodes.items[i], *mj, *prims, *pj;
+    char where[48];
+    long mi, si;
+    size_t np;
+    snprintf(where, sizeof where, "node %zu", i);
+    if ((r = js_index(c, nj, "mesh", where, 0, c->n_meshes, "mesh", &mi)) ||
+        (r = js_index(c, nj, "skin", where, 0, c->n_skins, "skin", &si)))
+      return r;
+    if (mi < 0 || c->node_joint[i] < 0) continue;
+    snprintf(where, sizeof where, "mesh %ld", mi);
+    if ((r = js_item(c, &c->meshes, (size_t)mi, "mesh", &mj)) ||
+        (r = js_array(c, mj, "primitives", where, &prims, &np)))
+      return r;
+    size_t k = 0;
+    cJSON_ArrayForEach(pj, prims) {
+      const cJSON *attrs;
+      char pw[64];
+      snprintf(pw, sizeof pw, "mesh %ld primitive %zu", mi, k++);
+      if (!cJSON_IsObject(pj)) return gl_fail(c, SKS_ERR_PARSE, "%s must be an object", pw);
+      if ((r = js_object(c, pj, "attributes", pw, &attrs))) return r;
+      /* Primitives without POSITION are skipped (spec: not rendered). */
+      if (attrs && cJSON_GetObjectItemCaseSensitive(attrs, "POSITION")) ++total;
+    }
+  }
+  if (!total) return SKS_OK;
+  if (!(m->parts = gl_alloc(c, total, sizeof(sks_mesh_part)))) return c->status;
+  m->part_count = total;
+  for (size_t i = 0; i < total; ++i) {
+    m->parts[i].skin = -1;
+    m->parts[i].material = -1;
+  }
+  size_t pidx = 0;
+  for (size_t i = 0; i < c->n_nodes; ++i) {
+    const cJSON *nj = c->nodes.items[i];
+    const cJSON *mj, *prims, *pj;
+    const char *mname;
+    long mi, si;
+    char where[48];
+    snprintf(where, sizeof where, "node %zu", i);
+    js_index(c, nj, "mesh", where, 0, c->n_meshes, "mesh", &mi);
+    js_index(c, nj, "skin", where, 0, c->n_skins, "skin", &si);
+    if (mi < 0 || c->node_joint[i] < 0) continue;
+    mj = c->meshes.items[mi];
+    prims = cJSON_GetObjectItemCaseSensitive(mj, "primitives");
+    snprintf(where, sizeof where, "mesh %ld", mi);
+    if ((r = js_string(c, mj, "name", where, &mname))) return r;
+    int np = cJSON_GetArraySize(prims);
+    size_t k = 0;
+    cJSON_ArrayForEach(pj, prims) {
+      const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(pj, "attributes");
+      size_t pk = k++;
+      if (!attrs || !cJSON_GetObjectItemCaseSensitive(attrs, "POSITION")) continue;
+      sks_mesh_part *part = &m->parts[pidx++];
+      char name[256];
+      if (mname && np == 1) snprintf(name, sizeof name, "%s", mname);
+      else if (mname) snprintf(name, sizeof name, "%s_%zu", mname, pk);
+      else if (np == 1) snprintf(name, sizeof name, "mesh_%ld", mi);
+      else snprintf(name, sizeof name, "mesh_%ld_%zu", mi, pk);
+      if (!(part->name = gl_strdup(c, name))) return c->status;
+      part->node = c->node_joint[i];
+      if ((r = read_primitive(c, pj, (size_t)mi, pk, si, part))) return r;
+    }
+  }
+  return SKS_OK;
+}
+
+/* ---- animations ---------------------------------------------------------- */
+
+static sks_result read_track(gl_ctx *c, const cJSON *sj, size_t ai, long si, sks_track *t) {
+  char where[64];
+  snprintf(where, sizeof where, "animation %zu sampler %ld", ai, si);
+  sks_result r;
+  long in, out;
+  const char *interp;
+  if ((r = js_index(c, sj, "input", where, 1, c->n_accessors, "accessor", &in)) ||
+      (r = js_index(c, sj, "output", where, 1, c->n_accessors, "accessor", &out)) ||
+      (r = js_string(c, sj, "interpolation", where, &interp)))
+    return r;
+  if (!interp || strcmp(interp, "LINEAR") == 0) t->interpolation = SKS_INTERP_LINEAR;
+  else if (strcmp(interp, "STEP") == 0) t->interpolation = SKS_INTERP_STEP;
+  else if (strcmp(interp, "CUBICSPLINE") == 0) t->interpolation = SKS_INTERP_CUBICSPLINE;
+  else return gl_fail(c, SKS_ERR_PARSE, "%s: unknown interpolation \"%s\"", where, interp);
+  gl_acc a;
+  char usage[96];
+  snprintf(usage, sizeof usage, "input of %s", where);
+  if ((r = acc_load_f(c, (size_t)in, usage, 1, M_FLOAT, 0, "SCALAR of float", &a, &t->times)))
+    return r;
+  t->key_count = a.count;
+  for (size_t k = 0; k < a.count; ++k) {
+    if (!isfinite(t->times[k]))
+      return gl_fail(c, SKS_ERR_PARSE, "%s: key time %zu is not finite", where, k);
+    if (k && t->times[k] < t->times[k - 1])
+      return gl_fail(c, SKS_ERR_PARSE, "%s: key times decrease at key %zu (%g after %g)", where, k,
+                     (double)t->times[k], (double)t->times[k - 1]);
+  }
+  uint32_t comps = sks_track_components(t->path);
+  size_t per_key = t->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1;
+  snprintf(usage, sizeof usage, "output of %s", where);
+  if ((r = acc_resolve(c, (size_t)out, usage, &a))) return r;
+  if (t->path == SKS_PATH_ROTATION)
+    r = acc_expect(c, &a, usage, 4, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT,
+                   M_BYTE | M_UBYTE | M_SHORT | M_USHORT, "VEC4 of float or normalized integers");
+  else
+    r = acc_expect(c, &a, usage, 3, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                   "VEC3 of float (or quantized integers)");
+  if (r) return r;
+  if (a.count / per_key < t->key_count || a.count % per_key)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: output accessor %ld has %zu values for %zu keys%s", where,
+                   out, a.count, t->key_count, per_key == 3 ? " (CUBICSPLINE needs 3 per key)" : "");
+  float *vals = gl_alloc(c, a.count, comps * sizeof(float));
+  if (!vals) return c->status;
+  acc_read_f(&a, vals);
+  t->values = vals; /* extra values beyond key_count * per_key are ignored */
+  return SKS_OK;
+}
+
+static sks_result read_animations(gl_ctx *c, sks_model *m) {
+  sks_result r;
+  if (!c->n_animations) return SKS_OK;
+  if (!(m->clips = gl_alloc(c, c->n_animations, sizeof(sks_clip)))) return c->status;
+  m->clip_count = c->n_animations;
+  for (size_t ai = 0; ai < c->n_animations; ++ai) {
+    sks_clip *clip = &m->clips[ai];
+    const cJSON *aj, *channels, *ch;
+    const char *name;
+    size_t nc;
+    char where[48], buf[48];
+    snprintf(where, sizeof where, "animation %zu", ai);
+    if ((r = js_item(c, &c->animations, ai, "animation", &aj)) ||
+        (r = js_string(c, aj, "name", where, &name)) ||
+        (r = js_vec(c, aj, "samplers", where, &c->samplers)) ||
+        (r = js_array(c, aj, "channels", where, &channels, &nc)))
+      return r;
+    if (!name) {
+      snprintf(buf, sizeof buf, "animation_%zu", ai);
+      name = buf;
+    }
+    if (!(clip->name = gl_strdup(c, name))) return c->status;
+    /* Pass 1: which channels become tracks. */
+    size_t nt = 0;
+    size_t k = 0;
+    cJSON_ArrayForEach(ch, channels) {
+      char cw[64];
+      const cJSON *tj;
+      const char *path;
+      long node, si;
+      snprintf(cw, sizeof cw, "animation %zu channel %zu", ai, k++);
+      if (!cJSON_IsObject(ch)) return gl_fail(c, SKS_ERR_PARSE, "%s must be an object", cw);
+      if ((r = js_index(c, ch, "sampler", cw, 1, c->samplers.count, "sampler", &si)) ||
+          (r = js_object(c, ch, "target", cw, &tj)))
+        return r;
+      if (!tj) return gl_fail(c, SKS_ERR_PARSE, "%s: \"target\" is missing", cw);
+      if ((r = js_index(c, tj, "node", cw, 0, c->n_nodes, "node", &node)) ||
+          (r = js_string(c, tj, "path", cw, &path)))
+        return r;
+      if (!path) return gl_fail(c, SKS_ERR_PARSE, "%s: target \"path\" is missing", cw);
+      if (node >= 0 && c->node_joint[node] >= 0 &&
+          (!strcmp(path, "translation") || !strcmp(path, "rotation") || !strcmp(path, "scale")))
+        ++nt;
+    }
+    if (nt) {
+      if (!(clip->tracks = gl_alloc(c, nt, sizeof(sks_track)))) return c->status;
+      clip->track_count = nt;
+    }
+    size_t ti = 0;
+    float duration = 0;
+    cJSON_ArrayForEach(ch, channels) {
+      const cJSON *tj = cJSON_GetObjectItemCaseSensitive(ch, "target");
+      const char *path = cJSON_GetObjectItemCaseSensitive(tj, "path")->valuestring;
+      const cJSON *nj = cJSON_GetObjectItemCaseSensitive(tj, "node");
+      if (!nj) continue;
+      int32_t joint = c->node_joint[(size_t)nj->valuedouble];
+      sks_track_path tp;
+      if (!strcmp(path, "translation")) tp = SKS_PATH_TRANSLATION;
+      else if (!strcmp(path, "rotation")) tp = SKS_PATH_ROTATION;
+      else if (!strcmp(path, "scale")) tp = SKS_PATH_SCALE;
+      else continue;
+      if (joint < 0) continue;
+      long si = (long)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble;
+      const cJSON *sj;
+      if ((r = js_item(c, &c->samplers, (size_t)si, "sampler", &sj))) return r;
+      sks_track *t = &clip->tracks[ti++];
+      t->joint = joint;
+      t->path = tp;
+      if ((r = read_track(c, sj, ai, si, t))) return r;
+      if (t->key_count && t->times[t->key_count - 1] > duration)
+        duration = t->times[t->key_count - 1];
+    }
+    clip->duration = duration;
+  }
+  return SKS_OK;
+}
+
+/* ---- container ----------------------------------------------------------- */
+
+static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
+  const char *json = (const char *)data;
+  size_t json_len = size;
+  int glb = 0;
+  if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF) { /* UTF-8 BOM */
+    json += 3;
+    json_len -= 3;
+  }
+  if (size >= 4 && rd_u32(data) == GLB_MAGIC) {
+    glb = 1;
+    if (size < 20)
+      return gl_fail(c, SKS_ERR_PARSE, "GLB is %zu bytes, too short for a header and a chunk", size);
+    uint32_t version = rd_u32(data + 4), length = rd_u32(data + 8);
+    if (version != 2)
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "GLB version %u (only glTF 2.0 is supported)", version);
+    if (length > size)
+      return gl_fail(c, SKS_ERR_PARSE, "GLB header says %u bytes, the file has %zu (truncated?)",
+                     length, size);
+    size_t pos = 12, chunk = 0;
+    json = NULL;
+    while (pos < length) {
+      if (length - pos < 8)
+        return gl_fail(c, SKS_ERR_PARSE, "GLB chunk %zu header at byte %zu is truncated", chunk, pos);
+      uint32_t clen = rd_u32(data + pos), ctype = rd_u32(data + pos + 4);
+      if (clen > length - pos - 8)
+        return gl_fail(c, SKS_ERR_PARSE, "GLB chunk %zu at byte %zu: length %u exceeds the file (%u bytes)",
+                       chunk, pos, clen, length);
+      const uint8_t *cdata = data + pos + 8;
+      if (chunk == 0) {
+        if (ctype != GLB_JSON)
+          return gl_fail(c, SKS_ERR_PARSE, "GLB first chunk is not JSON (type 0x%08X)", ctype);
+        json = (const char *)cdata;
+        json_len = clen;
+      } else if (chunk == 1 && ctype == GLB_BIN) {
+        c->bin = cdata;
+        c->bin_size = clen;
+        c->has_bin = 1;
+      } /* other chunks are ignored (spec) */
+      pos += 8 + (size_t)clen;
+      ++chunk;
+    }
+    if (!json) return gl_fail(c, SKS_ERR_PARSE, "GLB has no JSON chunk");
+  }
+  c->root = cJSON_ParseWithLength(json, json_len);
+  if (!c->root) {
+    const char *at = cJSON_GetErrorPtr();
+    long off = (at && at >= json && at <= json + json_len) ? (long)(at - json) : -1;
+    return gl_fail(c, SKS_ERR_PARSE, "invalid JSON%s (near byte %ld)",
+                   glb ? " in the GLB JSON chunk" : "", off);
+  }
+  if (!cJSON_IsObject(c->root))
+    return gl_fail(c, SKS_ERR_PARSE, "the glTF JSON is %s, not an object", js_type_name(c->root));
+  return SKS_OK;
+}
+
+static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_model *m) {
+  sks_result r;
+  if ((r = parse_container(c, data, size))) return r;
+  const cJSON *root = c->root, *asset, *req, *e;
+  size_t nreq;
+  if ((r = js_object(c, root, "asset", "glTF", &asset))) return r;
+  if (asset) {
+    const char *version;
+    if ((r = js_string(c, asset, "version", "asset", &version))) return r;
+    if (version && (version[0] != '2' || (version[1] != '\0' && version[1] != '.')))
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "glTF version %s (only 2.x is supported)", version);
+  }
+  if ((r = js_array(c, root, "extensionsRequired", "", &req, &nreq))) return r;
+  cJSON_ArrayForEach(e, req) {
+    if (cJSON_IsString(e) && (!strcmp(e->valuestring, "KHR_draco_mesh_compression") ||
+                              !strcmp(e->valuestring, "EXT_meshopt_compression")))
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "required extension %s is not supported", e->valuestring);
+  }
+  if ((r = js_vec(c, root, "accessors", "", &c->accessors)) ||
+      (r = js_vec(c, root, "bufferViews", "", &c->views)) ||
+      (r = js_vec(c, root, "buffers", "", &c->buffers_json)) ||
+      (r = js_vec(c, root, "nodes", "", &c->nodes)) ||
+      (r = js_vec(c, root, "meshes", "", &c->meshes)) ||
+      (r = js_vec(c, root, "skins", "", &c->skins)) ||
+      (r = js_vec(c, root, "materials", "", &c->materials)) ||
+      (r = js_vec(c, root, "animations", "", &c->animations)) ||
+      (r = js_vec(c, root, "scenes", "", &c->scenes)))
+    return r;
+  c->n_accessors = c->accessors.count;
+  c->n_views = c->views.count;
+  c->n_buffers = c->buffers_json.count;
+  c->n_nodes = c->nodes.count;
+  c->n_meshes = c->meshes.count;
+  c->n_skins = c->skins.count;
+  c->n_materials = c->materials.count;
+  c->n_animations = c->animations.count;
+  c->n_scenes = c->scenes.count;
+  long scene;
+  /* "scene" is only a default choice; every scene's nodes are read anyway. */
+  if ((r = js_index(c, root, "scene", "glTF", 0, c->n_scenes ? c->n_scenes : SIZE_MAX, "scene",
+                    &scene)))
+    return r;
+  if (c->n_nodes > INT32_MAX / 2)
+    return gl_fail(c, SKS_ERR_UNSUPPORTED, "too many nodes (%zu)", c->n_nodes);
+  c->buffers = calloc(c->n_buffers ? c->n_buffers : 1, sizeof *c->buffers);
+  c->node_parent = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof(int32_t));
+  c->node_joint = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof(int32_t));
+  if (!c->buffers || !c->node_parent || !c->node_joint)
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < c->n_nodes; ++i) c->node_joint[i] = -1;
+  if ((r = build_skeleton(c, m)) || (r = read_materials(c, m)) || (r = read_skins(c, m)) ||
+      (r = read_meshes(c, m)) || (r = read_animations(c, m)))
+    return r;
+  return SKS_OK;
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
+                                const char *name_for_messages, sks_model *out, sks_error *err) {
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf_memory: out is NULL");
+  memset(out, 0, sizeof *out);
+  const char *label = name_for_messages ? name_for_messages : "<memory>";
+  if (!data && size)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: data is NULL", label);
+  gl_ctx c;
+  memset(&c, 0, sizeof c);
+  c.name = base_name(label);
+  c.base_dir = base_dir;
+  c.err = err;
+  c.budget = ((size_t)256 << 20) + (size > SIZE_MAX / 64 ? SIZE_MAX / 64 : size) * 32;
+  sks_result r = size ? SKS_OK : gl_fail(&c, SKS_ERR_PARSE, "file is empty");
+  if (!r) r = read_model(&c, data, size, out);
+  if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
+  for (size_t i = 0; c.buffers && i < c.n_buffers; ++i) free(c.buffers[i].owned);
+  free(c.buffers);
+  free(c.node_parent);
+  free(c.node_joint);
+  gl_vec *vecs[] = {&c.accessors, &c.views, &c.buffers_json, &c.nodes, &c.meshes, &c.skins,
+                    &c.materials, &c.animations, &c.scenes, &c.samplers};
+  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i) free(vecs[i]->items);
+  cJSON_Delete(c.root);
+  if (r) sks_model_free(out);
+  return r;
+}
+
+sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err) {
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: path is NULL");
+  uint8_t *data;
+  size_t size;
+  sks_result r = read_file(path, &data, &size, base_name(path), "file", err);
+  if (r) return r;
+  const char *slash = strrchr(path, '/');
+  char *dir = NULL;
+  if (slash) {
+    size_t n = (size_t)(slash - path);
+    dir = malloc(n + 2);
+    if (!dir) {
+      free(data);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", base_name(path));
+    }
+    memcpy(dir, path, n);
+    if (n == 0) dir[n++] = '/';
+    dir[n] = '\0';
+  }
+  r = sks_load_gltf_memory(data, size, dir ? dir : ".", path, out, err);
+  free(dir);
+  free(data);
+  return r;
+}

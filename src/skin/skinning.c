@@ -1,0 +1,548 @@
+/* Skinning job: linear blend skinning (LBS) and dual quaternion skinning (DQS).
+ *
+ * LBS:  M = sum_i w_i * palette[j_i];  p' = M p;  n' = normalize(M3x3 n).
+ *       Normals use the blended 3x3 itself, not its inverse transpose: the
+ *       two agree for rigid (rotation + uniform scale) palettes, which is what
+ *       animation rigs produce; a palette with non-uniform scale would need
+ *       the inverse transpose (not done here, as in most runtimes).
+ * DQS:  each palette matrix -> unit dual quaternion (rotation from the 3x3
+ *       with its columns normalised, so scale is ignored; translation from
+ *       column 3). Quaternions whose real part points away from the first
+ *       influence's (dot < 0) are negated (antipodality), the weighted sum is
+ *       divided by the norm of its real part, then
+ *         p' = r p r* + t,  t = 2 (r.w d.v - d.w r.v + r.v x d.v),
+ *         n' = r n r*.
+ *
+ * run_reference() is the plain per-vertex formula. run() uses separate loops
+ * per influence count (1..8) and with/without normals, blends matrices as
+ * 12 floats (SSE2 when available), and for DQS converts the palette to dual
+ * quaternions once per run into a stack table (palettes of up to
+ * SKS_DQ_TABLE joints; larger palettes use the reference DQS loop).
+ * run_parallel() splits the vertex range over pthreads. Nothing allocates. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "skinsolve/skin.h"
+#include "math/sks_math.h"
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
+#if defined(__GNUC__)
+#define SKS_INLINE static inline __attribute__((always_inline))
+#else
+#define SKS_INLINE static inline
+#endif
+
+enum { SKS_DQ_TABLE = 1024, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
+
+/* Resolved strides (floats / indices per vertex). */
+typedef struct skin_args {
+  size_t js, ws, ips, ins, ops, ons;
+} skin_args;
+
+static skin_args resolve(const sks_skinning_job *job) {
+  skin_args a;
+  a.js = job->joints_stride ? job->joints_stride : job->influence_count;
+  a.ws = job->weights_stride ? job->weights_stride : job->influence_count;
+  a.ips = job->in_positions_stride ? job->in_positions_stride : 3;
+  a.ins = job->in_normals_stride ? job->in_normals_stride : 3;
+  a.ops = job->out_positions_stride ? job->out_positions_stride : 3;
+  a.ons = job->out_normals_stride ? job->out_normals_stride : 3;
+  return a;
+}
+
+/* Byte range [lo, hi) touched by a strided float buffer of n vertices. */
+static void span(const void *p, size_t n, size_t stride_floats, size_t width, uintptr_t *lo, uintptr_t *hi) {
+  *lo = (uintptr_t)p;
+  *hi = *lo + ((n - 1) * stride_floats + width) * sizeof(float);
+}
+
+/* Whether two strided 3-float buffers share any float. Interleaved buffers
+ * (same stride, disjoint 3-float windows) do not. */
+static int overlaps(const void *a, size_t as, const void *b, size_t bs, size_t n) {
+  uintptr_t alo, ahi, blo, bhi;
+  span(a, n, as, 3, &alo, &ahi);
+  span(b, n, bs, 3, &blo, &bhi);
+  if (!(alo < bhi && blo < ahi)) return 0;
+  if (as != bs || n == 1) return 1;
+  uintptr_t diff = alo < blo ? blo - alo : alo - blo;
+  if (diff % sizeof(float)) return 1;
+  size_t d = (size_t)(diff / sizeof(float)) % as; /* offset of one window inside the other's stride */
+  return d < 3 || d + 3 > as;
+}
+
+/* 1 if every joint index (k per vertex, stride js) is < pc. Packed indices
+ * are scanned 8 at a time: saturating (j - (pc - 1)) is non-zero iff j >= pc. */
+static int joints_in_range(const uint16_t *joints, size_t n, size_t js, uint32_t k, uint16_t pc) {
+  if (js == k) {
+    const size_t total = n * k;
+    size_t i = 0;
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+    const __m128i limit = _mm_set1_epi16((short)(uint16_t)(pc - 1));
+    __m128i bad = _mm_setzero_si128();
+    for (; i + 8 <= total; i += 8)
+      bad = _mm_or_si128(bad, _mm_subs_epu16(_mm_loadu_si128((const __m128i *)(const void *)(joints + i)), limit));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(bad, _mm_setzero_si128())) != 0xFFFF) return 0;
+#endif
+    uint16_t mx = 0;
+    for (; i < total; ++i) mx = joints[i] > mx ? joints[i] : mx;
+    return mx < pc;
+  }
+  for (size_t v = 0; v < n; ++v) {
+    const uint16_t *j = joints + v * js;
+    for (uint32_t i = 0; i < k; ++i)
+      if (j[i] >= pc) return 0;
+  }
+  return 1;
+}
+
+int sks_skinning_job_validate(const sks_skinning_job *job) {
+  if (!job) return 0;
+  if (job->method != SKS_SKIN_LBS && job->method != SKS_SKIN_DQS) return 0;
+  if (job->influence_count < 1 || job->influence_count > SKS_MAX_INFLUENCES) return 0;
+  if (job->vertex_count == 0) return 1;
+  if (!job->palette || job->palette_count == 0) return 0;
+  if (!job->joints || !job->weights || !job->in_positions || !job->out_positions) return 0;
+  if ((job->in_normals == NULL) != (job->out_normals == NULL)) return 0;
+  const skin_args a = resolve(job);
+  if (a.js < job->influence_count || a.ws < job->influence_count) return 0;
+  if (a.ips < 3 || a.ops < 3) return 0;
+  if (job->in_normals && (a.ins < 3 || a.ons < 3)) return 0;
+  /* Outputs must not overlap inputs or each other (kernels use restrict). */
+  const size_t n = job->vertex_count;
+  if (overlaps(job->out_positions, a.ops, job->in_positions, a.ips, n)) return 0;
+  if (job->in_normals) {
+    if (overlaps(job->out_normals, a.ons, job->in_normals, a.ins, n)) return 0;
+    if (overlaps(job->out_normals, a.ons, job->in_positions, a.ips, n)) return 0;
+    if (overlaps(job->out_positions, a.ops, job->in_normals, a.ins, n)) return 0;
+    if (overlaps(job->out_positions, a.ops, job->out_normals, a.ons, n)) return 0;
+  }
+  /* Every joint index must address the palette. */
+  if (job->palette_count > UINT16_MAX) return 1; /* any uint16_t does */
+  return joints_in_range(job->joints, n, a.js, job->influence_count, (uint16_t)job->palette_count);
+}
+
+/* ---- dual quaternions ---------------------------------------------------- */
+
+static sks_dualquat dq_from_matrix(const sks_mat4 *m) {
+  const float *e = m->m;
+  sks_vec3 c0 = sks_v3_normalize(sks_v3(e[0], e[1], e[2]));
+  sks_vec3 c1 = sks_v3_normalize(sks_v3(e[4], e[5], e[6]));
+  sks_vec3 c2 = sks_v3_normalize(sks_v3(e[8], e[9], e[10]));
+  sks_quat r = sks_q_from_rotation3(c0.x, c1.x, c2.x, c0.y, c1.y, c2.y, c0.z, c1.z, c2.z);
+  const float tx = e[12], ty = e[13], tz = e[14];
+  /* d = 0.5 * (t, 0) * r */
+  sks_dualquat dq;
+  dq.r = r;
+  dq.d = sks_q(0.5f * (r.w * tx + ty * r.z - tz * r.y), 0.5f * (r.w * ty + tz * r.x - tx * r.z),
+               0.5f * (r.w * tz + tx * r.y - ty * r.x), -0.5f * (tx * r.x + ty * r.y + tz * r.z));
+  return dq;
+}
+
+/* ---- reference ----------------------------------------------------------- */
+
+static void reference_range(const sks_skinning_job *job, size_t begin, size_t end) {
+  const skin_args a = resolve(job);
+  const uint32_t k = job->influence_count;
+  for (size_t v = begin; v < end; ++v) {
+    const uint16_t *jv = job->joints + v * a.js;
+    const float *wv = job->weights + v * a.ws;
+    const float *pin = job->in_positions + v * a.ips;
+    const sks_vec3 p = sks_v3(pin[0], pin[1], pin[2]);
+    sks_vec3 n = sks_v3(0, 0, 0), po, no = sks_v3(0, 0, 0);
+    if (job->in_normals) {
+      const float *nin = job->in_normals + v * a.ins;
+      n = sks_v3(nin[0], nin[1], nin[2]);
+    }
+    if (job->method == SKS_SKIN_LBS) {
+      sks_mat4 m;
+      memset(&m, 0, sizeof m);
+      for (uint32_t i = 0; i < k; ++i) {
+        const sks_mat4 *pm = &job->palette[jv[i]];
+        for (int e = 0; e < 16; ++e) m.m[e] += wv[i] * pm->m[e];
+      }
+      po = sks_m4_point(&m, p);
+      if (job->in_normals) no = sks_v3_normalize(sks_m4_vector(&m, n));
+    } else {
+      sks_dualquat q0 = dq_from_matrix(&job->palette[jv[0]]);
+      sks_quat r = sks_q(0, 0, 0, 0), d = sks_q(0, 0, 0, 0);
+      for (uint32_t i = 0; i < k; ++i) {
+        sks_dualquat q = i == 0 ? q0 : dq_from_matrix(&job->palette[jv[i]]);
+        float w = wv[i];
+        if (sks_q_dot(q0.r, q.r) < 0.0f) w = -w;
+        r = sks_q(r.x + w * q.r.x, r.y + w * q.r.y, r.z + w * q.r.z, r.w + w * q.r.w);
+        d = sks_q(d.x + w * q.d.x, d.y + w * q.d.y, d.z + w * q.d.z, d.w + w * q.d.w);
+      }
+      const float len = sqrtf(sks_q_dot(r, r));
+      const float inv = len > 0.0f ? 1.0f / len : 0.0f;
+      r = sks_q(r.x * inv, r.y * inv, r.z * inv, r.w * inv);
+      d = sks_q(d.x * inv, d.y * inv, d.z * inv, d.w * inv);
+      const sks_vec3 rv = sks_v3(r.x, r.y, r.z), dv = sks_v3(d.x, d.y, d.z);
+      sks_vec3 t = sks_v3_scale(sks_v3_add(sks_v3_sub(sks_v3_scale(dv, r.w), sks_v3_scale(rv, d.w)),
+                                           sks_v3_cross(rv, dv)), 2.0f);
+      po = sks_v3_add(sks_q_rotate(r, p), t);
+      if (job->in_normals) no = sks_v3_normalize(sks_q_rotate(r, n));
+    }
+    float *pout = job->out_positions + v * a.ops;
+    pout[0] = po.x; pout[1] = po.y; pout[2] = po.z;
+    if (job->in_normals) {
+      float *nout = job->out_normals + v * a.ons;
+      nout[0] = no.x; nout[1] = no.y; nout[2] = no.z;
+    }
+  }
+}
+
+int sks_skinning_job_run_reference(const sks_skinning_job *job) {
+  if (!sks_skinning_job_validate(job)) return 0;
+  reference_range(job, 0, job->vertex_count);
+  return 1;
+}
+
+/* ---- optimised LBS --------------------------------------------------------
+ * K (influences) and N (normals) are compile-time constants at every call
+ * site below, so each of the 16 variants is its own fully unrolled loop. */
+
+SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
+                           const uint32_t K, const int N) {
+  const sks_mat4 *restrict palette = job->palette;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+  for (size_t v = begin; v < end; ++v) {
+    const uint16_t *restrict jv = joints + v * js;
+    const float *restrict wv = weights + v * ws;
+    const float *restrict p = pin + v * ips;
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+    /* Blend the 4 columns (x,y,z,w-row ignored) as __m128. */
+    const float *m0 = palette[jv[0]].m;
+    __m128 w = _mm_set1_ps(wv[0]);
+    __m128 c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)), c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
+    __m128 c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)), c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+    for (uint32_t i = 1; i < K; ++i) {
+      const float *mi = palette[jv[i]].m;
+      w = _mm_set1_ps(wv[i]);
+      c0 = _mm_add_ps(c0, _mm_mul_ps(w, _mm_loadu_ps(mi + 0)));
+      c1 = _mm_add_ps(c1, _mm_mul_ps(w, _mm_loadu_ps(mi + 4)));
+      c2 = _mm_add_ps(c2, _mm_mul_ps(w, _mm_loadu_ps(mi + 8)));
+      c3 = _mm_add_ps(c3, _mm_mul_ps(w, _mm_loadu_ps(mi + 12)));
+    }
+    __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
+                          _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+    float out4[4];
+    _mm_storeu_ps(out4, r);
+    float *po = pout + v * ops;
+    po[0] = out4[0]; po[1] = out4[1]; po[2] = out4[2];
+    if (N) {
+      const float *restrict n = nin + v * ins;
+      __m128 q = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
+                            _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+      _mm_storeu_ps(out4, q);
+      const float l2 = out4[0] * out4[0] + out4[1] * out4[1] + out4[2] * out4[2];
+      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      float *no = nout + v * ons;
+      no[0] = out4[0] * s; no[1] = out4[1] * s; no[2] = out4[2] * s;
+    }
+#else
+    /* Portable path: 12 floats (3x4, bottom row dropped). */
+    float m[12];
+    {
+      const float *mi = palette[jv[0]].m;
+      const float w0 = wv[0];
+      m[0] = w0 * mi[0]; m[1] = w0 * mi[1]; m[2] = w0 * mi[2];
+      m[3] = w0 * mi[4]; m[4] = w0 * mi[5]; m[5] = w0 * mi[6];
+      m[6] = w0 * mi[8]; m[7] = w0 * mi[9]; m[8] = w0 * mi[10];
+      m[9] = w0 * mi[12]; m[10] = w0 * mi[13]; m[11] = w0 * mi[14];
+    }
+    for (uint32_t i = 1; i < K; ++i) {
+      const float *mi = palette[jv[i]].m;
+      const float wi = wv[i];
+      m[0] += wi * mi[0]; m[1] += wi * mi[1]; m[2] += wi * mi[2];
+      m[3] += wi * mi[4]; m[4] += wi * mi[5]; m[5] += wi * mi[6];
+      m[6] += wi * mi[8]; m[7] += wi * mi[9]; m[8] += wi * mi[10];
+      m[9] += wi * mi[12]; m[10] += wi * mi[13]; m[11] += wi * mi[14];
+    }
+    const float x = p[0], y = p[1], z = p[2];
+    float *po = pout + v * ops;
+    po[0] = m[0] * x + m[3] * y + m[6] * z + m[9];
+    po[1] = m[1] * x + m[4] * y + m[7] * z + m[10];
+    po[2] = m[2] * x + m[5] * y + m[8] * z + m[11];
+    if (N) {
+      const float *restrict n = nin + v * ins;
+      const float nx = m[0] * n[0] + m[3] * n[1] + m[6] * n[2];
+      const float ny = m[1] * n[0] + m[4] * n[1] + m[7] * n[2];
+      const float nz = m[2] * n[0] + m[5] * n[1] + m[8] * n[2];
+      const float l2 = nx * nx + ny * ny + nz * nz;
+      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      float *no = nout + v * ons;
+      no[0] = nx * s; no[1] = ny * s; no[2] = nz * s;
+    }
+#endif
+  }
+}
+
+/* ---- optimised DQS (dual quaternions precomputed per palette entry) ------ */
+
+SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
+                           size_t begin, size_t end, const uint32_t K, const int N) {
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+  for (size_t v = begin; v < end; ++v) {
+    const uint16_t *restrict jv = joints + v * js;
+    const float *restrict wv = weights + v * ws;
+    const sks_dualquat *q0 = &dq[jv[0]];
+    float w = wv[0];
+    float rx = w * q0->r.x, ry = w * q0->r.y, rz = w * q0->r.z, rw = w * q0->r.w;
+    float dx = w * q0->d.x, dy = w * q0->d.y, dz = w * q0->d.z, dw = w * q0->d.w;
+    for (uint32_t i = 1; i < K; ++i) {
+      const sks_dualquat *q = &dq[jv[i]];
+      w = wv[i];
+      const float dot = q0->r.x * q->r.x + q0->r.y * q->r.y + q0->r.z * q->r.z + q0->r.w * q->r.w;
+      if (dot < 0.0f) w = -w;
+      rx += w * q->r.x; ry += w * q->r.y; rz += w * q->r.z; rw += w * q->r.w;
+      dx += w * q->d.x; dy += w * q->d.y; dz += w * q->d.z; dw += w * q->d.w;
+    }
+    const float len2 = rx * rx + ry * ry + rz * rz + rw * rw;
+    const float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    rx *= inv; ry *= inv; rz *= inv; rw *= inv;
+    dx *= inv; dy *= inv; dz *= inv; dw *= inv;
+    /* t = 2 (rw dv - dw rv + rv x dv) */
+    const float tx = 2.0f * (rw * dx - dw * rx + (ry * dz - rz * dy));
+    const float ty = 2.0f * (rw * dy - dw * ry + (rz * dx - rx * dz));
+    const float tz = 2.0f * (rw * dz - dw * rz + (rx * dy - ry * dx));
+    /* v' = v + 2w (u x v) + 2 u x (u x v) */
+    const float *restrict p = pin + v * ips;
+    {
+      const float x = p[0], y = p[1], z = p[2];
+      const float cx = 2.0f * (ry * z - rz * y), cy = 2.0f * (rz * x - rx * z), cz = 2.0f * (rx * y - ry * x);
+      float *po = pout + v * ops;
+      po[0] = x + rw * cx + (ry * cz - rz * cy) + tx;
+      po[1] = y + rw * cy + (rz * cx - rx * cz) + ty;
+      po[2] = z + rw * cz + (rx * cy - ry * cx) + tz;
+    }
+    if (N) {
+      const float *restrict n = nin + v * ins;
+      const float x = n[0], y = n[1], z = n[2];
+      const float cx = 2.0f * (ry * z - rz * y), cy = 2.0f * (rz * x - rx * z), cz = 2.0f * (rx * y - ry * x);
+      const float nx = x + rw * cx + (ry * cz - rz * cy);
+      const float ny = y + rw * cy + (rz * cx - rx * cz);
+      const float nz = z + rw * cz + (rx * cy - ry * cx);
+      const float l2 = nx * nx + ny * ny + nz * nz;
+      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      float *no = nout + v * ons;
+      no[0] = nx * s; no[1] = ny * s; no[2] = nz * s;
+    }
+  }
+}
+
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+/* DQS, four vertices at a time in SSE lanes (structure of arrays): the
+ * dual quaternions of each influence are gathered and transposed, so the
+ * antipodality test is a mask instead of a branch and the normalisation
+ * (sqrt, divide) runs 4-wide. Same operation order as dqs_kernel. */
+#define SKS_TRANSPOSE_LOAD(dq, a, b, c, d, field, X, Y, Z, W)         \
+  do {                                                                 \
+    X = _mm_loadu_ps(&(dq)[a].field.x);                                \
+    Y = _mm_loadu_ps(&(dq)[b].field.x);                                \
+    Z = _mm_loadu_ps(&(dq)[c].field.x);                                \
+    W = _mm_loadu_ps(&(dq)[d].field.x);                                \
+    _MM_TRANSPOSE4_PS(X, Y, Z, W);                                     \
+  } while (0)
+
+SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
+                            size_t begin, size_t end, const uint32_t K, const int N) {
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+  const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  const __m128 two = _mm_set1_ps(2.0f);
+  size_t v = begin;
+  for (; v + 4 <= end; v += 4) {
+    const uint16_t *j0 = joints + v * js, *j1 = j0 + js, *j2 = j1 + js, *j3 = j2 + js;
+    const float *w0 = weights + v * ws, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+    __m128 r0x, r0y, r0z, r0w, qdx, qdy, qdz, qdw;
+    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], r, r0x, r0y, r0z, r0w);
+    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], d, qdx, qdy, qdz, qdw);
+    __m128 w = _mm_setr_ps(w0[0], w1[0], w2[0], w3[0]);
+    __m128 rx = _mm_mul_ps(w, r0x), ry = _mm_mul_ps(w, r0y), rz = _mm_mul_ps(w, r0z), rw = _mm_mul_ps(w, r0w);
+    __m128 dx = _mm_mul_ps(w, qdx), dy = _mm_mul_ps(w, qdy), dz = _mm_mul_ps(w, qdz), dw = _mm_mul_ps(w, qdw);
+    for (uint32_t i = 1; i < K; ++i) {
+      __m128 qrx, qry, qrz, qrw;
+      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], r, qrx, qry, qrz, qrw);
+      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], d, qdx, qdy, qdz, qdw);
+      __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r0x, qrx), _mm_mul_ps(r0y, qry)),
+                                         _mm_mul_ps(r0z, qrz)), _mm_mul_ps(r0w, qrw));
+      w = _mm_setr_ps(w0[i], w1[i], w2[i], w3[i]);
+      w = _mm_xor_ps(w, _mm_and_ps(_mm_cmplt_ps(dot, zero), sign));
+      rx = _mm_add_ps(rx, _mm_mul_ps(w, qrx)); ry = _mm_add_ps(ry, _mm_mul_ps(w, qry));
+      rz = _mm_add_ps(rz, _mm_mul_ps(w, qrz)); rw = _mm_add_ps(rw, _mm_mul_ps(w, qrw));
+      dx = _mm_add_ps(dx, _mm_mul_ps(w, qdx)); dy = _mm_add_ps(dy, _mm_mul_ps(w, qdy));
+      dz = _mm_add_ps(dz, _mm_mul_ps(w, qdz)); dw = _mm_add_ps(dw, _mm_mul_ps(w, qdw));
+    }
+    const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)),
+                                              _mm_mul_ps(rz, rz)), _mm_mul_ps(rw, rw));
+    const __m128 inv = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(len2)), _mm_cmpgt_ps(len2, zero));
+    rx = _mm_mul_ps(rx, inv); ry = _mm_mul_ps(ry, inv); rz = _mm_mul_ps(rz, inv); rw = _mm_mul_ps(rw, inv);
+    dx = _mm_mul_ps(dx, inv); dy = _mm_mul_ps(dy, inv); dz = _mm_mul_ps(dz, inv); dw = _mm_mul_ps(dw, inv);
+    /* t = 2 (rw dv - dw rv + rv x dv) */
+    const __m128 tx = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dx), _mm_mul_ps(dw, rx)),
+                                                 _mm_sub_ps(_mm_mul_ps(ry, dz), _mm_mul_ps(rz, dy))));
+    const __m128 ty = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dy), _mm_mul_ps(dw, ry)),
+                                                 _mm_sub_ps(_mm_mul_ps(rz, dx), _mm_mul_ps(rx, dz))));
+    const __m128 tz = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dz), _mm_mul_ps(dw, rz)),
+                                                 _mm_sub_ps(_mm_mul_ps(rx, dy), _mm_mul_ps(ry, dx))));
+    for (int pass = 0; pass < 1 + N; ++pass) {
+      const float *restrict src = pass ? nin : pin;
+      const size_t is = pass ? ins : ips;
+      const float *p0 = src + v * is, *p1 = p0 + is, *p2 = p1 + is, *p3 = p2 + is;
+      const __m128 x = _mm_setr_ps(p0[0], p1[0], p2[0], p3[0]);
+      const __m128 y = _mm_setr_ps(p0[1], p1[1], p2[1], p3[1]);
+      const __m128 z = _mm_setr_ps(p0[2], p1[2], p2[2], p3[2]);
+      /* v' = v + 2w (u x v) + 2 u x (u x v) */
+      const __m128 cx = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(ry, z), _mm_mul_ps(rz, y)));
+      const __m128 cy = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rz, x), _mm_mul_ps(rx, z)));
+      const __m128 cz = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rx, y), _mm_mul_ps(ry, x)));
+      __m128 ox = _mm_add_ps(_mm_add_ps(x, _mm_mul_ps(rw, cx)), _mm_sub_ps(_mm_mul_ps(ry, cz), _mm_mul_ps(rz, cy)));
+      __m128 oy = _mm_add_ps(_mm_add_ps(y, _mm_mul_ps(rw, cy)), _mm_sub_ps(_mm_mul_ps(rz, cx), _mm_mul_ps(rx, cz)));
+      __m128 oz = _mm_add_ps(_mm_add_ps(z, _mm_mul_ps(rw, cz)), _mm_sub_ps(_mm_mul_ps(rx, cy), _mm_mul_ps(ry, cx)));
+      float *dst = pass ? nout : pout;
+      const size_t os = pass ? ons : ops;
+      if (pass == 0) {
+        ox = _mm_add_ps(ox, tx); oy = _mm_add_ps(oy, ty); oz = _mm_add_ps(oz, tz);
+      } else {
+        const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ox, ox), _mm_mul_ps(oy, oy)), _mm_mul_ps(oz, oz));
+        const __m128 s = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+        ox = _mm_mul_ps(ox, s); oy = _mm_mul_ps(oy, s); oz = _mm_mul_ps(oz, s);
+      }
+      float X[4], Y[4], Z[4];
+      _mm_storeu_ps(X, ox); _mm_storeu_ps(Y, oy); _mm_storeu_ps(Z, oz);
+      for (int l = 0; l < 4; ++l) {
+        float *o = dst + (v + (size_t)l) * os;
+        o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
+      }
+    }
+  }
+  if (v < end) dqs_kernel(job, a, dq, v, end, K, N);
+}
+#undef SKS_TRANSPOSE_LOAD
+#define SKS_DQS_KERNEL dqs_kernel4
+#else
+#define SKS_DQS_KERNEL dqs_kernel
+#endif
+
+#define SKS_DISPATCH(KERNEL, ...)                                         \
+  switch (job->influence_count * 2 + (job->in_normals != NULL)) {         \
+    case 2: KERNEL(__VA_ARGS__, 1, 0); break;                             \
+    case 3: KERNEL(__VA_ARGS__, 1, 1); break;                             \
+    case 4: KERNEL(__VA_ARGS__, 2, 0); break;                             \
+    case 5: KERNEL(__VA_ARGS__, 2, 1); break;                             \
+    case 6: KERNEL(__VA_ARGS__, 3, 0); break;                             \
+    case 7: KERNEL(__VA_ARGS__, 3, 1); break;                             \
+    case 8: KERNEL(__VA_ARGS__, 4, 0); break;                             \
+    case 9: KERNEL(__VA_ARGS__, 4, 1); break;                             \
+    case 10: KERNEL(__VA_ARGS__, 5, 0); break;                            \
+    case 11: KERNEL(__VA_ARGS__, 5, 1); break;                            \
+    case 12: KERNEL(__VA_ARGS__, 6, 0); break;                            \
+    case 13: KERNEL(__VA_ARGS__, 6, 1); break;                            \
+    case 14: KERNEL(__VA_ARGS__, 7, 0); break;                            \
+    case 15: KERNEL(__VA_ARGS__, 7, 1); break;                            \
+    case 16: KERNEL(__VA_ARGS__, 8, 0); break;                            \
+    default: KERNEL(__VA_ARGS__, 8, 1); break;                            \
+  }
+
+/* Skins [begin, end) with the optimised kernels. dq: the palette as dual
+ * quaternions (DQS only), or NULL to fall back to the reference loop. */
+static void optimised_range(const sks_skinning_job *job, const sks_dualquat *dq, size_t begin, size_t end) {
+  const skin_args a = resolve(job);
+  if (job->method == SKS_SKIN_LBS) {
+    SKS_DISPATCH(lbs_kernel, job, &a, begin, end)
+  } else if (dq) {
+    SKS_DISPATCH(SKS_DQS_KERNEL, job, &a, dq, begin, end)
+  } else {
+    reference_range(job, begin, end);
+  }
+}
+
+/* Fills table with the palette as dual quaternions when DQS and it fits. */
+static const sks_dualquat *dq_table(const sks_skinning_job *job, sks_dualquat *table) {
+  if (job->method != SKS_SKIN_DQS || job->palette_count > SKS_DQ_TABLE) return NULL;
+  for (size_t i = 0; i < job->palette_count; ++i) table[i] = dq_from_matrix(&job->palette[i]);
+  return table;
+}
+
+int sks_skinning_job_run(const sks_skinning_job *job) {
+  if (!sks_skinning_job_validate(job)) return 0;
+  if (job->vertex_count == 0) return 1;
+  sks_dualquat table[SKS_DQ_TABLE];
+  optimised_range(job, dq_table(job, table), 0, job->vertex_count);
+  return 1;
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+typedef struct skin_task {
+  const sks_skinning_job *job;
+  const sks_dualquat *dq;
+  size_t begin, end;
+} skin_task;
+
+static void *skin_task_main(void *arg) {
+  const skin_task *t = arg;
+  optimised_range(t->job, t->dq, t->begin, t->end);
+  return NULL;
+}
+
+int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_count) {
+  if (!sks_skinning_job_validate(job)) return 0;
+  const size_t n = job->vertex_count;
+  if (n == 0) return 1;
+  if (thread_count == 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    thread_count = c > 0 ? (unsigned)c : 1u;
+  }
+  if (thread_count > SKS_MAX_THREADS) thread_count = SKS_MAX_THREADS;
+  /* Do not spawn threads for tiny ranges. */
+  size_t useful = (n + SKS_MIN_VERTICES_PER_THREAD - 1) / SKS_MIN_VERTICES_PER_THREAD;
+  if (useful < thread_count) thread_count = (unsigned)(useful ? useful : 1);
+
+  sks_dualquat table[SKS_DQ_TABLE];
+  const sks_dualquat *dq = dq_table(job, table);
+  if (thread_count <= 1) {
+    optimised_range(job, dq, 0, n);
+    return 1;
+  }
+  skin_task tasks[SKS_MAX_THREADS];
+  pthread_t threads[SKS_MAX_THREADS];
+  int started[SKS_MAX_THREADS];
+  for (unsigned t = 0; t < thread_count; ++t) {
+    tasks[t].job = job;
+    tasks[t].dq = dq;
+    tasks[t].begin = n * t / thread_count;
+    tasks[t].end = n * (t + 1) / thread_count;
+  }
+  /* Threads 1..T-1 run in workers; the caller runs chunk 0 (and any chunk
+   * whose thread could not be started). */
+  for (unsigned t = 1; t < thread_count; ++t)
+    started[t] = pthread_create(&threads[t], NULL, skin_task_main, &tasks[t]) == 0;
+  skin_task_main(&tasks[0]);
+  for (unsigned t = 1; t < thread_count; ++t) {
+    if (started[t]) pthread_join(threads[t], NULL);
+    else skin_task_main(&tasks[t]);
+  }
+  return 1;
+}

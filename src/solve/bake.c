@@ -1,0 +1,773 @@
+/* sks_bake: record the source's skinned surface per frame (from its BIND-POSE
+ * vertex data, never from a previous output: the seed's trap (a)), map it to
+ * the target's vertices, solve the target joints' transforms per frame, and
+ * turn them into local joint transforms for an ordinary clip. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "skinsolve/pose.h"
+#include "solve/metrics.h"
+#include "solve/solve_internal.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static const char *model_name(const sks_model *m, const char *fallback) {
+  if (m && m->source_path) {
+    const char *s = strrchr(m->source_path, '/');
+    return s ? s + 1 : m->source_path;
+  }
+  return fallback;
+}
+
+/* ---- target setup ---------------------------------------------------------- */
+
+typedef struct target_setup {
+  size_t V, J, B;
+  int32_t *joint_bone, *bone_joint;
+  double *carry, *carry_inv;   /* 9 per bone */
+  sks_daffine *bind_rigid;     /* per bone */
+  sks_daffine *rest_local;     /* per joint */
+  uint8_t *bone_is_root;
+  sks_influences full;
+  double *bind_pos;            /* V * 3 */
+} target_setup;
+
+static void target_setup_free(target_setup *t) {
+  free(t->joint_bone); free(t->bone_joint); free(t->carry); free(t->carry_inv);
+  free(t->bind_rigid); free(t->rest_local); free(t->bone_is_root);
+  sks_influences_free(&t->full);
+  free(t->bind_pos);
+  memset(t, 0, sizeof *t);
+}
+
+/* Rotation of a 3x3 with (possibly) scaled columns, in double. */
+static void rotation_of(const double *l, double *R) {
+  double m[9];
+  double s[3];
+  for (int c = 0; c < 3; ++c) {
+    s[c] = sqrt(l[c] * l[c] + l[3 + c] * l[3 + c] + l[6 + c] * l[6 + c]);
+    if (!(s[c] > 0)) s[c] = 1;
+  }
+  if (sks_dm3_det(l) < 0) s[0] = -s[0];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) m[r * 3 + c] = l[r * 3 + c] / s[c];
+  sks_dq_to_m3(sks_dq_from_m3(m), R);
+}
+
+static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_error *err) {
+  const char *name = model_name(tg, "target");
+  memset(t, 0, sizeof *t);
+  t->V = sks_model_vertex_count(tg);
+  t->J = tg->skeleton.joint_count;
+  t->joint_bone = malloc((t->J ? t->J : 1) * sizeof(int32_t));
+  t->bone_joint = malloc((t->J ? t->J : 1) * sizeof(int32_t));
+  t->rest_local = malloc((t->J ? t->J : 1) * sizeof(sks_daffine));
+  int32_t *bind_src = malloc((t->J ? t->J : 1) * 2 * sizeof(int32_t)); /* (skin, k) */
+  size_t ninf = 0;
+  for (size_t pi = 0; pi < tg->part_count; ++pi)
+    if (tg->parts[pi].skin >= 0) ninf += tg->parts[pi].vertex_count * tg->parts[pi].influence_count;
+  t->full.vertex_count = t->V;
+  t->full.start = malloc((t->V + 1) * sizeof(uint32_t));
+  t->full.bone = malloc((ninf ? ninf : 1) * sizeof(uint32_t));
+  t->full.w = malloc((ninf ? ninf : 1) * sizeof(double));
+  t->full.p = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
+  t->bind_pos = malloc((t->V ? t->V : 1) * 3 * sizeof(double));
+  if (!t->joint_bone || !t->bone_joint || !t->rest_local || !bind_src || !t->full.start ||
+      !t->full.bone || !t->full.w || !t->full.p || !t->bind_pos) {
+    free(bind_src);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+  }
+  for (size_t j = 0; j < t->J; ++j) {
+    t->joint_bone[j] = -1;
+    bind_src[2 * j] = -1;
+    t->rest_local[j] = sks_daff_from_transform(&tg->skeleton.rest[j]);
+  }
+  /* weighted joints -> bones (joint order, so bones are parent-first) */
+  for (size_t pi = 0; pi < tg->part_count; ++pi) {
+    const sks_mesh_part *part = &tg->parts[pi];
+    if (part->skin < 0) continue;
+    const sks_skin *skin = &tg->skins[part->skin];
+    for (size_t v = 0; v < part->vertex_count; ++v)
+      for (uint32_t i = 0; i < part->influence_count; ++i) {
+        float w = part->weights[v * part->influence_count + i];
+        uint16_t k = part->joints[v * part->influence_count + i];
+        if (!(w != 0.0f) || k >= skin->joint_count) continue;
+        int32_t j = skin->joints[k];
+        if (j < 0 || (size_t)j >= t->J) continue;
+        if (bind_src[2 * j] < 0) { bind_src[2 * j] = part->skin; bind_src[2 * j + 1] = k; }
+      }
+  }
+  t->B = 0;
+  for (size_t j = 0; j < t->J; ++j)
+    if (bind_src[2 * j] >= 0) { t->joint_bone[j] = (int32_t)t->B; t->bone_joint[t->B++] = (int32_t)j; }
+  size_t B = t->B;
+  t->carry = malloc((B ? B : 1) * 9 * sizeof(double));
+  t->carry_inv = malloc((B ? B : 1) * 9 * sizeof(double));
+  t->bind_rigid = malloc((B ? B : 1) * sizeof(sks_daffine));
+  t->bone_is_root = calloc(B ? B : 1, 1);
+  if (!t->carry || !t->carry_inv || !t->bind_rigid || !t->bone_is_root) {
+    free(bind_src);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+  }
+  for (size_t b = 0; b < B; ++b) {
+    int32_t j = t->bone_joint[b];
+    const sks_skin *skin = &tg->skins[bind_src[2 * j]];
+    sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[bind_src[2 * j + 1]]), m0;
+    if (!sks_daff_inverse(&ibm, &m0)) {
+      int si = (int)bind_src[2 * j];
+      free(bind_src);
+      return sks_error_set(err, SKS_ERR_INVALID,
+                           "%s: skin %d, joint '%s': inverse bind matrix is singular", name, si,
+                           tg->skeleton.names[j]);
+    }
+    double R[9], Rt[9];
+    rotation_of(m0.l, R);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) Rt[r * 3 + c] = R[c * 3 + r];
+    sks_dmat3 C = sks_dm3_mul((const sks_dmat3 *)Rt, (const sks_dmat3 *)m0.l);
+    memcpy(&t->carry[9 * b], C.m, sizeof C.m);
+    if (!sks_dm3_inverse(C.m, &t->carry_inv[9 * b])) {
+      free(bind_src);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: joint '%s': bind matrix has zero scale",
+                           name, tg->skeleton.names[j]);
+    }
+    memcpy(t->bind_rigid[b].l, R, sizeof R);
+    memcpy(t->bind_rigid[b].t, m0.t, sizeof m0.t);
+  }
+  free(bind_src);
+  /* influences: p = C_b * IBM * x */
+  size_t o = 0, vtx = 0;
+  for (size_t pi = 0; pi < tg->part_count; ++pi) {
+    const sks_mesh_part *part = &tg->parts[pi];
+    if (part->skin < 0) continue;
+    const sks_skin *skin = &tg->skins[part->skin];
+    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx) {
+      double x[3] = {part->positions[3 * v], part->positions[3 * v + 1], part->positions[3 * v + 2]};
+      memcpy(&t->bind_pos[3 * vtx], x, sizeof x);
+      t->full.start[vtx] = (uint32_t)o;
+      for (uint32_t i = 0; i < part->influence_count; ++i) {
+        float w = part->weights[v * part->influence_count + i];
+        uint16_t k = part->joints[v * part->influence_count + i];
+        if (!(w != 0.0f) || k >= skin->joint_count) continue;
+        int32_t j = skin->joints[k];
+        if (j < 0 || (size_t)j >= t->J) continue;
+        int32_t b = t->joint_bone[j];
+        sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
+        double a[3];
+        sks_daff_point(&ibm, x, a);
+        sks_dm3_apply(&t->carry[9 * b], a, &t->full.p[3 * o]);
+        t->full.bone[o] = (uint32_t)b;
+        t->full.w[o] = w;
+        ++o;
+      }
+    }
+  }
+  t->full.start[t->V] = (uint32_t)o;
+  return SKS_OK;
+}
+
+/* ---- source recording ------------------------------------------------------ */
+
+typedef struct source_setup {
+  size_t V;
+  double *bind_pos;
+  uint32_t *tris;
+  size_t tri_count;
+  sks_transform *locals;
+  sks_mat4 *models;
+} source_setup;
+
+static void source_setup_free(source_setup *s) {
+  free(s->bind_pos); free(s->tris); free(s->locals); free(s->models);
+  memset(s, 0, sizeof *s);
+}
+
+static sks_result source_setup_build(const sks_model *src, source_setup *s, sks_error *err) {
+  memset(s, 0, sizeof *s);
+  s->V = sks_model_vertex_count(src);
+  size_t nt = 0;
+  for (size_t pi = 0; pi < src->part_count; ++pi)
+    if (src->parts[pi].skin >= 0) nt += src->parts[pi].index_count / 3;
+  size_t J = src->skeleton.joint_count;
+  s->bind_pos = malloc((s->V ? s->V : 1) * 3 * sizeof(double));
+  s->tris = malloc((nt ? nt : 1) * 3 * sizeof(uint32_t));
+  s->locals = malloc((J ? J : 1) * sizeof(sks_transform));
+  s->models = malloc((J ? J : 1) * sizeof(sks_mat4));
+  if (!s->bind_pos || !s->tris || !s->locals || !s->models)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory preparing the source");
+  size_t vtx = 0;
+  for (size_t pi = 0; pi < src->part_count; ++pi) {
+    const sks_mesh_part *part = &src->parts[pi];
+    if (part->skin < 0) continue;
+    for (size_t i = 0; i + 2 < part->index_count; i += 3) {
+      const uint32_t *ix = &part->indices[i];
+      if (ix[0] >= part->vertex_count || ix[1] >= part->vertex_count || ix[2] >= part->vertex_count)
+        continue;
+      for (int k = 0; k < 3; ++k) s->tris[3 * s->tri_count + k] = (uint32_t)(vtx + ix[k]);
+      s->tri_count++;
+    }
+    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx)
+      for (int k = 0; k < 3; ++k) s->bind_pos[3 * vtx + k] = part->positions[3 * v + k];
+  }
+  return SKS_OK;
+}
+
+/* Skins the source's bind-pose vertices with the palette of `models`. */
+static void source_skin(const sks_model *src, const sks_mat4 *models, double *out) {
+  size_t vtx = 0;
+  for (size_t pi = 0; pi < src->part_count; ++pi) {
+    const sks_mesh_part *part = &src->parts[pi];
+    if (part->skin < 0) continue;
+    const sks_skin *skin = &src->skins[part->skin];
+    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx) {
+      double x[3] = {part->positions[3 * v], part->positions[3 * v + 1], part->positions[3 * v + 2]};
+      double acc[3] = {0, 0, 0};
+      for (uint32_t i = 0; i < part->influence_count; ++i) {
+        float w = part->weights[v * part->influence_count + i];
+        uint16_t k = part->joints[v * part->influence_count + i];
+        if (w == 0.0f || k >= skin->joint_count) continue;
+        sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
+        sks_daffine m = sks_daff_from_m4(&models[skin->joints[k]]);
+        double a[3], b[3];
+        sks_daff_point(&ibm, x, a);
+        sks_daff_point(&m, a, b);
+        for (int c = 0; c < 3; ++c) acc[c] += w * b[c];
+      }
+      memcpy(&out[3 * vtx], acc, sizeof acc);
+    }
+  }
+}
+
+static sks_result check_finite(const sks_model *m, const char *role, sks_error *err) {
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    const sks_mesh_part *part = &m->parts[pi];
+    if (part->skin < 0) continue;
+    for (size_t v = 0; v < part->vertex_count; ++v)
+      for (int k = 0; k < 3; ++k)
+        if (!isfinite(part->positions[3 * v + k]))
+          return sks_error_set(err, SKS_ERR_INVALID,
+                               "%s: part %zu '%s', vertex %zu: position is not finite (NaN/inf) — "
+                               "cannot use it as a bake %s",
+                               model_name(m, role), pi, part->name ? part->name : "", v, role);
+    for (size_t i = 0; i < part->vertex_count * part->influence_count; ++i)
+      if (!isfinite(part->weights[i]))
+        return sks_error_set(err, SKS_ERR_INVALID,
+                             "%s: part %zu '%s', vertex %zu: weight is not finite — run "
+                             "'skinsolve repair' first",
+                             model_name(m, role), pi, part->name ? part->name : "",
+                             i / part->influence_count);
+  }
+  return SKS_OK;
+}
+
+/* ---- constraints ------------------------------------------------------------- */
+
+static uint32_t *select_constraints(const target_setup *t, size_t maxc, size_t *count) {
+  size_t V = t->V, B = t->B;
+  uint32_t *ids = malloc((V ? V : 1) * sizeof(uint32_t));
+  if (!ids) return NULL;
+  if (V <= maxc) {
+    for (size_t v = 0; v < V; ++v) ids[v] = (uint32_t)v;
+    *count = V;
+    return ids;
+  }
+  uint8_t *chosen = calloc(V, 1);
+  int32_t *dom = malloc(V * sizeof(int32_t));
+  size_t *dom_count = calloc(B ? B : 1, sizeof(size_t)), *dom_seen = calloc(B ? B : 1, sizeof(size_t));
+  if (!chosen || !dom || !dom_count || !dom_seen) {
+    free(chosen); free(dom); free(dom_count); free(dom_seen); free(ids);
+    return NULL;
+  }
+  for (size_t v = 0; v < V; ++v) {
+    double best = 0;
+    dom[v] = -1;
+    for (uint32_t i = t->full.start[v]; i < t->full.start[v + 1]; ++i)
+      if (t->full.w[i] > best) { best = t->full.w[i]; dom[v] = (int32_t)t->full.bone[i]; }
+    if (dom[v] >= 0) dom_count[dom[v]]++;
+  }
+  /* every bone keeps up to `quota` well-spread vertices it dominates
+   * (evenly strided through its list), then the rest is a uniform stride */
+  size_t quota = maxc / (2 * (B ? B : 1));
+  if (quota < 8) quota = 8;
+  size_t n = 0;
+  for (size_t v = 0; v < V && n < maxc; ++v) {
+    int32_t b = dom[v];
+    if (b < 0) continue;
+    size_t k = dom_seen[b]++, c = dom_count[b];
+    size_t take = c < quota ? c : quota;
+    /* take element k if it is one of `take` evenly spaced picks */
+    if (take > 0 && (k * take) / c != ((k + 1) * take) / c) { chosen[v] = 1; ids[n++] = (uint32_t)v; }
+  }
+  size_t rest = V - n, want = maxc > n ? maxc - n : 0, seen = 0;
+  for (size_t v = 0; v < V && want > 0; ++v) {
+    if (chosen[v]) continue;
+    if ((seen * want) / rest != ((seen + 1) * want) / rest) ids[n++] = (uint32_t)v;
+    ++seen;
+  }
+  free(chosen); free(dom); free(dom_count); free(dom_seen);
+  /* keep vertex order (cache-friendly) */
+  for (size_t i = 1; i < n; ++i) { /* insertion sort is fine: ids are nearly sorted */
+    uint32_t x = ids[i];
+    size_t j = i;
+    while (j > 0 && ids[j - 1] > x) { ids[j] = ids[j - 1]; --j; }
+    ids[j] = x;
+  }
+  *count = n;
+  return ids;
+}
+
+/* ---- state -> local joint transforms -------------------------------------- */
+
+static void state_to_locals(const sks_model *tg, const target_setup *t, const sks_solve_problem *p,
+                            const sks_solve_state *st, sks_solve_mode mode, sks_daffine *models,
+                            sks_transform *locals) {
+  const int32_t *parents = tg->skeleton.parents;
+  for (size_t j = 0; j < t->J; ++j) {
+    int32_t par = parents[j], b = t->joint_bone[j];
+    sks_daffine parent = par >= 0 ? models[par] : sks_daff_identity();
+    if (b >= 0 && p->wsum2[b] > 0) {
+      sks_daffine a = sks_state_rigid(p, st, (size_t)b), c, ip;
+      memcpy(c.l, &t->carry[9 * b], 9 * sizeof(double));
+      c.t[0] = c.t[1] = c.t[2] = 0;
+      models[j] = sks_daff_mul(&a, &c);
+      if (sks_daff_inverse(&parent, &ip)) {
+        sks_daffine local = sks_daff_mul(&ip, &models[j]);
+        locals[j] = sks_daff_to_transform(&local);
+        if (mode == SKS_SOLVE_ROTATION_ONLY && !t->bone_is_root[b])
+          locals[j].translation = tg->skeleton.rest[j].translation;
+      } else {
+        locals[j] = tg->skeleton.rest[j];
+      }
+    } else {
+      models[j] = sks_daff_mul(&parent, &t->rest_local[j]);
+      locals[j] = tg->skeleton.rest[j];
+    }
+  }
+}
+
+/* ---- the bake ------------------------------------------------------------------ */
+
+void sks_bake_result_free(sks_bake_result *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->clip_count; ++i) {
+    sks_baked_clip *c = &r->clips[i];
+    free(c->name); free(c->times); free(c->locals);
+    free(c->frame_mean_error_pct); free(c->frame_worst_error_pct);
+    free(c->target_surface); free(c->solved_surface); free(c->vertex_error);
+  }
+  free(r->clips);
+  memset(r, 0, sizeof *r);
+}
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static sks_result frame_times(const sks_clip *clip, float fps, float **times, size_t *count,
+                              sks_error *err) {
+  if (fps > 0) {
+    size_t n = (size_t)floor((double)clip->duration * fps + 1e-4) + 1;
+    double last = (double)(n - 1) / fps;
+    int extra = (double)clip->duration - last > 1e-5;
+    *times = malloc((n + (size_t)extra) * sizeof(float));
+    if (!*times) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; ++i) (*times)[i] = (float)((double)i / fps);
+    if (extra) (*times)[n] = clip->duration;
+    *count = n + (size_t)extra;
+    return SKS_OK;
+  }
+  sks_result r = sks_clip_key_times(clip, times, count, err);
+  if (r != SKS_OK) return r;
+  if (*count == 0) {
+    free(*times);
+    *times = malloc(sizeof(float));
+    if (!*times) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    (*times)[0] = 0.0f;
+    *count = 1;
+  }
+  return SKS_OK;
+}
+
+typedef struct bake_ctx {
+  const sks_model *src, *tg;
+  const sks_bake_options *opt;
+  target_setup t;
+  source_setup s;
+  sks_correspondence corr;
+  sks_solve_problem prob;
+  double D;
+  double *y0;        /* V*3 */
+  double *y;         /* V*3 */
+  double *yc;        /* constraints*3 */
+  double *cur;       /* constraints*3 */
+  double *src_surf;  /* Vs*3 */
+  double *solved;    /* V*3 */
+  double *gn_scratch;
+  size_t gn_scratch_count;
+  sks_daffine *dmodels;
+  sks_mat4 *fmodels;
+} bake_ctx;
+
+static void ctx_free(bake_ctx *c) {
+  target_setup_free(&c->t);
+  source_setup_free(&c->s);
+  sks_correspondence_free(&c->corr);
+  sks_solve_problem_free(&c->prob);
+  free(c->y0); free(c->y); free(c->yc); free(c->cur); free(c->src_surf); free(c->solved);
+  free(c->gn_scratch); free(c->dmodels); free(c->fmodels);
+}
+
+static void map_surface(const bake_ctx *c, const double *src, double *out) {
+  for (size_t j = 0; j < c->t.V; ++j) {
+    const uint32_t *ix = &c->corr.idx[3 * j];
+    const float *bw = &c->corr.bary[3 * j];
+    for (int a = 0; a < 3; ++a)
+      out[3 * j + a] = bw[0] * src[3 * ix[0] + a] + bw[1] * src[3 * ix[1] + a] + bw[2] * src[3 * ix[2] + a];
+  }
+}
+
+static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
+                            sks_baked_clip *out, sks_error *err) {
+  const sks_model *tg = c->tg, *src = c->src;
+  const target_setup *t = &c->t;
+  const sks_solve_problem *p = &c->prob;
+  size_t V = t->V, J = t->J, B = t->B, nc = p->inf.vertex_count;
+  out->name = dupstr(clip->name ? clip->name : "clip");
+  out->mode = mode;
+  out->joint_count = J;
+  sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
+  if (r != SKS_OK) return r;
+  size_t F = out->frame_count;
+  out->locals = malloc(F * (J ? J : 1) * sizeof(sks_transform));
+  out->frame_mean_error_pct = malloc(F * sizeof(float));
+  out->frame_worst_error_pct = malloc(F * sizeof(float));
+  if (c->opt->keep_surfaces) {
+    out->target_surface = malloc(F * V * 3 * sizeof(float));
+    out->solved_surface = malloc(F * V * 3 * sizeof(float));
+    out->vertex_error = malloc(F * V * sizeof(float));
+  }
+  sks_solve_state st;
+  st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
+  st.R = malloc((B ? B : 1) * 9 * sizeof(double));
+  st.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
+      !st.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
+    free(st.q); free(st.R); free(st.u);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
+  }
+  for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
+  sks_rotonly ro = {J, tg->skeleton.parents, t->joint_bone, t->bone_joint, t->rest_local,
+                    t->carry, t->carry_inv, t->bone_is_root, c->dmodels};
+  sks_metrics_acc acc = {0, 0, 0, 0};
+  double solve_ms = 0;
+  size_t iters = 0;
+  const sks_skeleton *ssk = &src->skeleton;
+  for (size_t f = 0; f < F; ++f) {
+    if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, f, F);
+    /* 1. the source surface at this frame, from bind-pose vertex data */
+    sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
+    if (!sks_sampling_job_run(&sj)) {
+      free(st.q); free(st.R); free(st.u);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
+                           model_name(src, "source"), out->name);
+    }
+    sks_local_to_model_job fk = {ssk->parents, c->s.locals, ssk->joint_count, NULL, c->s.models};
+    if (!sks_local_to_model_job_run(&fk)) {
+      free(st.q); free(st.R); free(st.u);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: skeleton is not parent-first",
+                           model_name(src, "source"));
+    }
+    source_skin(src, c->s.models, c->src_surf);
+    map_surface(c, c->src_surf, c->y);
+    for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
+    /* 2. solve */
+    double t0 = now_ms();
+    sks_solve_stats stats = {0, 0};
+    if (mode == SKS_SOLVE_ROTATION_ONLY) {
+      sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 2000, 1e-9, &stats);
+    } else if (c->opt->solver == SKS_SOLVER_BCD) {
+      sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
+    } else {
+      size_t pre = 0;
+      if (f == 0) { /* rough start from the bind pose, then Levenberg-Marquardt */
+        sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 20, 1e-6, &stats);
+        pre = stats.iterations;
+      }
+      if (!sks_solve_gn(p, c->yc, &st, 60, 1e-8, &stats, c->gn_scratch, c->gn_scratch_count))
+        sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
+      stats.iterations += pre;
+    }
+    iters += stats.iterations;
+    /* 3. joint locals (what the clip stores) */
+    sks_transform *locals = &out->locals[f * J];
+    state_to_locals(tg, t, p, &st, mode, c->dmodels, locals);
+    solve_ms += now_ms() - t0;
+    /* 4. metrics over ALL target vertices, from the float locals */
+    r = sks_metrics_skin_target(tg, locals, c->fmodels, c->solved, err);
+    if (r != SKS_OK) { free(st.q); free(st.R); free(st.u); return r; }
+    sks_metrics_frame(&acc, c->solved, c->y, c->y0, V, c->D, &out->frame_mean_error_pct[f],
+                      &out->frame_worst_error_pct[f],
+                      out->vertex_error ? &out->vertex_error[f * V] : NULL);
+    if (out->target_surface)
+      for (size_t k = 0; k < 3 * V; ++k) {
+        out->target_surface[f * V * 3 + k] = (float)c->y[k];
+        out->solved_surface[f * V * 3 + k] = (float)c->solved[k];
+      }
+  }
+  if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
+  free(st.q); free(st.R); free(st.u);
+  sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
+  out->solve_ms = solve_ms;
+  out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
+  return SKS_OK;
+}
+
+sks_result sks_bake(const sks_model *source, const sks_model *target,
+                    const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  static const sks_bake_options defaults;
+  const sks_bake_options *opt = options ? options : &defaults;
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
+  memset(out, 0, sizeof *out);
+  if (!source || !target) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL model");
+  const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
+  if (target->skin_count == 0 || sks_model_vertex_count(target) == 0)
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: has no skinned mesh (no skin) — a bake target needs a skeleton "
+                         "with skin weights", tname);
+  if (source->skin_count == 0 || sks_model_vertex_count(source) == 0)
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: has no skinned mesh — the source surface cannot be recorded", sname);
+  if (source->clip_count == 0)
+    return sks_error_set(err, SKS_ERR_INVALID, "%s: has no animation clips to bake", sname);
+  sks_result r = check_finite(target, "target", err);
+  if (r == SKS_OK) r = check_finite(source, "source", err);
+  if (r != SKS_OK) return r;
+  /* clips */
+  size_t nclips = opt->clip_name_count ? opt->clip_name_count : source->clip_count;
+  int32_t *clip_ids = malloc(nclips * sizeof(int32_t));
+  if (!clip_ids) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < nclips; ++i) {
+    if (!opt->clip_name_count) { clip_ids[i] = (int32_t)i; continue; }
+    clip_ids[i] = sks_clip_find(source->clips, source->clip_count, opt->clip_names[i]);
+    if (clip_ids[i] < 0) {
+      char list[700];
+      size_t o = 0;
+      list[0] = 0;
+      for (size_t k = 0; k < source->clip_count && o + 4 < sizeof list; ++k) {
+        int w = snprintf(list + o, sizeof list - o, "%s'%s'", k ? ", " : "",
+                         source->clips[k].name ? source->clips[k].name : "");
+        if (w < 0) break;
+        o += (size_t)w;
+      }
+      if (o >= sizeof list) o = sizeof list - 1;
+      free(clip_ids);
+      return sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: no clip named '%s' (available: %s)",
+                           sname, opt->clip_names[i], list);
+    }
+  }
+  bake_ctx c;
+  memset(&c, 0, sizeof c);
+  c.src = source; c.tg = target; c.opt = opt;
+  c.D = sks_model_bind_diagonal(target);
+  if (!(c.D > 0) || !isfinite(c.D)) {
+    free(clip_ids);
+    return sks_error_set(err, SKS_ERR_INVALID, "%s: bind pose has zero size", tname);
+  }
+  r = target_setup_build(target, &c.t, err);
+  if (r == SKS_OK) r = source_setup_build(source, &c.s, err);
+  if (r != SKS_OK) goto fail;
+  if (c.t.B == 0) {
+    r = sks_error_set(err, SKS_ERR_INVALID, "%s: no vertex carries skin weight", tname);
+    goto fail;
+  }
+  size_t V = c.t.V, Vs = c.s.V;
+  c.y0 = malloc(V * 3 * sizeof(double));
+  c.y = malloc(V * 3 * sizeof(double));
+  c.solved = malloc(V * 3 * sizeof(double));
+  c.src_surf = malloc(Vs * 3 * sizeof(double));
+  c.dmodels = malloc((c.t.J ? c.t.J : 1) * sizeof(sks_daffine));
+  c.fmodels = malloc((c.t.J ? c.t.J : 1) * sizeof(sks_mat4));
+  if (!c.y0 || !c.y || !c.solved || !c.src_surf || !c.dmodels || !c.fmodels) {
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    goto fail;
+  }
+  /* correspondence on the bind poses */
+  {
+    sks_correspondence_kind kind = opt->correspondence;
+    int identity = 0;
+    if (kind == SKS_CORRESPOND_AUTO && V == Vs) {
+      double md = 0;
+      for (size_t k = 0; k < 3 * V; ++k) md = fmax(md, fabs(c.t.bind_pos[k] - c.s.bind_pos[k]));
+      identity = md <= 1e-6 * c.D;
+    }
+    if (identity) {
+      c.corr.count = V;
+      c.corr.idx = malloc(V * 3 * sizeof(uint32_t));
+      c.corr.bary = malloc(V * 3 * sizeof(float));
+      if (!c.corr.idx || !c.corr.bary) {
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+      }
+      for (size_t j = 0; j < V; ++j) {
+        c.corr.idx[3 * j] = c.corr.idx[3 * j + 1] = c.corr.idx[3 * j + 2] = (uint32_t)j;
+        c.corr.bary[3 * j] = 1; c.corr.bary[3 * j + 1] = 0; c.corr.bary[3 * j + 2] = 0;
+      }
+      c.corr.identity = 1;
+    } else {
+      if (kind == SKS_CORRESPOND_AUTO) kind = SKS_CORRESPOND_CLOSEST_POINT;
+      if (!sks_correspondence_build(&c.corr, kind, c.s.bind_pos, Vs, c.s.tris, c.s.tri_count,
+                                    c.t.bind_pos, V, c.D)) {
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+        goto fail;
+      }
+      if (c.corr.mean_distance > 0.05 * c.D) {
+        r = sks_error_set(err, SKS_ERR_INVALID,
+                          "%s and %s: the meshes do not overlap in their bind poses (mean "
+                          "distance %.3g%% of the target's diagonal) — align them first",
+                          sname, tname, c.corr.mean_distance / c.D * 100.0);
+        goto fail;
+      }
+    }
+    map_surface(&c, c.s.bind_pos, c.y0);
+  }
+  /* constraints + problem */
+  {
+    size_t maxc = opt->max_constraints ? opt->max_constraints : 5000, n = 0;
+    uint32_t *ids = select_constraints(&c.t, maxc, &n);
+    if (!ids || !sks_solve_problem_build(&c.prob, &c.t.full, c.t.B, ids, n, c.D)) {
+      free(ids);
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the solve");
+      goto fail;
+    }
+    free(ids);
+    c.yc = malloc((n ? n : 1) * 3 * sizeof(double));
+    c.cur = malloc((n ? n : 1) * 3 * sizeof(double));
+    c.gn_scratch_count = sks_solve_gn_scratch_count(&c.prob);
+    c.gn_scratch = malloc(c.gn_scratch_count * sizeof(double));
+    if (!c.yc || !c.cur || !c.gn_scratch) {
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+      goto fail;
+    }
+    /* rotation-only roots: no constrained ancestor */
+    for (size_t b = 0; b < c.t.B; ++b) {
+      int32_t j = target->skeleton.parents[c.t.bone_joint[b]];
+      int root = 1;
+      for (; j >= 0; j = target->skeleton.parents[j])
+        if (c.t.joint_bone[j] >= 0 && c.prob.wsum2[c.t.joint_bone[j]] > 0) { root = 0; break; }
+      c.t.bone_is_root[b] = (uint8_t)root;
+    }
+  }
+  out->constraint_count = c.prob.inf.vertex_count;
+  out->target_vertex_count = V;
+  out->target_joint_count = c.t.J;
+  out->diagonal = c.D;
+  {
+    int both = opt->mode != SKS_SOLVE_FREE && opt->mode != SKS_SOLVE_ROTATION_ONLY;
+    size_t per = both ? 2 : 1;
+    out->clips = calloc(nclips * per, sizeof(sks_baked_clip));
+    if (!out->clips) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+    out->clip_count = nclips * per;
+    for (size_t i = 0; i < nclips; ++i)
+      for (size_t m = 0; m < per; ++m) {
+        sks_solve_mode mode = both ? (m == 0 ? SKS_SOLVE_FREE : SKS_SOLVE_ROTATION_ONLY) : opt->mode;
+        r = bake_clip(&c, &source->clips[clip_ids[i]], mode, &out->clips[i * per + m], err);
+        if (r != SKS_OK) goto fail;
+      }
+  }
+  free(clip_ids);
+  ctx_free(&c);
+  return SKS_OK;
+fail:
+  free(clip_ids);
+  ctx_free(&c);
+  sks_bake_result_free(out);
+  return r;
+}
+
+/* ---- apply: baked clips -> ordinary clips on a copy of the target ------------- */
+
+sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result,
+                          sks_model *out, sks_error *err) {
+  if (!target || !result || !out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_apply: NULL argument");
+  sks_result r = sks_model_clone(target, out, err);
+  if (r != SKS_OK) return r;
+  size_t J = target->skeleton.joint_count;
+  size_t n0 = out->clip_count, add = result->clip_count;
+  if (add == 0) return SKS_OK;
+  sks_clip *clips = realloc(out->clips, (n0 + add) * sizeof(sks_clip));
+  if (!clips) { sks_model_free(out); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); }
+  out->clips = clips;
+  memset(&clips[n0], 0, add * sizeof(sks_clip));
+  for (size_t i = 0; i < add; ++i) {
+    const sks_baked_clip *bc = &result->clips[i];
+    sks_clip *c = &clips[n0 + i];
+    out->clip_count = n0 + i + 1;
+    if (bc->joint_count != J) {
+      sks_model_free(out);
+      return sks_error_set(err, SKS_ERR_ARGUMENT, "baked clip '%s' was solved for another target", bc->name);
+    }
+    /* unique names: rotation-only clips get a suffix; clashes get "_baked" */
+    char name[512];
+    snprintf(name, sizeof name, "%s%s", bc->name, bc->mode == SKS_SOLVE_ROTATION_ONLY ? "_rotation_only" : "");
+    if (sks_clip_find(out->clips, n0 + i, name) >= 0) {
+      char tmp[512];
+      snprintf(tmp, sizeof tmp, "%.400s_baked", name);
+      memcpy(name, tmp, sizeof name);
+    }
+    c->name = dupstr(name);
+    c->duration = bc->frame_count ? bc->times[bc->frame_count - 1] : 0.0f;
+    c->tracks = calloc(3 * J, sizeof(sks_track));
+    if (!c->name || (J && !c->tracks)) {
+      sks_model_free(out);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    c->track_count = 3 * J;
+    size_t F = bc->frame_count;
+    for (size_t j = 0; j < J; ++j)
+      for (int path = 0; path < 3; ++path) {
+        sks_track *tr = &c->tracks[3 * j + (size_t)path];
+        tr->joint = (int32_t)j;
+        tr->path = (sks_track_path)path;
+        tr->interpolation = SKS_INTERP_LINEAR;
+        tr->key_count = F;
+        size_t comps = path == SKS_PATH_ROTATION ? 4 : 3;
+        tr->times = malloc((F ? F : 1) * sizeof(float));
+        tr->values = malloc((F ? F : 1) * comps * sizeof(float));
+        if (!tr->times || !tr->values) {
+          sks_model_free(out);
+          return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(tr->times, bc->times, F * sizeof(float));
+        sks_quat prev = {0, 0, 0, 1};
+        for (size_t f = 0; f < F; ++f) {
+          const sks_transform *x = &bc->locals[f * J + j];
+          float *v = &tr->values[f * comps];
+          if (path == SKS_PATH_TRANSLATION) {
+            v[0] = x->translation.x; v[1] = x->translation.y; v[2] = x->translation.z;
+          } else if (path == SKS_PATH_SCALE) {
+            v[0] = x->scale.x; v[1] = x->scale.y; v[2] = x->scale.z;
+          } else {
+            sks_quat q = x->rotation;
+            /* hemisphere continuity so LINEAR interpolation takes the short way */
+            if (f > 0 && q.x * prev.x + q.y * prev.y + q.z * prev.z + q.w * prev.w < 0) {
+              q.x = -q.x; q.y = -q.y; q.z = -q.z; q.w = -q.w;
+            }
+            v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+            prev = q;
+          }
+        }
+      }
+  }
+  return SKS_OK;
+}

@@ -1,0 +1,135 @@
+/* Private solver interfaces (src/solve/ only).
+ *
+ * Notation (MISSION.md): the target's skinned vertex is
+ *   v = sum_i w_i * M_{j_i} * IBM_{j_i} * x
+ * with M_j the model transform of skeleton joint j. We write M_j = A_j * C_j
+ * where C_j is a constant 3x3 "carry" (the scale / shear of the joint's bind
+ * model matrix, usually identity) and A_j is RIGID: the unknown. The fixed
+ * per-influence point p_i = C_j * IBM_j * x makes every bone's contribution
+ * w_i * A_j p_i, so one bone's best A (others fixed) is a weighted Horn fit. */
+#ifndef SKS_SOLVE_INTERNAL_H
+#define SKS_SOLVE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "skinsolve/solve.h"
+#include "math/sks_dmath.h"
+
+/* ---- Horn ---------------------------------------------------------------- */
+
+/* Rotation maximising sum a_k q_k . (R p_k) given S[r*3+c] = sum a_k p_r q_c:
+ * largest eigenvector of Horn's symmetric 4x4 N(S) by Jacobi rotations.
+ * The result is sign-aligned with `near` (any unit quaternion). */
+sks_dquat sks_horn_rotation(const double *S, sks_dquat near);
+
+/* ---- the per-frame problem ------------------------------------------------ */
+
+/* Influence lists for a set of vertices (bone = solver bone index). */
+typedef struct sks_influences {
+  size_t vertex_count;
+  uint32_t *start;    /* vertex_count + 1 */
+  uint32_t *bone;
+  double *w;
+  double *p;          /* 3 per influence: C_b * IBM * x (or centred, see problem) */
+} sks_influences;
+void sks_influences_free(sks_influences *in);
+
+typedef struct sks_pair_moments {
+  uint32_t b, c;      /* b <= c */
+  double s;           /* sum wb wc */
+  double mb[3], mc[3];/* sum wb wc pb, sum wb wc pc */
+  double P[9];        /* sum wb wc pb pc^T (row-major) */
+} sks_pair_moments;
+
+typedef struct sks_solve_problem {
+  size_t bone_count;
+  /* constraints: vertex k of the problem = vertex ids[k] of the full set */
+  uint32_t *ids;
+  sks_influences inf;        /* p centred per bone: p - centroid[b] */
+  double *centroid;          /* 3 per bone (a = w^2 weighted) */
+  double *wsum2;             /* per bone: sum w^2 (0 = no constraint) */
+  double *radius2;           /* per bone: sum w^2 |p - c|^2 / sum w^2 */
+  /* per-bone lists (BCD): entry e of bone b in [bstart[b], bstart[b+1]) */
+  uint32_t *bstart, *bvertex;
+  double *bw, *bp;           /* bp centred, 3 per entry */
+  /* pair moments (Gauss-Newton) */
+  size_t pair_count;
+  sks_pair_moments *pairs;
+  double scale;              /* D */
+} sks_solve_problem;
+
+void sks_solve_problem_free(sks_solve_problem *p);
+/* Builds the problem from full influences restricted to `ids`. */
+int sks_solve_problem_build(sks_solve_problem *p, const sks_influences *full, size_t bone_count,
+                            const uint32_t *ids, size_t id_count, double scale);
+
+/* Rigid state per bone in centred coordinates: A_b p = R_b (p - c_b) + u_b. */
+typedef struct sks_solve_state {
+  sks_dquat *q;   /* bone_count */
+  double *R;      /* 9 per bone, row-major, = q */
+  double *u;      /* 3 per bone */
+} sks_solve_state;
+
+/* A_b as an affine (uncentred). */
+sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s, size_t b);
+void sks_state_set_rigid(const sks_solve_problem *p, sks_solve_state *s, size_t b,
+                         const sks_daffine *a);
+
+/* Rotation-only constraint description (NULL in free mode). */
+typedef struct sks_rotonly {
+  size_t joint_count;
+  const int32_t *parents;          /* skeleton parents */
+  const int32_t *joint_bone;       /* joint -> bone or -1 */
+  const int32_t *bone_joint;       /* bone -> joint */
+  const sks_daffine *rest_local;   /* joint_count */
+  const double *carry;             /* 9 per bone */
+  const double *carry_inv;         /* 9 per bone */
+  const uint8_t *bone_is_root;     /* 1: translation free (no weighted ancestor) */
+  sks_daffine *scratch_models;     /* joint_count */
+} sks_rotonly;
+
+typedef struct sks_solve_stats {
+  size_t iterations;
+  double final_rms;   /* RMS constraint residual / D after the solve */
+} sks_solve_stats;
+
+/* y: 3 per constraint. cur: 3 per constraint scratch (skinned positions).
+ * Block coordinate descent, Horn per bone, incremental updates. */
+void sks_solve_bcd(const sks_solve_problem *p, const double *y, sks_solve_state *s, double *cur,
+                   const sks_rotonly *ro, size_t max_sweeps, double tol, sks_solve_stats *stats);
+
+/* Levenberg-Marquardt over all bones at once, from pair moments: per
+ * iteration cost independent of the vertex count. Returns 0 on failure (the
+ * caller falls back to BCD). */
+int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
+                 size_t max_iterations, double tol, sks_solve_stats *stats, double *scratch,
+                 size_t scratch_count);
+size_t sks_solve_gn_scratch_count(const sks_solve_problem *p);
+
+/* Skinned constraint positions for a state. */
+void sks_solve_skin(const sks_solve_problem *p, const sks_solve_state *s, double *cur);
+
+/* ---- correspondence -------------------------------------------------------- */
+
+/* For each target point: up to 3 source vertex indices with barycentric
+ * weights (nearest vertex: one index, weight 1). */
+typedef struct sks_correspondence {
+  size_t count;
+  uint32_t *idx;      /* 3 per target point */
+  float *bary;        /* 3 per target point */
+  int identity;
+  double max_distance, mean_distance;
+} sks_correspondence;
+void sks_correspondence_free(sks_correspondence *c);
+/* src: source points (3 per vertex), tri: source triangles (3 indices each,
+ * may be NULL for nearest vertex). */
+int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
+                             const double *src, size_t src_count, const uint32_t *tris,
+                             size_t tri_count, const double *dst, size_t dst_count,
+                             double scale);
+
+/* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
+double sks_closest_point_triangle(const double *p, const double *a, const double *b,
+                                  const double *c, double *bary);
+
+#endif

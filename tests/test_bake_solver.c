@@ -1,0 +1,189 @@
+/* Solver internals: Jacobi 4x4, Horn fit, closest point / grid correspondence
+ * against brute force, and BCD + Levenberg-Marquardt recovering random poses
+ * of a procedural chain rig exactly (known answer). */
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+#include "solve/solve_internal.h"
+
+static unsigned long long rng = 88172645463325252ull;
+static double rnd(void) { /* xorshift, [0,1) */
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+static double rnds(void) { return 2 * rnd() - 1; }
+
+static sks_dquat random_quat(double max_angle) {
+  double axis[3] = {rnds(), rnds(), rnds()};
+  double l = sqrt(sks_d3_dot(axis, axis));
+  double ang = max_angle * rnd();
+  double v[3] = {axis[0] / l * ang, axis[1] / l * ang, axis[2] / l * ang};
+  return sks_dq_from_rotvec(v);
+}
+
+static void test_jacobi(void) {
+  for (int trial = 0; trial < 50; ++trial) {
+    double a[16], a0[16], ev[4], V[16];
+    for (int i = 0; i < 4; ++i)
+      for (int j = i; j < 4; ++j) a[i * 4 + j] = a[j * 4 + i] = rnds() * 10;
+    if (trial == 0) /* nearly repeated top eigenvalues (power iteration's weak spot) */
+      for (int i = 0; i < 16; ++i) a[i] = (i % 5 == 0) ? (i == 0 ? 1.0 : (i == 5 ? 1.0 - 1e-12 : 0.2)) : 0.0;
+    memcpy(a0, a, sizeof a);
+    sks_jacobi4(a, ev, V);
+    double worst = 0;
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < 4; ++i) {
+        double s = 0;
+        for (int j = 0; j < 4; ++j) s += a0[i * 4 + j] * V[j * 4 + k];
+        worst = fmax(worst, fabs(s - ev[k] * V[i * 4 + k]));
+      }
+    CHECK_MSG(worst < 1e-12, "trial %d: |Av - lv| = %g", trial, worst);
+  }
+}
+
+static void test_horn(void) {
+  for (int trial = 0; trial < 20; ++trial) {
+    sks_dquat q = random_quat(3.1);
+    double R[9];
+    sks_dq_to_m3(q, R);
+    int n = trial == 0 ? 3 : 20;
+    double S[9] = {0};
+    for (int k = 0; k < n; ++k) {
+      double p[3] = {rnds(), rnds(), rnds()}, y[3];
+      sks_dm3_apply(R, p, y);
+      double a = 0.1 + rnd();
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) S[r * 3 + c] += a * p[r] * y[c];
+    }
+    sks_dquat id = {0, 0, 0, 1};
+    sks_dquat h = sks_horn_rotation(S, id);
+    double d = fabs(h.x * q.x + h.y * q.y + h.z * q.z + h.w * q.w);
+    CHECK_NEAR(d, 1.0, 1e-13);
+  }
+}
+
+static void test_correspondence(void) {
+  /* random triangles soup and points: grid result == brute force */
+  size_t nv = 300, nt = 100, nq = 200;
+  double *src = malloc(nv * 3 * sizeof(double)), *q = malloc(nq * 3 * sizeof(double));
+  uint32_t *tris = malloc(nt * 3 * sizeof(uint32_t));
+  for (size_t i = 0; i < 3 * nv; ++i) src[i] = rnds() * (i % 3 == 0 ? 5 : 1);
+  for (size_t i = 0; i < 3 * nt; ++i) tris[i] = (uint32_t)(rnd() * nv) % (uint32_t)nv;
+  for (size_t i = 0; i < 3 * nq; ++i) q[i] = rnds() * (i % 3 == 0 ? 6 : 1.5);
+  for (int kind = 0; kind < 2; ++kind) {
+    sks_correspondence c;
+    CHECK(sks_correspondence_build(&c, kind ? SKS_CORRESPOND_CLOSEST_POINT : SKS_CORRESPOND_NEAREST_VERTEX,
+                                   src, nv, tris, nt, q, nq, 10.0));
+    int bad = 0;
+    for (size_t j = 0; j < nq; ++j) {
+      double best = 1e300, got[3] = {0, 0, 0};
+      if (kind) {
+        for (size_t t = 0; t < nt; ++t) {
+          double b[3];
+          double d = sks_closest_point_triangle(&q[3 * j], &src[3 * tris[3 * t]], &src[3 * tris[3 * t + 1]],
+                                                &src[3 * tris[3 * t + 2]], b);
+          if (d < best) best = d;
+        }
+      } else {
+        for (size_t v = 0; v < nv; ++v) best = fmin(best, sks_d3_dist2(&q[3 * j], &src[3 * v]));
+      }
+      for (int k = 0; k < 3; ++k)
+        for (int a = 0; a < 3; ++a) got[a] += c.bary[3 * j + k] * src[3 * c.idx[3 * j + k] + a];
+      double dg = sks_d3_dist2(got, &q[3 * j]);
+      if (fabs(sqrt(dg) - sqrt(best)) > 1e-5) ++bad;
+    }
+    CHECK_MSG(bad == 0, "kind %d: %d queries differ from brute force", kind, bad);
+    sks_correspondence_free(&c);
+  }
+  free(src); free(q); free(tris);
+}
+
+/* A chain of `nb` bones along x; a tube mesh with smooth two-bone weights. */
+static void test_chain_recovery(void) {
+  const size_t nb = 6, rings = 60, seg = 10;
+  const size_t V = rings * seg;
+  const double L = 1.0, D = sqrt(nb * L * nb * L + 0.8 * 0.8 * 2);
+  sks_influences full;
+  full.vertex_count = V;
+  full.start = malloc((V + 1) * sizeof(uint32_t));
+  full.bone = malloc(V * 2 * sizeof(uint32_t));
+  full.w = malloc(V * 2 * sizeof(double));
+  full.p = malloc(V * 6 * sizeof(double));
+  size_t o = 0;
+  for (size_t r = 0; r < rings; ++r)
+    for (size_t s = 0; s < seg; ++s) {
+      size_t v = r * seg + s;
+      double x = (r + 0.5) * nb * L / rings, ang = 2 * 3.14159265358979 * s / seg;
+      double pos[3] = {x, 0.4 * cos(ang), 0.4 * sin(ang)};
+      double fb = x / L - 0.5; /* bone coordinate */
+      size_t b0 = fb < 0 ? 0 : (size_t)fb;
+      if (b0 >= nb - 1) b0 = nb - 2;
+      double t = fb - (double)b0;
+      t = t < 0 ? 0 : (t > 1 ? 1 : t);
+      t = t * t * (3 - 2 * t);
+      full.start[v] = (uint32_t)o;
+      for (int k = 0; k < 2; ++k) {
+        size_t b = b0 + (size_t)k;
+        double w = k ? t : 1 - t;
+        if (w <= 0) continue;
+        full.bone[o] = (uint32_t)b;
+        full.w[o] = w;
+        /* IBM = translate(-b L) */
+        full.p[3 * o] = pos[0] - (double)b * L; full.p[3 * o + 1] = pos[1]; full.p[3 * o + 2] = pos[2];
+        ++o;
+      }
+    }
+  full.start[V] = (uint32_t)o;
+  uint32_t *ids = malloc(V * sizeof(uint32_t));
+  for (size_t v = 0; v < V; ++v) ids[v] = (uint32_t)v;
+  sks_solve_problem p;
+  CHECK(sks_solve_problem_build(&p, &full, nb, ids, V, D));
+  sks_solve_state st, truth;
+  st.q = malloc(nb * sizeof(sks_dquat)); st.R = malloc(nb * 9 * sizeof(double)); st.u = malloc(nb * 3 * sizeof(double));
+  truth.q = malloc(nb * sizeof(sks_dquat)); truth.R = malloc(nb * 9 * sizeof(double)); truth.u = malloc(nb * 3 * sizeof(double));
+  double *y = malloc(V * 3 * sizeof(double)), *cur = malloc(V * 3 * sizeof(double));
+  size_t scount = sks_solve_gn_scratch_count(&p);
+  double *scratch = malloc(scount * sizeof(double));
+  for (int solver = 0; solver < 2; ++solver) {
+    for (size_t b = 0; b < nb; ++b) { /* bind */
+      sks_daffine a = sks_daff_identity();
+      a.t[0] = (double)b * L;
+      sks_state_set_rigid(&p, &st, b, &a);
+    }
+    for (int pose = 0; pose < 6; ++pose) {
+      for (size_t b = 0; b < nb; ++b) {
+        sks_daffine a;
+        sks_dq_to_m3(random_quat(pose == 0 ? 1.5 : 0.8), a.l);
+        a.t[0] = (double)b * L + rnds() * 0.3; a.t[1] = rnds() * 0.3; a.t[2] = rnds() * 0.3;
+        sks_state_set_rigid(&p, &truth, b, &a);
+      }
+      sks_solve_skin(&p, &truth, y);
+      sks_solve_stats stats;
+      if (solver == 0) {
+        sks_solve_bcd(&p, y, &st, cur, NULL, 20000, 1e-12, &stats);
+      } else {
+        if (pose == 0) sks_solve_bcd(&p, y, &st, cur, NULL, 20, 1e-6, &stats);
+        CHECK(sks_solve_gn(&p, y, &st, 100, 1e-10, &stats, scratch, scount));
+      }
+      sks_solve_skin(&p, &st, cur);
+      double worst = 0;
+      for (size_t v = 0; v < V; ++v) worst = fmax(worst, sqrt(sks_d3_dist2(&cur[3 * v], &y[3 * v])));
+      CHECK_MSG(worst < 1e-6 * D, "%s pose %d: worst %g D after %zu iterations",
+                solver ? "LM" : "BCD", pose, worst / D, stats.iterations);
+      printf("%-3s pose %d: worst %.3g D, %zu iterations\n", solver ? "LM" : "BCD", pose, worst / D,
+             stats.iterations);
+    }
+  }
+  free(scratch); free(y); free(cur); free(ids);
+  free(st.q); free(st.R); free(st.u); free(truth.q); free(truth.R); free(truth.u);
+  sks_solve_problem_free(&p);
+  sks_influences_free(&full);
+}
+
+int main(void) {
+  test_jacobi();
+  test_horn();
+  test_correspondence();
+  test_chain_recovery();
+  return sks_test_finish();
+}

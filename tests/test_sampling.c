@@ -1,0 +1,213 @@
+/* Clip sampling: exact keys, LINEAR (slerp / nlerp), STEP, CUBICSPLINE
+ * (glTF Hermite), loop and clamp, rest defaults, blending, key-time union. */
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+#include "math/sks_math.h"
+
+#define PI 3.14159265358979323846
+
+static sks_transform rest3[3];
+
+static void init_rest(void) {
+  for (int i = 0; i < 3; ++i) {
+    rest3[i] = sks_transform_identity();
+    rest3[i].translation = sks_v3((float)i, 10.0f + (float)i, 0.5f);
+    rest3[i].scale = sks_v3(2, 2, 2);
+  }
+}
+
+static int sample(const sks_clip *clip, float t, int loop, int nlerp, sks_transform out[3]) {
+  sks_sampling_job job = {clip, rest3, 3, t, loop, nlerp, out};
+  return sks_sampling_job_run(&job);
+}
+
+static double z_angle(sks_quat q) { return 2.0 * atan2((double)q.z, (double)q.w); }
+
+static void linear_translation(void) {
+  float times[3] = {0.0f, 1.0f, 2.0f};
+  float values[9] = {0.1f, 0.2f, 0.3f, 1.7f, -2.9f, 3.3f, 5.0f, 5.0f, 5.0f};
+  sks_track tr = {1, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 3, times, values};
+  sks_clip clip = {"t", 2.0f, 1, &tr};
+  sks_transform out[3];
+  /* A key time returns that key exactly. */
+  CHECK(sample(&clip, 1.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 1.7f && out[1].translation.y == -2.9f && out[1].translation.z == 3.3f);
+  CHECK(sample(&clip, 0.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 0.1f && out[1].translation.y == 0.2f && out[1].translation.z == 0.3f);
+  CHECK(sample(&clip, 2.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 5.0f);
+  /* Halfway between keys 1 and 2. */
+  CHECK(sample(&clip, 1.5f, 0, 0, out));
+  CHECK_NEAR(out[1].translation.x, 3.35, 1e-6);
+  CHECK_NEAR(out[1].translation.y, 1.05, 1e-6);
+  CHECK_NEAR(out[1].translation.z, 4.15, 1e-6);
+  /* Joints and paths without a track keep rest. */
+  CHECK(out[0].translation.x == 0.0f && out[0].translation.y == 10.0f);
+  CHECK(out[2].translation.x == 2.0f && out[2].scale.x == 2.0f);
+  CHECK(out[1].scale.y == 2.0f && out[1].rotation.w == 1.0f);
+  /* Clamp: before 0 -> first key, after duration -> last key. */
+  CHECK(sample(&clip, -3.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 0.1f);
+  CHECK(sample(&clip, 7.5f, 0, 0, out));
+  CHECK(out[1].translation.x == 5.0f);
+  /* Loop: 2.5 wraps to 0.5, -0.5 wraps to 1.5. */
+  CHECK(sample(&clip, 2.5f, 1, 0, out));
+  CHECK_NEAR(out[1].translation.x, 0.9, 1e-6);
+  CHECK(sample(&clip, -0.5f, 1, 0, out));
+  CHECK_NEAR(out[1].translation.x, 3.35, 1e-6);
+  CHECK(sample(&clip, 5.0f, 1, 0, out)); /* 5 mod 2 = 1: exactly key 1 */
+  CHECK(out[1].translation.x == 1.7f);
+}
+
+static void linear_rotation(void) {
+  const float s45 = (float)sin(PI / 4), c45 = (float)cos(PI / 4);
+  float times[2] = {0.0f, 1.0f};
+  float values[8] = {0, 0, 0, 1, 0, 0, s45, c45}; /* identity -> 90 deg about Z */
+  sks_track tr = {0, SKS_PATH_ROTATION, SKS_INTERP_LINEAR, 2, times, values};
+  sks_clip clip = {"r", 1.0f, 1, &tr};
+  sks_transform out[3];
+  CHECK(sample(&clip, 0.5f, 0, 0, out));
+  CHECK_NEAR(z_angle(out[0].rotation), PI / 4, 1e-6); /* slerp midpoint: 45 deg */
+  CHECK_NEAR(out[0].rotation.z, sin(PI / 8), 1e-6);
+  CHECK_NEAR(out[0].rotation.w, cos(PI / 8), 1e-6);
+  CHECK(sample(&clip, 0.25f, 0, 0, out));
+  CHECK_NEAR(z_angle(out[0].rotation), PI / 8, 1e-6); /* slerp: constant angular speed */
+  CHECK(sample(&clip, 0.25f, 0, 1, out));
+  /* nlerp: normalize(0.75 q0 + 0.25 q1), a slightly smaller angle */
+  double nl = 2.0 * atan2(0.25 * sin(PI / 4), 0.75 + 0.25 * cos(PI / 4));
+  CHECK_NEAR(z_angle(out[0].rotation), nl, 1e-6);
+  CHECK(fabs(nl - PI / 8) > 1e-2);
+  CHECK_NEAR(sks_q_dot(out[0].rotation, out[0].rotation), 1.0, 1e-6);
+  /* Shortest path: key 1 stored as -q still interpolates through 45 deg. */
+  float neg[8] = {0, 0, 0, 1, 0, 0, -s45, -c45};
+  tr.values = neg;
+  CHECK(sample(&clip, 0.5f, 0, 0, out));
+  CHECK_NEAR(fabs(z_angle(out[0].rotation)), PI / 4, 1e-6);
+}
+
+static void step(void) {
+  float times[2] = {0.0f, 1.0f};
+  float values[6] = {1, 1, 1, 3, 3, 3};
+  sks_track tr = {2, SKS_PATH_SCALE, SKS_INTERP_STEP, 2, times, values};
+  sks_clip clip = {"s", 1.0f, 1, &tr};
+  sks_transform out[3];
+  CHECK(sample(&clip, 0.999f, 0, 0, out));
+  CHECK(out[2].scale.x == 1.0f && out[2].scale.z == 1.0f);
+  CHECK(sample(&clip, 1.0f, 0, 0, out));
+  CHECK(out[2].scale.x == 3.0f);
+  CHECK(sample(&clip, 0.0f, 0, 0, out));
+  CHECK(out[2].scale.y == 1.0f);
+}
+
+static void cubic(void) {
+  /* Translation x: keys t=0 (v=0, out-tangent 1) and t=2 (in-tangent 0.5, v=1).
+   * At t=1 (s=0.5, td=2): h00=0.5, h10=0.125*2, h01=0.5, h11=-0.125*2
+   *   p = 0.25*1 + 0.5*1 - 0.25*0.5 = 0.625. */
+  float times[2] = {0.0f, 2.0f};
+  float values[18] = {
+      9, 9, 9, 0, 4, 0, 1, 0, 0,   /* key 0: in-tangent (unused), value, out-tangent */
+      0.5f, 0, 0, 1, 4, 0, 7, 7, 7 /* key 1: in-tangent, value, out-tangent (unused) */
+  };
+  sks_track tr = {1, SKS_PATH_TRANSLATION, SKS_INTERP_CUBICSPLINE, 2, times, values};
+  sks_clip clip = {"c", 2.0f, 1, &tr};
+  sks_transform out[3];
+  CHECK(sample(&clip, 0.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 0.0f && out[1].translation.y == 4.0f);
+  CHECK(sample(&clip, 2.0f, 0, 0, out));
+  CHECK(out[1].translation.x == 1.0f && out[1].translation.y == 4.0f);
+  CHECK(sample(&clip, 1.0f, 0, 0, out));
+  CHECK_NEAR(out[1].translation.x, 0.625, 1e-6);
+  CHECK_NEAR(out[1].translation.y, 4.0, 1e-6); /* zero tangents, equal values */
+  /* At s=0.25: h00=27/32, h10=9/64*2, h01=5/32, h11=-3/64*2 -> 9/32 + 5/32 - 3/64 */
+  CHECK(sample(&clip, 0.5f, 0, 0, out));
+  CHECK_NEAR(out[1].translation.x, 9.0 / 32 + 5.0 / 32 - 3.0 / 64, 1e-6);
+
+  /* Rotation spline result is normalised. */
+  const float s = (float)sin(PI / 4), c = (float)cos(PI / 4);
+  float rv[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.3f, 0,
+                  0, 0, 0.3f, 0, 0, 0, s, c, 0, 0, 0, 0};
+  sks_track rt = {0, SKS_PATH_ROTATION, SKS_INTERP_CUBICSPLINE, 2, times, rv};
+  sks_clip rclip = {"cr", 2.0f, 1, &rt};
+  CHECK(sample(&rclip, 0.7f, 0, 0, out));
+  CHECK_NEAR(sks_q_dot(out[0].rotation, out[0].rotation), 1.0, 1e-6);
+  CHECK(sample(&rclip, 2.0f, 0, 0, out));
+  CHECK(out[0].rotation.z == s && out[0].rotation.w == c);
+}
+
+static void validation(void) {
+  float times[1] = {0};
+  float values[3] = {1, 2, 3};
+  sks_track tr = {3, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 1, times, values}; /* joint 3 of 3 */
+  sks_clip clip = {"bad", 0.0f, 1, &tr};
+  sks_transform out[3];
+  sks_sampling_job job = {&clip, rest3, 3, 0.0f, 0, 0, out};
+  CHECK(!sks_sampling_job_validate(&job));
+  CHECK(!sks_sampling_job_run(&job));
+  tr.joint = 2;
+  CHECK(sks_sampling_job_validate(&job));
+  job.output = NULL;
+  CHECK(!sks_sampling_job_validate(&job));
+  job.output = out;
+  job.time = NAN;
+  CHECK(!sks_sampling_job_validate(&job));
+  /* A single key holds at every time. */
+  job.time = 0.3f;
+  CHECK(sks_sampling_job_run(&job));
+  CHECK(out[2].translation.x == 1.0f && out[2].translation.z == 3.0f);
+}
+
+static void blending(void) {
+  sks_transform a[2], b[2], o[2];
+  a[0] = sks_transform_identity(); b[0] = sks_transform_identity();
+  b[0].translation = sks_v3(2, 0, -4);
+  b[0].scale = sks_v3(3, 1, 1);
+  b[0].rotation = sks_q(0, 0, 0, -1); /* same rotation, other hemisphere */
+  a[1] = sks_transform_identity(); b[1] = sks_transform_identity();
+  b[1].rotation = sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(PI / 2));
+  sks_blending_job job = {a, b, 0.5f, 2, o};
+  CHECK(sks_blending_job_run(&job));
+  CHECK_NEAR(o[0].translation.x, 1.0, 1e-6);
+  CHECK_NEAR(o[0].translation.z, -2.0, 1e-6);
+  CHECK_NEAR(o[0].scale.x, 2.0, 1e-6);
+  CHECK_NEAR(fabs(o[0].rotation.w), 1.0, 1e-6); /* shortest path: stays identity */
+  CHECK_NEAR(2.0 * atan2(o[1].rotation.y, o[1].rotation.w), PI / 4, 1e-6);
+  job.weight = 1.0f;
+  CHECK(sks_blending_job_run(&job));
+  CHECK_NEAR(o[1].rotation.y, b[1].rotation.y, 1e-6);
+  job.output = NULL;
+  CHECK(!sks_blending_job_validate(&job));
+}
+
+static void key_times(void) {
+  float t0[3] = {0.0f, 0.5f, 1.0f}, t1[3] = {0.5000001f, 1.0f, 2.0f}, t2[2] = {0.25f, 0.0f};
+  float v[12] = {0};
+  sks_track tr[3] = {{0, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 3, t0, v},
+                     {1, SKS_PATH_SCALE, SKS_INTERP_LINEAR, 3, t1, v},
+                     {2, SKS_PATH_ROTATION, SKS_INTERP_STEP, 2, t2, v}};
+  sks_clip clip = {"k", 2.0f, 3, tr};
+  float *times = NULL;
+  size_t n = 0;
+  sks_error err = {0};
+  CHECK_OK(sks_clip_key_times(&clip, &times, &n, &err), &err);
+  CHECK(n == 5);
+  if (n == 5) {
+    CHECK(times[0] == 0.0f && times[1] == 0.25f && times[2] == 0.5f && times[3] == 1.0f && times[4] == 2.0f);
+  }
+  free(times);
+  sks_clip empty = {"e", 0.0f, 0, NULL};
+  CHECK_OK(sks_clip_key_times(&empty, &times, &n, &err), &err);
+  CHECK(n == 0 && times == NULL);
+}
+
+int main(void) {
+  init_rest();
+  linear_translation();
+  linear_rotation();
+  step();
+  cubic();
+  validation();
+  blending();
+  key_times();
+  return sks_test_finish();
+}

@@ -1,0 +1,465 @@
+/* Skinning kernels and pose jobs: DQS = LBS for single influences, candy
+ * wrapper (LBS collapses a 180-degree twist, DQS keeps the radius), reference
+ * vs optimised vs parallel on a random mesh for every influence count with
+ * strides, validation, static pre-transform, bind pose, two-bone IK, blend. */
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+#include "math/sks_math.h"
+
+#define PI 3.14159265358979323846
+
+static uint32_t rng_state = 12345u;
+static float frand(void) { /* [0, 1) */
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (float)(rng_state >> 8) / 16777216.0f;
+}
+static float srand1(void) { return 2.0f * frand() - 1.0f; }
+
+static sks_quat random_rotation(void) {
+  return sks_q_normalize(sks_q(srand1(), srand1(), srand1(), srand1()));
+}
+
+static sks_mat4 rigid(sks_quat q, sks_vec3 t) {
+  sks_transform x = sks_transform_identity();
+  x.rotation = q;
+  x.translation = t;
+  return sks_m4_from_transform(&x);
+}
+
+static sks_skinning_job base_job(sks_skinning_method method, size_t n, uint32_t k, const sks_mat4 *palette,
+                                 size_t palette_count, const uint16_t *joints, const float *weights,
+                                 const float *in, float *out) {
+  sks_skinning_job j;
+  memset(&j, 0, sizeof j);
+  j.method = method;
+  j.vertex_count = n;
+  j.influence_count = k;
+  j.palette = palette;
+  j.palette_count = palette_count;
+  j.joints = joints;
+  j.weights = weights;
+  j.in_positions = in;
+  j.out_positions = out;
+  return j;
+}
+
+/* DQS equals LBS where a vertex has one influence (rigid palette). */
+static void dqs_equals_lbs_single_influence(void) {
+  enum { N = 500, P = 16 };
+  sks_mat4 palette[P];
+  for (int i = 0; i < P; ++i)
+    palette[i] = rigid(random_rotation(), sks_v3(5 * srand1(), 5 * srand1(), 5 * srand1()));
+  static float pos[3 * N], nrm[3 * N], lp[3 * N], ln[3 * N], dp[3 * N], dn[3 * N];
+  static uint16_t j1[N], j4[4 * N];
+  static float w1[N], w4[4 * N];
+  for (int v = 0; v < N; ++v) {
+    sks_vec3 n = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+    for (int c = 0; c < 3; ++c) pos[3 * v + c] = 3 * srand1();
+    nrm[3 * v] = n.x; nrm[3 * v + 1] = n.y; nrm[3 * v + 2] = n.z;
+    j1[v] = (uint16_t)(v % P);
+    w1[v] = 1.0f;
+    for (int i = 0; i < 4; ++i) {
+      j4[4 * v + i] = (uint16_t)((v + 3 * i) % P);
+      w4[4 * v + i] = i == 0 ? 1.0f : 0.0f; /* one effective influence in 4 slots */
+    }
+  }
+  double maxd = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const uint32_t k = pass ? 4 : 1;
+    sks_skinning_job l = base_job(SKS_SKIN_LBS, N, k, palette, P, pass ? j4 : j1, pass ? w4 : w1, pos, lp);
+    l.in_normals = nrm; l.out_normals = ln;
+    sks_skinning_job d = l;
+    d.method = SKS_SKIN_DQS;
+    d.out_positions = dp; d.out_normals = dn;
+    CHECK(sks_skinning_job_run(&l));
+    CHECK(sks_skinning_job_run(&d));
+    for (int i = 0; i < 3 * N; ++i) {
+      maxd = fmax(maxd, fabs(lp[i] - dp[i]));
+      maxd = fmax(maxd, fabs(ln[i] - dn[i]));
+    }
+  }
+  printf("DQS vs LBS, single influence: max |difference| = %.3g\n", maxd);
+  CHECK(maxd < 2e-5);
+}
+
+/* A cylinder of radius 1 along Y (0..2), joint 0 at the bottom (identity) and
+ * joint 1 twisted 180 degrees about the axis; weights fade linearly 0 -> 1
+ * along Y. LBS collapses the middle ring (candy wrapper); DQS keeps radius. */
+static void candy_wrapper(void) {
+  enum { RINGS = 21, SEG = 32, N = RINGS * SEG };
+  static float pos[3 * N], w[2 * N], lbs[3 * N], dqs[3 * N];
+  static uint16_t jn[2 * N];
+  for (int r = 0; r < RINGS; ++r)
+    for (int s = 0; s < SEG; ++s) {
+      int v = r * SEG + s;
+      double a = 2 * PI * s / SEG, y = 2.0 * r / (RINGS - 1);
+      pos[3 * v] = (float)cos(a); pos[3 * v + 1] = (float)y; pos[3 * v + 2] = (float)sin(a);
+      jn[2 * v] = 0; jn[2 * v + 1] = 1;
+      w[2 * v + 1] = (float)(y / 2.0);
+      w[2 * v] = 1.0f - w[2 * v + 1];
+    }
+  sks_mat4 palette[2] = {sks_m4_identity(),
+                         rigid(sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)PI), sks_v3(0, 0, 0))};
+  sks_skinning_job l = base_job(SKS_SKIN_LBS, N, 2, palette, 2, jn, w, pos, lbs);
+  sks_skinning_job d = l;
+  d.method = SKS_SKIN_DQS;
+  d.out_positions = dqs;
+  CHECK(sks_skinning_job_run(&l));
+  CHECK(sks_skinning_job_run(&d));
+  double dqs_worst = 0, lbs_mid = 0;
+  for (int v = 0; v < N; ++v) {
+    double rd = hypot(dqs[3 * v], dqs[3 * v + 2]);
+    dqs_worst = fmax(dqs_worst, fabs(rd - 1.0));
+    if (v / SEG == RINGS / 2) lbs_mid = fmax(lbs_mid, hypot(lbs[3 * v], lbs[3 * v + 2]));
+  }
+  printf("candy wrapper: DQS worst radius error %.3g%%, LBS middle-ring radius %.3g\n", 100 * dqs_worst, lbs_mid);
+  CHECK(dqs_worst < 0.02);
+  CHECK(lbs_mid < 0.5);
+  /* The reference kernels agree. */
+  static float ref[3 * N];
+  d.out_positions = ref;
+  CHECK(sks_skinning_job_run_reference(&d));
+  double md = 0;
+  for (int i = 0; i < 3 * N; ++i) md = fmax(md, fabs(ref[i] - dqs[i]));
+  CHECK(md < 1e-5);
+}
+
+/* Reference vs optimised vs parallel, every influence count, both methods,
+ * interleaved (strided) buffers, 10k random vertices. */
+static void kernels_agree(void) {
+  enum { N = 10000, P = 64, IN_STRIDE = 8, OUT_STRIDE = 7 };
+  sks_mat4 palette[P];
+  for (int i = 0; i < P; ++i)
+    palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
+  float *in = malloc(sizeof(float) * N * IN_STRIDE); /* pos at 0, normal at 4 */
+  float *o_ref = malloc(sizeof(float) * N * OUT_STRIDE), *o_opt = malloc(sizeof(float) * N * OUT_STRIDE);
+  float *o_par = malloc(sizeof(float) * N * OUT_STRIDE);
+  uint16_t *joints = malloc(sizeof(uint16_t) * N * (SKS_MAX_INFLUENCES + 1));
+  float *weights = malloc(sizeof(float) * N * (SKS_MAX_INFLUENCES + 2));
+  if (!in || !o_ref || !o_opt || !o_par || !joints || !weights) { CHECK(0); return; }
+  for (int v = 0; v < N; ++v) {
+    sks_vec3 n = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+    float *e = in + v * IN_STRIDE;
+    e[0] = 2 * srand1(); e[1] = 2 * srand1(); e[2] = 2 * srand1(); e[3] = 99;
+    e[4] = n.x; e[5] = n.y; e[6] = n.z; e[7] = 99;
+  }
+  for (uint32_t k = 1; k <= SKS_MAX_INFLUENCES; ++k) {
+    const size_t js = k + 1, ws = k + 2;
+    for (int v = 0; v < N; ++v) {
+      float sum = 0;
+      for (uint32_t i = 0; i < k; ++i) {
+        joints[v * js + i] = (uint16_t)(frand() * P);
+        weights[v * ws + i] = 0.05f + frand();
+        sum += weights[v * ws + i];
+      }
+      for (uint32_t i = 0; i < k; ++i) weights[v * ws + i] /= sum;
+      joints[v * js + k] = 65535; /* padding must be ignored */
+    }
+    for (int m = 0; m < 2; ++m) {
+      sks_skinning_job job = base_job(m ? SKS_SKIN_DQS : SKS_SKIN_LBS, N, k, palette, P, joints, weights, in, o_ref);
+      job.joints_stride = js; job.weights_stride = ws;
+      job.in_positions_stride = IN_STRIDE; job.in_normals = in + 4; job.in_normals_stride = IN_STRIDE;
+      job.out_positions_stride = OUT_STRIDE; job.out_normals = o_ref + 3; job.out_normals_stride = OUT_STRIDE;
+      for (int i = 0; i < N * OUT_STRIDE; ++i) o_ref[i] = o_opt[i] = o_par[i] = -7.0f;
+      CHECK(sks_skinning_job_run_reference(&job));
+      job.out_positions = o_opt; job.out_normals = o_opt + 3;
+      CHECK(sks_skinning_job_run(&job));
+      job.out_positions = o_par; job.out_normals = o_par + 3;
+      CHECK(sks_skinning_job_run_parallel(&job, 3));
+      double d_opt = 0, d_par = 0;
+      int untouched_ok = 1;
+      for (int v = 0; v < N; ++v)
+        for (int c = 0; c < OUT_STRIDE; ++c) {
+          int i = v * OUT_STRIDE + c;
+          if (c == 6) { untouched_ok &= o_opt[i] == -7.0f && o_par[i] == -7.0f && o_ref[i] == -7.0f; continue; }
+          d_opt = fmax(d_opt, fabs(o_ref[i] - o_opt[i]));
+          d_par = fmax(d_par, fabs(o_opt[i] - o_par[i]));
+        }
+      printf("%s k=%u: max |reference - optimised| = %.3g, max |optimised - parallel| = %.3g\n",
+             m ? "DQS" : "LBS", k, d_opt, d_par);
+      CHECK_MSG(d_opt < 1e-4, "%s k=%u", m ? "DQS" : "LBS", k);
+      CHECK(d_par == 0.0);
+      CHECK(untouched_ok); /* stride gaps are not written */
+      /* Positions only (no normals) gives the same positions. */
+      job.in_normals = NULL; job.out_normals = NULL;
+      job.out_positions = o_par;
+      CHECK(sks_skinning_job_run_parallel(&job, 0));
+      double d_pos = 0;
+      for (int v = 0; v < N; ++v)
+        for (int c = 0; c < 3; ++c) d_pos = fmax(d_pos, fabs(o_opt[v * OUT_STRIDE + c] - o_par[v * OUT_STRIDE + c]));
+      CHECK(d_pos == 0.0);
+    }
+  }
+  free(in); free(o_ref); free(o_opt); free(o_par); free(joints); free(weights);
+}
+
+static void validation(void) {
+  sks_mat4 palette[2] = {sks_m4_identity(), sks_m4_identity()};
+  uint16_t joints[4] = {0, 1, 1, 0};
+  float weights[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+  float in[6] = {0}, out[6], nin[6] = {0}, nout[6];
+  sks_skinning_job job = base_job(SKS_SKIN_LBS, 2, 2, palette, 2, joints, weights, in, out);
+  CHECK(sks_skinning_job_validate(&job));
+  joints[3] = 2; /* index >= palette_count */
+  CHECK(!sks_skinning_job_validate(&job));
+  CHECK(!sks_skinning_job_run(&job));
+  CHECK(!sks_skinning_job_run_reference(&job));
+  CHECK(!sks_skinning_job_run_parallel(&job, 2));
+  joints[3] = 0;
+  job.palette_count = 1; /* joint 1 now out of range */
+  CHECK(!sks_skinning_job_validate(&job));
+  job.palette_count = 2;
+  sks_skinning_job b = job; b.palette = NULL; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.joints = NULL; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.weights = NULL; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.in_positions = NULL; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.out_positions = NULL; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.in_normals = nin; CHECK(!sks_skinning_job_validate(&b)); /* normals in without out */
+  b.out_normals = nout; CHECK(sks_skinning_job_validate(&b));
+  b = job; b.influence_count = 0; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.influence_count = 9; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.joints_stride = 1; CHECK(!sks_skinning_job_validate(&b)); /* < influence_count */
+  b = job; b.in_positions_stride = 2; CHECK(!sks_skinning_job_validate(&b));
+  b = job; b.out_positions = in; CHECK(!sks_skinning_job_validate(&b)); /* in place: overlapping */
+  b = job; b.method = (sks_skinning_method)7; CHECK(!sks_skinning_job_validate(&b));
+  CHECK(!sks_skinning_job_validate(NULL));
+  b = job; b.vertex_count = 0; b.in_positions = NULL; CHECK(sks_skinning_job_validate(&b));
+}
+
+/* A small model: root -> a -> b, a skinned part (2 influences) and a rigid
+ * part on b. */
+typedef struct small_model {
+  sks_model model;
+  char *names[3];
+  int32_t parents[3];
+  sks_transform rest[3];
+  int32_t skin_joints[2];
+  sks_mat4 ibm[2];
+  sks_skin skin;
+  sks_mesh_part parts[2];
+  float pos0[12], nrm0[12], pos1[6], nrm1[6];
+  uint16_t joints[8];
+  float weights[8];
+} small_model;
+
+static sks_result build_small(sks_model *out, sks_error *err) {
+  static small_model s;
+  static char n0[] = "root", n1[] = "a", n2[] = "b", skin_name[] = "skin", path[] = "small";
+  memset(&s, 0, sizeof s);
+  s.names[0] = n0; s.names[1] = n1; s.names[2] = n2;
+  s.parents[0] = -1; s.parents[1] = 0; s.parents[2] = 1;
+  for (int i = 0; i < 3; ++i) s.rest[i] = sks_transform_identity();
+  s.rest[0].rotation = sks_q_from_axis_angle(sks_v3(1, 0, 0), 0.3f);
+  s.rest[1].translation = sks_v3(0, 1, 0);
+  s.rest[2].translation = sks_v3(0, 1, 0);
+  s.rest[2].scale = sks_v3(1, 2, 0.5f);
+  s.skin_joints[0] = 1; s.skin_joints[1] = 2;
+  s.ibm[0] = rigid(sks_q_identity(), sks_v3(0, -1, 0));
+  s.ibm[1] = rigid(sks_q_identity(), sks_v3(0, -2, 0));
+  s.skin.name = skin_name; s.skin.joint_count = 2; s.skin.joints = s.skin_joints; s.skin.inverse_bind = s.ibm;
+  for (int v = 0; v < 4; ++v) {
+    s.pos0[3 * v] = (float)(v & 1); s.pos0[3 * v + 1] = 1.0f + 0.4f * (float)v; s.pos0[3 * v + 2] = 0.25f;
+    s.nrm0[3 * v] = 1; s.nrm0[3 * v + 1] = 0; s.nrm0[3 * v + 2] = 0;
+    s.joints[2 * v] = 0; s.joints[2 * v + 1] = 1;
+    s.weights[2 * v + 1] = 0.25f * (float)v; s.weights[2 * v] = 1.0f - s.weights[2 * v + 1];
+  }
+  s.pos1[0] = 1; s.pos1[1] = 2; s.pos1[2] = 3; s.pos1[3] = -1; s.pos1[4] = 0; s.pos1[5] = 0.5f;
+  s.nrm1[0] = 0; s.nrm1[1] = 1; s.nrm1[2] = 0; s.nrm1[3] = 0.6f; s.nrm1[4] = 0.8f; s.nrm1[5] = 0;
+  sks_mesh_part *p = &s.parts[0];
+  p->material = -1; p->skin = 0; p->node = 0; p->vertex_count = 4; p->positions = s.pos0; p->normals = s.nrm0;
+  p->influence_count = 2; p->joints = s.joints; p->weights = s.weights;
+  p = &s.parts[1];
+  p->material = -1; p->skin = -1; p->node = 2; p->vertex_count = 2; p->positions = s.pos1; p->normals = s.nrm1;
+  memset(&s.model, 0, sizeof s.model);
+  s.model.source_path = path;
+  s.model.skeleton.joint_count = 3;
+  s.model.skeleton.names = s.names;
+  s.model.skeleton.parents = s.parents;
+  s.model.skeleton.rest = s.rest;
+  s.model.skin_count = 1; s.model.skins = &s.skin;
+  s.model.part_count = 2; s.model.parts = s.parts;
+  return sks_model_clone(&s.model, out, err); /* a heap copy the library may modify */
+}
+
+static void pretransform_static(void) {
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(build_small(&m, &err), &err);
+  /* Pose: rotate joint a and b a little. */
+  sks_transform locals[3];
+  memcpy(locals, m.skeleton.rest, sizeof locals);
+  locals[1].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), 0.7f);
+  locals[2].rotation = sks_q_from_axis_angle(sks_v3(1, 1, 0), -0.4f);
+  sks_mat4 models[3];
+  sks_local_to_model_job fk = {m.skeleton.parents, locals, 3, NULL, models};
+  CHECK(sks_local_to_model_job_run(&fk));
+  const size_t total = sks_model_total_vertex_count(&m);
+  CHECK(total == 6);
+  CHECK(sks_model_vertex_count(&m) == 4);
+  float pos[18], nrm[18], pos2[18], nrm2[18];
+  CHECK_OK(sks_skin_model(&m, models, SKS_SKIN_LBS, pos, nrm, &err), &err);
+  /* Rigid part: model[b] * p exactly. */
+  sks_vec3 r0 = sks_m4_point(&models[2], sks_v3(1, 2, 3));
+  CHECK_NEAR(pos[12], r0.x, 1e-6);
+  CHECK_NEAR(pos[13], r0.y, 1e-6);
+  CHECK_NEAR(pos[14], r0.z, 1e-6);
+  /* Rigid normals stay unit length under the node's non-uniform scale. */
+  CHECK_NEAR(sqrt(nrm[15] * nrm[15] + nrm[16] * nrm[16] + nrm[17] * nrm[17]), 1.0, 1e-5);
+
+  CHECK_OK(sks_pretransform_static(&m, models, &err), &err);
+  CHECK(m.skin_count == 0);
+  CHECK(m.skeleton.joint_count == 4);
+  CHECK(m.parts[0].skin == -1 && m.parts[1].skin == -1);
+  CHECK(m.parts[0].node == 3 && m.parts[0].influence_count == 0 && m.parts[0].joints == NULL);
+  /* The new model at its rest pose (any pose of the old joints) gives the same vertices. */
+  sks_mat4 models2[4];
+  sks_local_to_model_job fk2 = {m.skeleton.parents, m.skeleton.rest, 4, NULL, models2};
+  CHECK(sks_local_to_model_job_run(&fk2));
+  CHECK_OK(sks_skin_model(&m, models2, SKS_SKIN_LBS, pos2, nrm2, &err), &err);
+  double dp = 0, dn = 0;
+  for (int i = 0; i < 18; ++i) {
+    dp = fmax(dp, fabs(pos[i] - pos2[i]));
+    dn = fmax(dn, fabs(nrm[i] - nrm2[i]));
+  }
+  CHECK(dp < 1e-6);
+  CHECK(dn < 1e-6);
+  sks_model_free(&m);
+
+  /* Errors name the file and the place. */
+  CHECK_OK(build_small(&m, &err), &err);
+  m.parts[0].joints[1] = 5;
+  CHECK(sks_skin_model(&m, models, SKS_SKIN_DQS, pos, NULL, &err) == SKS_ERR_INVALID);
+  CHECK(strstr(err.message, "small") != NULL && strstr(err.message, "part 0") != NULL);
+  sks_model_free(&m);
+}
+
+/* Bind pose from inverse bind matrices, with a non-skin joint between skin
+ * joints and a non-skin child of a skin joint. */
+static void bind_pose(void) {
+  enum { J = 5 };
+  static char *names[J];
+  int32_t parents[J] = {-1, 0, 1, 2, 3}; /* root(-) A(skin) B(-) C(skin) D(-) */
+  sks_transform rest[J];
+  for (int i = 0; i < J; ++i) {
+    rest[i] = sks_transform_identity();
+    rest[i].rotation = random_rotation();
+    rest[i].translation = sks_v3(srand1(), 1 + srand1(), srand1());
+  }
+  sks_skeleton sk = {J, names, parents, rest};
+  sks_mat4 bind_a = rigid(random_rotation(), sks_v3(0.3f, 2, 0.1f));
+  sks_mat4 bind_c = rigid(random_rotation(), sks_v3(-0.5f, 4, 0.2f));
+  int32_t sj[2] = {3, 1}; /* order in the skin differs from skeleton order */
+  sks_mat4 ibm[2];
+  CHECK(sks_m4_inverse(&bind_c, &ibm[0]));
+  CHECK(sks_m4_inverse(&bind_a, &ibm[1]));
+  sks_skin skin = {NULL, 2, sj, ibm};
+  sks_mat4 scratch[J], models[J];
+  sks_transform out[J];
+  sks_bind_pose_job job = {&sk, &skin, scratch, out};
+  CHECK(sks_bind_pose_job_run(&job));
+  sks_local_to_model_job fk = {parents, out, J, NULL, models};
+  CHECK(sks_local_to_model_job_run(&fk));
+  sks_mat4 local_b = sks_m4_from_transform(&rest[2]);
+  sks_mat4 want_b = sks_m4_mul(&bind_a, &local_b);
+  double da = 0, db = 0, dc = 0;
+  for (int e = 0; e < 16; ++e) {
+    da = fmax(da, fabs(models[1].m[e] - bind_a.m[e]));
+    db = fmax(db, fabs(models[2].m[e] - want_b.m[e]));
+    dc = fmax(dc, fabs(models[3].m[e] - bind_c.m[e]));
+  }
+  CHECK(da < 1e-5);
+  CHECK(db < 1e-5);
+  CHECK(dc < 1e-5);
+  CHECK(memcmp(&out[0], &rest[0], sizeof(sks_transform)) == 0); /* non-skin root keeps rest */
+  CHECK(memcmp(&out[2], &rest[2], sizeof(sks_transform)) == 0);
+  CHECK(memcmp(&out[4], &rest[4], sizeof(sks_transform)) == 0);
+  sj[0] = 9;
+  CHECK(!sks_bind_pose_job_validate(&job));
+}
+
+static sks_vec3 mpos(const sks_mat4 *m) { return sks_v3(m->m[12], m->m[13], m->m[14]); }
+
+static void two_bone_ik(void) {
+  /* parent (rotated 30 deg about X, offset) -> hip -> knee -> ankle, legs 1 and 1.2 */
+  int32_t parents[4] = {-1, 0, 1, 2};
+  sks_transform locals[4];
+  for (int i = 0; i < 4; ++i) locals[i] = sks_transform_identity();
+  locals[0].rotation = sks_q_from_axis_angle(sks_v3(1, 0, 0), (float)(PI / 6));
+  locals[0].translation = sks_v3(0.5f, 3, 0);
+  locals[2].translation = sks_v3(0, -1, 0);
+  locals[3].translation = sks_v3(0, -1.2f, 0);
+  sks_mat4 scratch[4], models[4];
+  sks_vec3 target = sks_v3(1.1f, 1.6f, 0.4f);
+  sks_two_bone_ik_job job = {parents, locals, 4, 1, 2, 3, target, sks_v3(0.5f, 2.5f, 5.0f), scratch, 0};
+  CHECK(sks_two_bone_ik_job_run(&job));
+  CHECK(job.reached == 1);
+  sks_local_to_model_job fk = {parents, locals, 4, NULL, models};
+  CHECK(sks_local_to_model_job_run(&fk));
+  sks_vec3 hip = mpos(&models[1]), knee = mpos(&models[2]), ankle = mpos(&models[3]);
+  CHECK_NEAR(sks_v3_len(sks_v3_sub(ankle, target)), 0.0, 1e-4);
+  CHECK_NEAR(sks_v3_len(sks_v3_sub(knee, hip)), 1.0, 1e-5);   /* bone lengths kept */
+  CHECK_NEAR(sks_v3_len(sks_v3_sub(ankle, knee)), 1.2, 1e-5);
+  /* The knee bends toward the pole (+Z side of the hip-target line). */
+  sks_vec3 dir = sks_v3_normalize(sks_v3_sub(target, hip));
+  sks_vec3 off = sks_v3_sub(knee, hip);
+  off = sks_v3_sub(off, sks_v3_scale(dir, sks_v3_dot(off, dir)));
+  sks_vec3 pole_off = sks_v3_sub(sks_v3(0.5f, 2.5f, 5.0f), hip);
+  pole_off = sks_v3_sub(pole_off, sks_v3_scale(dir, sks_v3_dot(pole_off, dir)));
+  CHECK(sks_v3_dot(off, pole_off) > 0);
+  /* Unreachable: the chain straightens toward the target, reached = 0. */
+  job.target = sks_v3(0.5f, -5, 0);
+  CHECK(sks_two_bone_ik_job_run(&job));
+  CHECK(job.reached == 0);
+  CHECK(sks_local_to_model_job_run(&fk));
+  sks_vec3 a2 = mpos(&models[3]);
+  CHECK_NEAR(sks_v3_len(sks_v3_sub(a2, mpos(&models[1]))), 2.2, 1e-4);
+  CHECK_NEAR(a2.x, 0.5, 1e-4);
+  CHECK_NEAR(a2.z, 0.0, 1e-4);
+  job.end = 0; /* not a chain */
+  CHECK(!sks_two_bone_ik_job_validate(&job));
+}
+
+/* Blend two poses, then skin: a translation-only rig skins to the midpoint. */
+static void blend_then_skin(void) {
+  int32_t parents[2] = {-1, 0};
+  sks_transform a[2], b[2], o[2];
+  for (int i = 0; i < 2; ++i) a[i] = b[i] = sks_transform_identity();
+  a[1].translation = sks_v3(0, 2, 0);
+  b[1].translation = sks_v3(2, 2, 0);
+  b[0].translation = sks_v3(0, 0, 4);
+  sks_blending_job bj = {a, b, 0.25f, 2, o};
+  CHECK(sks_blending_job_run(&bj));
+  sks_mat4 models[2];
+  sks_local_to_model_job fk = {parents, o, 2, NULL, models};
+  CHECK(sks_local_to_model_job_run(&fk));
+  int32_t sj[2] = {0, 1};
+  sks_mat4 ibm[2] = {sks_m4_identity(), rigid(sks_q_identity(), sks_v3(0, -2, 0))};
+  sks_skin skin = {NULL, 2, sj, ibm};
+  sks_mat4 palette[2];
+  sks_palette_job pj = {&skin, models, 2, palette};
+  CHECK(sks_palette_job_run(&pj));
+  const float p[3] = {0, 2, 0};
+  const uint16_t jn[1] = {1};
+  const float w[1] = {1};
+  float out[3];
+  sks_skinning_job job = base_job(SKS_SKIN_DQS, 1, 1, palette, 2, jn, w, p, out);
+  CHECK(sks_skinning_job_run(&job));
+  CHECK_NEAR(out[0], 0.5, 1e-6);
+  CHECK_NEAR(out[1], 2.0, 1e-6);
+  CHECK_NEAR(out[2], 1.0, 1e-6);
+  sj[1] = 2;
+  CHECK(!sks_palette_job_validate(&pj)); /* joint outside the model matrices */
+}
+
+int main(void) {
+  dqs_equals_lbs_single_influence();
+  candy_wrapper();
+  kernels_agree();
+  validation();
+  pretransform_static();
+  bind_pose();
+  two_bone_ik();
+  blend_then_skin();
+  return sks_test_finish();
+}
