@@ -28,6 +28,7 @@
 #include <string.h>
 #include "skinsolve/report.h"
 #include "skinsolve/pose.h"
+#include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "report/assets.h"
 
@@ -639,29 +640,6 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
 
 /* ---- file --------------------------------------------------------------- */
 
-/* Temp file + rename. TODO(report): use sks_write_file_atomic once src/io/atomic.c lands. */
-static sks_result write_atomic(const char *path, const void *data, size_t size, sks_error *err) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  if (!tmp) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp-report", 12);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    free(tmp);
-    return sks_error_set(err, SKS_ERR_IO, "%s: cannot create the file (check the folder exists and is writable)", path);
-  }
-  int ok = fwrite(data, 1, size, f) == size;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    remove(tmp);
-    free(tmp);
-    return sks_error_set(err, SKS_ERR_IO, "%s: could not write the report", path);
-  }
-  free(tmp);
-  return SKS_OK;
-}
-
 static const char *asset_text(const char *name) {
   const sks_asset *a = sks_asset_find(name);
   return a ? (const char *)a->data : NULL;
@@ -750,7 +728,7 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
   }
   if (rc == SKS_OK && (out.oom || table.oom || plots.oom || data.oom || summary.oom))
     rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
-  if (rc == SKS_OK) rc = write_atomic(path, out.data, out.len, err);
+  if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
   free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data);
   free(rows); free(cells);
   report_mesh_free(&mesh);
