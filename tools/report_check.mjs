@@ -168,6 +168,13 @@ try {
   const canvasBox = await page.locator("#view-canvas").boundingBox();
   const clipCount = data.clips.length;
   const resultCount = data.results.length;
+  // The heatmap must show blue and non-blue on the clip with the largest
+  // worst error (at its worst frame); other clips only need a drawn canvas.
+  let telling = 0;
+  let tellingWorst = -1;
+  data.clips.forEach((c, i) => c.baked.forEach((b) => {
+    if (b && b.worst_error_pct > tellingWorst) { tellingWorst = b.worst_error_pct; telling = i; }
+  }));
 
   for (let ci = 0; ci < clipCount; ci += 1) {
     const clip = data.clips[ci];
@@ -232,7 +239,7 @@ try {
       check(drawn > s.total * 0.01, `${clip.name} panel ${i}: canvas blank (${drawn} drawn pixels)`);
       if (i === 0) return;
       if (!clip.baked[i - 1]) return;
-      if (args.imperfect) {
+      if (args.imperfect && ci === telling) {
         check(s.blue > 50 && s.nonBlue > 50,
           `${clip.name} panel ${i}: heatmap should show blue and non-blue (blue ${s.blue}, non-blue ${s.nonBlue})`);
       }

@@ -386,6 +386,11 @@ typedef struct clip_row {
 
 /* ---- HTML pieces -------------------------------------------------------- */
 
+static void table_cell(sbuf *b, double v, int decimals) {
+  if (isfinite(v)) sb_printf(b, "<td data-value=\"%.17g\">%.*f</td>", v, decimals, v);
+  else sb_puts(b, "<td data-value=\"NaN\">n/a</td>");
+}
+
 static void write_table(sbuf *b, const sks_report_input *in, const clip_row *rows, size_t row_count) {
   sb_puts(b, "<table class=\"quality\" id=\"quality-table\">\n<thead><tr><th>clip</th><th>mode</th>"
              "<th>frames</th><th>quality %</th><th>mean error %D</th><th>worst vertex %D</th>"
@@ -397,10 +402,11 @@ static void write_table(sbuf *b, const sks_report_input *in, const clip_row *row
       sb_printf(b, "<tr data-clip=\"%zu\" data-result=\"%zu\"><td>", c, r);
       sb_html(b, rows[c].name);
       sb_printf(b, "</td><td>%s</td><td>%zu</td>", mode_name(bc->mode), bc->frame_count);
-      sb_printf(b, "<td data-value=\"%.17g\">%.3f</td>", bc->quality * 100.0, bc->quality * 100.0);
-      sb_printf(b, "<td data-value=\"%.17g\">%.5f</td>", bc->mean_error_pct, bc->mean_error_pct);
-      sb_printf(b, "<td data-value=\"%.17g\">%.5f</td>", bc->worst_error_pct, bc->worst_error_pct);
-      sb_printf(b, "<td data-value=\"%.17g\">%.2f</td></tr>\n", bc->solve_ms, bc->solve_ms);
+      table_cell(b, bc->quality * 100.0, 3);
+      table_cell(b, bc->mean_error_pct, 5);
+      table_cell(b, bc->worst_error_pct, 5);
+      table_cell(b, bc->solve_ms, 2);
+      sb_puts(b, "</tr>\n");
     }
   }
   sb_puts(b, "</tbody>\n</table>\n");
@@ -460,7 +466,7 @@ static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row,
                 series == 0 ? "" : " stroke-dasharray=\"5 3\"");
       for (size_t f = 0; f < bc->frame_count; ++f) {
         double v = vals[f];
-        if (!isfinite(v)) v = ymax;
+        if (!isfinite(v)) continue; /* no point for a frame without a number */
         if (v > ymax) v = ymax;
         sb_printf(b, "%.1f,%.1f ", L + xs * (double)f, T + ph - ph * v / ymax);
       }

@@ -397,7 +397,7 @@ void main() {
     const size = Math.max(data.diagonal || 1, 1e-6);
     const fov = (35 * Math.PI) / 180;
     const fit = Math.min(aspect, 1);
-    const dist = (0.62 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
+    const dist = (0.42 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
     const cp = Math.cos(state.pitch);
     const sp = Math.sin(state.pitch);
     const dir = [Math.sin(state.yaw) * cp, sp, Math.cos(state.yaw) * cp];
@@ -529,11 +529,11 @@ void main() {
         drawGround(cam.viewProj, cam.light, GROUND_TRUTH_COLOR, 1);
         return;
       }
-      // Silhouette pushed back so the bake wins where the two coincide.
-      gl.enable(gl.POLYGON_OFFSET_FILL);
-      gl.polygonOffset(2, 8);
+      // The artist's surface as a flat dark silhouette, then the bake drawn
+      // over it (depth cleared): the whole heatmap stays visible and the
+      // silhouette shows only where the artist's shape sticks out.
       drawGround(cam.viewProj, cam.light, SILHOUETTE_COLOR, 0);
-      gl.disable(gl.POLYGON_OFFSET_FILL);
+      gl.clear(gl.DEPTH_BUFFER_BIT);
       if (glState.bakes[i - 1].hasFrame) drawBake(i - 1, cam.viewProj, cam.light);
     });
     gl.bindVertexArray(null);
