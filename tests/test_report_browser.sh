@@ -8,9 +8,12 @@
 # Screenshots: $SKS_BINARY_DIR/report_screens/*.png (CI artifacts).
 #
 # 1. procedural rig (tests/test_report.c --write): two modes with known
-#    errors, and an exact control;
-# 2. once `skinsolve bake` exists: Fox onto fox_targets/fox_rig_autoweights.glb
-#    and `skinsolve control` of the Fox.
+#    errors, and a near-exact control;
+# 2. the Fox baked through the library (test_report --write, with the CLI
+#    --json shape written from the result): onto fox_rig_autoweights, and
+#    onto itself (control);
+# 3. once `skinsolve bake --report` exists: the same two through the CLI,
+#    compared against the CLI's own --json output.
 # Skips (77) when chromium or tools/node_modules are missing.
 set -u
 CLI=${1:?usage: test_report_browser.sh path/to/skinsolve}
@@ -34,6 +37,15 @@ node "$CHECK" --html "$OUT/report_procedural.html" --json "$OUT/report_procedura
   --screens "$OUT" --name procedural --imperfect || fail=1
 node "$CHECK" --html "$OUT/report_control.html" --json "$OUT/report_control.json" \
   --screens "$OUT" --name procedural_control --control || fail=1
+
+# Written by test_report --write when ../shared/data has the Fox (library bake).
+if [ -f "$OUT/report_fox_lib_bake.html" ]; then
+  echo "== library bake: Fox onto fox_rig_autoweights"
+  node "$CHECK" --html "$OUT/report_fox_lib_bake.html" --json "$OUT/report_fox_lib_bake.json" \
+    --screens "$OUT" --name fox_lib_bake --imperfect || fail=1
+  node "$CHECK" --html "$OUT/report_fox_lib_control.html" --json "$OUT/report_fox_lib_control.json" \
+    --screens "$OUT" --name fox_lib_control --control || fail=1
+fi
 
 FOX="$DATA/Fox/Fox.glb"
 TGT="$DATA/fox_targets/fox_rig_autoweights.glb"
