@@ -113,19 +113,68 @@ static void true_locals(const sks_model *m, size_t f, size_t F, double phase, sk
   out[1].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.05 * sin(3.14159265 * u) + 0.05));
 }
 
+/* LBS of every skinned part (any skin, any influence count), part order. */
 static void skin_model(const sks_model *m, const sks_transform *locals, float *out) {
-  sks_mat4 models[2], pal[2];
+  sks_mat4 models[2], pal[2][2];
   sks_local_to_model_job job = {m->skeleton.parents, locals, 2, NULL, models};
   sks_local_to_model_job_run(&job);
-  for (int j = 0; j < 2; ++j) pal[j] = sks_m4_mul(&models[m->skins[0].joints[j]], &m->skins[0].inverse_bind[j]);
-  const sks_mesh_part *p = &m->parts[0];
-  for (size_t v = 0; v < p->vertex_count; ++v) {
-    sks_vec3 x = sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]);
-    sks_vec3 acc = sks_v3(0, 0, 0);
-    for (int i = 0; i < 2; ++i)
-      acc = sks_v3_add(acc, sks_v3_scale(sks_m4_point(&pal[p->joints[2 * v + i]], x), p->weights[2 * v + i]));
-    out[3 * v] = acc.x; out[3 * v + 1] = acc.y; out[3 * v + 2] = acc.z;
+  for (size_t s = 0; s < m->skin_count; ++s)
+    for (int j = 0; j < 2; ++j) pal[s][j] = sks_m4_mul(&models[m->skins[s].joints[j]], &m->skins[s].inverse_bind[j]);
+  size_t o = 0;
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    const sks_mesh_part *p = &m->parts[pi];
+    size_t k = p->influence_count;
+    for (size_t v = 0; v < p->vertex_count; ++v, ++o) {
+      sks_vec3 x = sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]);
+      sks_vec3 acc = sks_v3(0, 0, 0);
+      for (size_t i = 0; i < k; ++i)
+        acc = sks_v3_add(acc, sks_v3_scale(sks_m4_point(&pal[p->skin][p->joints[k * v + i]], x), p->weights[k * v + i]));
+      out[3 * o] = acc.x; out[3 * o + 1] = acc.y; out[3 * o + 2] = acc.z;
+    }
   }
+}
+
+/* A second part on a second skin (joints listed in the other order) with 6
+ * influence slots, weights in scrambled slots: exercises the palette offsets
+ * and the 4-largest selection the viewer uploads. */
+static void add_fin(sks_model *m) {
+  m->skins = realloc(m->skins, 2 * sizeof(sks_skin));
+  sks_skin *s = &m->skins[1];
+  memset(s, 0, sizeof *s);
+  s->name = dup_s("fin_skin");
+  s->joint_count = 2;
+  s->joints = malloc(2 * sizeof(int32_t));
+  s->joints[0] = 1;
+  s->joints[1] = 0;
+  s->inverse_bind = malloc(2 * sizeof(sks_mat4));
+  s->inverse_bind[0] = m->skins[0].inverse_bind[1];
+  s->inverse_bind[1] = m->skins[0].inverse_bind[0];
+  m->skin_count = 2;
+  m->parts = realloc(m->parts, 2 * sizeof(sks_mesh_part));
+  sks_mesh_part *p = &m->parts[1];
+  memset(p, 0, sizeof *p);
+  p->name = dup_s("fin");
+  p->material = -1;
+  p->skin = 1;
+  p->node = 0;
+  const size_t V = 3;
+  p->vertex_count = V;
+  static const float pos[9] = {1.5f, 0.2f, 0.0f, 1.8f, 0.2f, 0.0f, 1.7f, 0.45f, 0.0f};
+  p->positions = malloc(sizeof pos);
+  memcpy(p->positions, pos, sizeof pos);
+  p->influence_count = 6;
+  p->joints = malloc(V * 6 * sizeof(uint16_t));
+  p->weights = malloc(V * 6 * sizeof(float));
+  static const uint16_t js[6] = {1, 0, 1, 0, 0, 1};
+  static const float ws[6] = {0.0f, 0.0f, 0.1f, 0.0f, 0.9f, 0.0f};
+  for (size_t v = 0; v < V; ++v) {
+    memcpy(p->joints + 6 * v, js, sizeof js);
+    memcpy(p->weights + 6 * v, ws, sizeof ws);
+  }
+  p->index_count = 3;
+  p->indices = malloc(3 * sizeof(uint32_t));
+  p->indices[0] = 0; p->indices[1] = 1; p->indices[2] = 2;
+  m->part_count = 2;
 }
 
 /* One baked clip: elbow angle scaled by `scale` (1 = exact), metrics as MISSION.md. */
@@ -146,6 +195,8 @@ static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, s
   c->vertex_error = malloc(F * V * sizeof(float));
   double sum_e = 0, sum_m = 0, worst = 0;
   sks_transform truth[2];
+  float *bind = malloc(V * 3 * sizeof(float));
+  skin_model(m, m->skeleton.rest, bind); /* rest = bind here: y_0j */
   for (size_t f = 0; f < F; ++f) {
     c->times[f] = (float)f / 24.0f;
     true_locals(m, f, F, phase, truth);
@@ -160,7 +211,7 @@ static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, s
     double fs = 0, fw = 0;
     for (size_t v = 0; v < V; ++v) {
       const float *y = c->target_surface + (f * V + v) * 3, *s = c->solved_surface + (f * V + v) * 3;
-      const float *x0 = m->parts[0].positions + 3 * v;
+      const float *x0 = bind + 3 * v;
       double e = sqrt((double)(s[0] - y[0]) * (s[0] - y[0]) + (double)(s[1] - y[1]) * (s[1] - y[1]) +
                       (double)(s[2] - y[2]) * (s[2] - y[2]));
       double mm = sqrt((double)(x0[0] - y[0]) * (x0[0] - y[0]) + (double)(x0[1] - y[1]) * (x0[1] - y[1]) +
@@ -175,6 +226,7 @@ static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, s
     c->frame_mean_error_pct[f] = (float)(fs / (double)V / D * 100.0);
     c->frame_worst_error_pct[f] = (float)(fw / D * 100.0);
   }
+  free(bind);
   c->quality = sum_m > 0 ? 1.0 - sum_e / sum_m : 1.0;
   c->mean_error_pct = sum_e / (double)(F * V) / D * 100.0;
   c->worst_error_pct = worst / D * 100.0;
@@ -401,6 +453,7 @@ int main(int argc, char **argv) {
   sks_error err = {0};
   sks_model m;
   make_rig(&m, RINGS, SEGMENTS);
+  add_fin(&m);
 
   /* Two modes with known, different errors; then a control. */
   sks_bake_result free_res, rot_res, control;
@@ -425,6 +478,27 @@ int main(int argc, char **argv) {
   check_page(control_path, &m, ctl, 1);
   snprintf(json_path, sizeof json_path, "%s/report_control.json", dir);
   write_cli_json(json_path, ctl, 1);
+
+  /* More than 4 influences: the page keeps the 4 largest and says so. */
+  {
+    char p5[1100];
+    snprintf(p5, sizeof p5, "%s/report_5_influences.html", dir);
+    float saved_w[6];
+    memcpy(saved_w, m.parts[1].weights, sizeof saved_w);
+    static const float w5[6] = {0.1f, 0.1f, 0.2f, 0.05f, 0.5f, 0.05f};
+    memcpy(m.parts[1].weights, w5, sizeof w5); /* vertex 0 only */
+    CHECK_OK(sks_report_write_html(p5, &in, &err), &err);
+    size_t n5 = 0;
+    char *h5 = read_all(p5, &n5);
+    CHECK(h5 && strstr(h5, "1 vertices have more than 4 influences") != NULL);
+    cJSON *d5 = h5 ? page_data(h5) : NULL;
+    const cJSON *m5 = d5 ? cJSON_GetObjectItem(d5, "mesh") : NULL;
+    CHECK(m5 && cJSON_GetObjectItem(m5, "truncated_influences")->valuedouble == 1);
+    CHECK(m5 && fabs(cJSON_GetObjectItem(m5, "largest_dropped_weight")->valuedouble - 0.1) < 1e-6);
+    cJSON_Delete(d5);
+    free(h5);
+    memcpy(m.parts[1].weights, saved_w, sizeof saved_w);
+  }
 
   /* Errors: nothing written, a message that says what to do. */
   char bad_path[1100];

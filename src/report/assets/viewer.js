@@ -397,7 +397,7 @@ void main() {
     const size = Math.max(data.diagonal || 1, 1e-6);
     const fov = (35 * Math.PI) / 180;
     const fit = Math.min(aspect, 1);
-    const dist = (0.42 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
+    const dist = (0.5 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
     const cp = Math.cos(state.pitch);
     const sp = Math.sin(state.pitch);
     const dir = [Math.sin(state.yaw) * cp, sp, Math.cos(state.yaw) * cp];
