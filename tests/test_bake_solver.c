@@ -141,6 +141,7 @@ static void test_chain_recovery(void) {
   sks_solve_state st, truth;
   st.q = malloc(nb * sizeof(sks_dquat)); st.R = malloc(nb * 9 * sizeof(double)); st.u = malloc(nb * 3 * sizeof(double));
   truth.q = malloc(nb * sizeof(sks_dquat)); truth.R = malloc(nb * 9 * sizeof(double)); truth.u = malloc(nb * 3 * sizeof(double));
+  st.sc = malloc(nb * sizeof(double)); truth.sc = malloc(nb * sizeof(double));
   double *y = malloc(V * 3 * sizeof(double)), *cur = malloc(V * 3 * sizeof(double));
   size_t scount = sks_solve_gn_scratch_count(&p);
   double *scratch = malloc(scount * sizeof(double));
@@ -175,7 +176,7 @@ static void test_chain_recovery(void) {
     }
   }
   free(scratch); free(y); free(cur); free(ids);
-  free(st.q); free(st.R); free(st.u); free(truth.q); free(truth.R); free(truth.u);
+  free(st.q); free(st.R); free(st.u); free(truth.q); free(truth.R); free(truth.u); free(st.sc); free(truth.sc);
   sks_solve_problem_free(&p);
   sks_influences_free(&full);
 }

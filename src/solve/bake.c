@@ -459,8 +459,32 @@ static void map_surface(const bake_ctx *c, const double *src, double *out) {
   }
 }
 
+/* 1 if the clip keys a scale that differs from the joint's rest scale by more
+ * than float noise: a rigid transform per joint cannot follow it, so the free
+ * solve becomes a similarity (per-joint uniform scale). */
+static int clip_animates_scale(const sks_model *src, const sks_clip *clip) {
+  for (size_t k = 0; k < clip->track_count; ++k) {
+    const sks_track *tr = &clip->tracks[k];
+    if (tr->path != SKS_PATH_SCALE || tr->joint < 0 || (size_t)tr->joint >= src->skeleton.joint_count) continue;
+    sks_vec3 rest = src->skeleton.rest[tr->joint].scale;
+    denoise_scale(&rest);
+    int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+    for (size_t q = 0; q < tr->key_count; ++q) {
+      const float *v = &tr->values[(cubic ? 3 * q + 1 : q) * 3];
+      sks_vec3 s = {v[0], v[1], v[2]};
+      denoise_scale(&s);
+      if (fabsf(s.x - rest.x) > 1e-5f * fmaxf(1.0f, fabsf(rest.x)) ||
+          fabsf(s.y - rest.y) > 1e-5f * fmaxf(1.0f, fabsf(rest.y)) ||
+          fabsf(s.z - rest.z) > 1e-5f * fmaxf(1.0f, fabsf(rest.z)))
+        return 1;
+    }
+  }
+  return 0;
+}
+
 static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
                             sks_baked_clip *out, sks_error *err) {
+  c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
   const sks_model *tg = c->tg, *src = c->src;
   const target_setup *t = &c->t;
   const sks_solve_problem *p = &c->prob;
@@ -483,13 +507,16 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   st.R = malloc((B ? B : 1) * 9 * sizeof(double));
   st.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  st.sc = malloc((B ? B : 1) * sizeof(double));
+  for (size_t b = 0; st.sc && b < B; ++b) st.sc[b] = 1.0;
   sks_solve_state prev; /* the frame before the previous one (extrapolation) */
   prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   prev.R = NULL;
   prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  prev.sc = NULL;
   if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
-      !st.u || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
+      !st.u || !st.sc || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
+    free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
@@ -506,7 +533,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     /* 1. the source surface at this frame, from bind-pose vertex data */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
+      free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
@@ -533,7 +560,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
           for (int a = 0; a < 3; ++a) v[a] = (&dq.x)[a] / sn * ang * alpha;
         prev.q[b] = q1;
         st.q[b] = sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), q1));
-        sks_dq_to_m3(st.q[b], &st.R[9 * b]);
+        sks_state_update_R(&st, b);
         for (int a = 0; a < 3; ++a) {
           double u1 = st.u[3 * b + a], u0 = prev.u[3 * b + a];
           prev.u[3 * b + a] = u1;
@@ -573,7 +600,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
+  free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;

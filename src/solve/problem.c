@@ -1,5 +1,6 @@
 /* The per-bake solve problem: constraint influences centred per bone,
  * per-bone vertex lists (BCD) and per-bone-pair moments (Gauss-Newton). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solve/solve_internal.h"
@@ -137,9 +138,12 @@ sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s
 
 void sks_state_set_rigid(const sks_solve_problem *p, sks_solve_state *s, size_t b,
                          const sks_daffine *a) {
-  sks_dquat q = sks_dq_from_m3(a->l);
-  s->q[b] = q;
-  sks_dq_to_m3(q, &s->R[9 * b]);
+  double det = sks_dm3_det(a->l), sc = cbrt(fabs(det)), m[9];
+  if (!(sc > 0) || !isfinite(sc)) sc = 1;
+  for (int k = 0; k < 9; ++k) m[k] = a->l[k] / sc;
+  s->q[b] = sks_dq_from_m3(m);
+  s->sc[b] = sc;
+  sks_state_update_R(s, b);
   double rc[3];
   sks_dm3_apply(&s->R[9 * b], &p->centroid[3 * b], rc);
   for (int k = 0; k < 3; ++k) s->u[3 * b + k] = a->t[k] + rc[k];

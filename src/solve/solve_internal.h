@@ -56,6 +56,8 @@ typedef struct sks_solve_problem {
   size_t pair_count;
   sks_pair_moments *pairs;
   double scale;              /* D */
+  int similarity;            /* 1: per-bone uniform scale is solved too (the source
+                                animates scale); set per clip by the caller */
 } sks_solve_problem;
 
 void sks_solve_problem_free(sks_solve_problem *p);
@@ -65,10 +67,17 @@ int sks_solve_problem_build(sks_solve_problem *p, const sks_influences *full, si
 
 /* Rigid state per bone in centred coordinates: A_b p = R_b (p - c_b) + u_b. */
 typedef struct sks_solve_state {
-  sks_dquat *q;   /* bone_count */
-  double *R;      /* 9 per bone, row-major, = q */
+  sks_dquat *q;   /* bone_count: rotation */
+  double *R;      /* 9 per bone, row-major: sc * rotation(q) (the linear part) */
   double *u;      /* 3 per bone */
+  double *sc;     /* per bone uniform scale: 1 unless the problem is a similarity */
 } sks_solve_state;
+
+/* R_b = sc_b * rotation(q_b). */
+static inline void sks_state_update_R(sks_solve_state *s, size_t b) {
+  sks_dq_to_m3(s->q[b], &s->R[9 * b]);
+  for (int k = 0; k < 9; ++k) s->R[9 * b + k] *= s->sc[b];
+}
 
 /* A_b as an affine (uncentred). */
 sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s, size_t b);

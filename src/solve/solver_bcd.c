@@ -42,9 +42,10 @@ static void accumulate(const sks_solve_problem *p, const double *y, const double
 
 /* Applies the new (R, u) of bone b to cur; returns sum |delta|^2. */
 static double commit(const sks_solve_problem *p, double *cur, sks_solve_state *s, size_t b,
-                     sks_dquat qn, const double *un) {
+                     sks_dquat qn, const double *un, double sn) {
   double Rn[9];
   sks_dq_to_m3(qn, Rn);
+  for (int k = 0; k < 9; ++k) Rn[k] *= sn;
   double dR[9], du[3];
   for (int k = 0; k < 9; ++k) dR[k] = Rn[k] - s->R[9 * b + k];
   for (int k = 0; k < 3; ++k) du[k] = un[k] - s->u[3 * b + k];
@@ -60,6 +61,7 @@ static double commit(const sks_solve_problem *p, double *cur, sks_solve_state *s
     }
   }
   s->q[b] = qn;
+  s->sc[b] = sn;
   memcpy(&s->R[9 * b], Rn, sizeof Rn);
   memcpy(&s->u[3 * b], un, 3 * sizeof(double));
   return change;
@@ -72,13 +74,23 @@ static double sweep_free(const sks_solve_problem *p, const double *y, sks_solve_
     if (!(p->wsum2[b] > 0)) continue;
     double swr[3], S[9];
     accumulate(p, y, cur, s, b, swr, S);
-    double lam = prox_weight(p, b);
-    const double *R = &s->R[9 * b];
+    double lam = prox_weight(p, b), S0[9], R0[9];
+    memcpy(S0, S, sizeof S0);
+    sks_dq_to_m3(s->q[b], R0);
     for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) S[r * 3 + c] += lam * R[c * 3 + r]; /* + lam R^T */
+      for (int c = 0; c < 3; ++c) S[r * 3 + c] += lam * R0[c * 3 + r]; /* + lam R^T */
     sks_dquat qn = sks_horn_rotation(S, s->q[b]);
     double un[3] = {swr[0] / p->wsum2[b], swr[1] / p->wsum2[b], swr[2] / p->wsum2[b]};
-    change += commit(p, cur, s, b, qn, un);
+    double sn = s->sc[b];
+    if (p->similarity && p->radius2[b] > 0) { /* Horn's scale: tr(R S) / sum w^2 |pl|^2 */
+      double Rn[9], tr = 0;
+      sks_dq_to_m3(qn, Rn);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) tr += Rn[i * 3 + j] * S0[j * 3 + i];
+      double cand = tr / (p->wsum2[b] * p->radius2[b]);
+      if (cand > 1e-3 && cand < 1e3) sn = cand;
+    }
+    change += commit(p, cur, s, b, qn, un, sn);
   }
   return change;
 }
@@ -155,8 +167,8 @@ static double sweep_rotonly(const sks_solve_problem *p, const double *y, sks_sol
       sks_dm3_apply(dR, d, un);
       for (int a = 0; a < 3; ++a) un[a] += o[a] + dt[a];
       sks_dquat qn = sks_dq_normalize(sks_dq_mul(dq, s->q[c]));
-      if (p->wsum2[c] > 0) change += commit(p, cur, s, c, qn, un);
-      else { s->q[c] = qn; sks_dq_to_m3(qn, &s->R[9 * c]); memcpy(&s->u[3 * c], un, sizeof un); }
+      if (p->wsum2[c] > 0) change += commit(p, cur, s, c, qn, un, s->sc[c]);
+      else { s->q[c] = qn; sks_state_update_R(s, c); memcpy(&s->u[3 * c], un, sizeof un); }
     }
     for (size_t k = 0; k < nt; ++k) memset(&P[5 * touched[k]], 0, 5 * sizeof(double));
   }

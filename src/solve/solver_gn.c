@@ -19,8 +19,8 @@
 
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p) {
   size_t B = p->bone_count < SKS_GN_MAX_BONES ? p->bone_count : SKS_GN_MAX_BONES;
-  size_t n = 6 * B;
-  return 2 * B * B * 36 + B * B / 4 + 8 + 5 * n + 28 * p->bone_count;
+  size_t n = 7 * B;
+  return 2 * B * B * 49 + B * B / 4 + 8 + 5 * n + 28 * p->bone_count;
 }
 
 static void skew(const double *a, double *m) {
@@ -40,9 +40,9 @@ static void cross_of(const double *M, double *v) { /* sum a x b from M = sum a b
  * per-pair moments. No pass over the vertices. */
 static double moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
                            double yy, const double *R, const double *u, const int32_t *act,
-                           size_t nb, double *g) {
+                           size_t nb, int K, double *g) {
   double F = yy;
-  memset(g, 0, 6 * nb * sizeof(double));
+  memset(g, 0, K * nb * sizeof(double));
   for (size_t b = 0; b < p->bone_count; ++b) {
     if (act[b] < 0) continue;
     double M[9], c[3];
@@ -50,8 +50,9 @@ static double moments_eval(const sks_solve_problem *p, const double *Y, const do
     memcpy(M, m.m, sizeof M);
     F -= 2.0 * (M[0] + M[4] + M[8] + sks_d3_dot(&u[3 * b], &ybar[3 * b]));
     cross_of(M, c);
-    double *gb = &g[6 * (size_t)act[b]];
+    double *gb = &g[K * (size_t)act[b]];
     for (int k = 0; k < 3; ++k) { gb[k] -= c[k]; gb[3 + k] -= ybar[3 * b + k]; }
+    if (K == 7) gb[6] -= M[0] + M[4] + M[8];
   }
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
@@ -72,15 +73,17 @@ static double moments_eval(const sks_solve_problem *p, const double *Y, const do
     double mult = pm->b == pm->c ? 1.0 : 2.0;
     F += mult * (Q[0] + Q[4] + Q[8] + sks_d3_dot(ma, uc) + sks_d3_dot(ub, mc) + pm->s * sks_d3_dot(ub, uc));
     double c1[3], c2[3];
-    double *gb = &g[6 * (size_t)act[pm->b]];
+    double *gb = &g[K * (size_t)act[pm->b]];
     cross_of(Qt, c1);
     sks_d3_cross(ma, uc, c2);
     for (int q = 0; q < 3; ++q) { gb[q] += c1[q] + c2[q]; gb[3 + q] += mc[q] + pm->s * uc[q]; }
+    if (K == 7) gb[6] += Q[0] + Q[4] + Q[8] + sks_d3_dot(ma, uc);
     if (pm->b != pm->c) {
-      double *gc = &g[6 * (size_t)act[pm->c]];
+      double *gc = &g[K * (size_t)act[pm->c]];
       cross_of(Q, c1);
       sks_d3_cross(mc, ub, c2);
       for (int q = 0; q < 3; ++q) { gc[q] += c1[q] + c2[q]; gc[3 + q] += ma[q] + pm->s * ub[q]; }
+      if (K == 7) gc[6] += Q[0] + Q[4] + Q[8] + sks_d3_dot(mc, ub);
     }
   }
   return F;
@@ -90,7 +93,8 @@ static double moments_eval(const sks_solve_problem *p, const double *Y, const do
  * index nb-1-act[b]): bones are parent-first, so leaves are eliminated first
  * and the block Cholesky of this tree-like pattern creates little fill. */
 static void assemble(const sks_solve_problem *p, const double *R, const int32_t *act, size_t nb,
-                     double *Hb, uint8_t *nz) {
+                     int K, double *Hb, uint8_t *nz) {
+  const int KK = K * K;
   memset(nz, 0, nb * nb);
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
@@ -111,77 +115,91 @@ static void assemble(const sks_solve_problem *p, const double *R, const int32_t 
     skew(ma, Sa);
     skew(mc, Sc);
     size_t I = nb - 1 - (size_t)act[pm->b], J = nb - 1 - (size_t)act[pm->c]; /* I >= J */
-    double *blk = &Hb[(I * nb + J) * 36];
-    if (!nz[I * nb + J]) { memset(blk, 0, 36 * sizeof(double)); nz[I * nb + J] = 1; }
+    double *blk = &Hb[(I * nb + J) * KK];
+    if (!nz[I * nb + J]) { memset(blk, 0, KK * sizeof(double)); nz[I * nb + J] = 1; }
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
-        blk[i * 6 + j] += (i == j ? tr : 0.0) - Q[i * 3 + j];
-        blk[i * 6 + 3 + j] += Sa[i * 3 + j];
-        blk[(3 + i) * 6 + j] -= Sc[i * 3 + j];
-        blk[(3 + i) * 6 + 3 + j] += i == j ? pm->s : 0.0;
+        blk[i * K + j] += (i == j ? tr : 0.0) - Q[i * 3 + j];
+        blk[i * K + 3 + j] += Sa[i * 3 + j];
+        blk[(3 + i) * K + j] -= Sc[i * 3 + j];
+        blk[(3 + i) * K + 3 + j] += i == j ? pm->s : 0.0;
       }
+    if (K == 7) { /* scale: J_s = w a */
+      double Qt[9], axa[3];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Qt[i * 3 + j] = Q[j * 3 + i];
+      cross_of(Qt, axa); /* sum wb wc a x a' */
+      for (int i = 0; i < 3; ++i) {
+        blk[i * K + 6] += axa[i];
+        blk[(3 + i) * K + 6] += mc[i];
+        blk[6 * K + i] -= axa[i];
+        blk[6 * K + 3 + i] += ma[i];
+      }
+      blk[6 * K + 6] += tr;
+    }
   }
 }
 
-/* Dense 6x6 Cholesky in place (lower). */
-static int chol6(double *a) {
-  for (int j = 0; j < 6; ++j) {
-    double s = a[j * 6 + j];
-    for (int k = 0; k < j; ++k) s -= a[j * 6 + k] * a[j * 6 + k];
+/* Dense KxK Cholesky in place (lower). */
+static int cholK(double *a, int K) {
+  for (int j = 0; j < K; ++j) {
+    double s = a[j * K + j];
+    for (int k = 0; k < j; ++k) s -= a[j * K + k] * a[j * K + k];
     if (!(s > 0)) return 0;
     double d = sqrt(s);
-    a[j * 6 + j] = d;
-    for (int i = j + 1; i < 6; ++i) {
-      double v = a[i * 6 + j];
-      for (int k = 0; k < j; ++k) v -= a[i * 6 + k] * a[j * 6 + k];
-      a[i * 6 + j] = v / d;
+    a[j * K + j] = d;
+    for (int i = j + 1; i < K; ++i) {
+      double v = a[i * K + j];
+      for (int k = 0; k < j; ++k) v -= a[i * K + k] * a[j * K + k];
+      a[i * K + j] = v / d;
     }
-    for (int k = j + 1; k < 6; ++k) a[j * 6 + k] = 0;
+    for (int k = j + 1; k < K; ++k) a[j * K + k] = 0;
   }
   return 1;
 }
 
 /* Solves (H + (lam + 1e-12) diag(H) + floor) x = -g with a block Cholesky
  * that skips zero blocks. H (Hb, nz) is copied into L (Lb, lz) first. */
-static int damped_solve(const double *Hb, const uint8_t *nz, size_t nb, const double *g,
+static int damped_solve(const double *Hb, const uint8_t *nz, size_t nb, int K, const double *g,
                         const int32_t *act, size_t B, double lam, double floor_, double *Lb,
                         uint8_t *lz, double *y, double *x) {
+  const int KK = K * K;
   for (size_t i = 0; i < nb; ++i)
     for (size_t j = 0; j <= i; ++j) {
       lz[i * nb + j] = nz[i * nb + j];
-      if (nz[i * nb + j]) memcpy(&Lb[(i * nb + j) * 36], &Hb[(i * nb + j) * 36], 36 * sizeof(double));
+      if (nz[i * nb + j]) memcpy(&Lb[(i * nb + j) * KK], &Hb[(i * nb + j) * KK], KK * sizeof(double));
     }
   for (size_t i = 0; i < nb; ++i) {
     if (!lz[i * nb + i]) return 0;
-    double *d = &Lb[(i * nb + i) * 36];
-    for (int k = 0; k < 6; ++k) d[k * 7] += (lam + 1e-12) * d[k * 7] + floor_;
+    double *d = &Lb[(i * nb + i) * KK];
+    for (int k = 0; k < K; ++k) d[k * (K + 1)] += (lam + 1e-12) * d[k * (K + 1)] + floor_;
   }
   for (size_t k = 0; k < nb; ++k) {
-    double *Lkk = &Lb[(k * nb + k) * 36];
-    if (!chol6(Lkk)) return 0;
+    double *Lkk = &Lb[(k * nb + k) * KK];
+    if (!cholK(Lkk, K)) return 0;
     for (size_t i = k + 1; i < nb; ++i) {
       if (!lz[i * nb + k]) continue;
-      double *A = &Lb[(i * nb + k) * 36]; /* A <- A Lkk^-T: rows solve Lkk z = a */
-      for (int r = 0; r < 6; ++r)
-        for (int c = 0; c < 6; ++c) {
-          double v = A[r * 6 + c];
-          for (int q = 0; q < c; ++q) v -= A[r * 6 + q] * Lkk[c * 6 + q];
-          A[r * 6 + c] = v / Lkk[c * 6 + c];
+      double *A = &Lb[(i * nb + k) * KK]; /* A <- A Lkk^-T: rows solve Lkk z = a */
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < K; ++c) {
+          double v = A[r * K + c];
+          for (int q = 0; q < c; ++q) v -= A[r * K + q] * Lkk[c * K + q];
+          A[r * K + c] = v / Lkk[c * K + c];
         }
     }
     for (size_t i = k + 1; i < nb; ++i) {
       if (!lz[i * nb + k]) continue;
-      const double *Li = &Lb[(i * nb + k) * 36];
+      const double *Li = &Lb[(i * nb + k) * KK];
       for (size_t j = k + 1; j <= i; ++j) {
         if (!lz[j * nb + k]) continue;
-        const double *Lj = &Lb[(j * nb + k) * 36];
-        double *T = &Lb[(i * nb + j) * 36];
-        if (!lz[i * nb + j]) { memset(T, 0, 36 * sizeof(double)); lz[i * nb + j] = 1; }
-        for (int r = 0; r < 6; ++r)
-          for (int c = 0; c < 6; ++c) {
+        const double *Lj = &Lb[(j * nb + k) * KK];
+        double *T = &Lb[(i * nb + j) * KK];
+        if (!lz[i * nb + j]) { memset(T, 0, KK * sizeof(double)); lz[i * nb + j] = 1; }
+        for (int r = 0; r < K; ++r)
+          for (int c = 0; c < K; ++c) {
             double v = 0;
-            for (int q = 0; q < 6; ++q) v += Li[r * 6 + q] * Lj[c * 6 + q];
-            T[r * 6 + c] -= v;
+            for (int q = 0; q < K; ++q) v += Li[r * K + q] * Lj[c * K + q];
+            T[r * K + c] -= v;
           }
       }
     }
@@ -189,40 +207,40 @@ static int damped_solve(const double *Hb, const uint8_t *nz, size_t nb, const do
   /* permuted right-hand side */
   for (size_t b = 0; b < B; ++b)
     if (act[b] >= 0)
-      for (int k = 0; k < 6; ++k) y[6 * (nb - 1 - (size_t)act[b]) + k] = -g[6 * (size_t)act[b] + k];
+      for (int k = 0; k < K; ++k) y[K * (nb - 1 - (size_t)act[b]) + k] = -g[K * (size_t)act[b] + k];
   for (size_t i = 0; i < nb; ++i) { /* forward: L y = b */
-    double *yi = &y[6 * i];
+    double *yi = &y[K * i];
     for (size_t k = 0; k < i; ++k) {
       if (!lz[i * nb + k]) continue;
-      const double *A = &Lb[(i * nb + k) * 36];
-      for (int r = 0; r < 6; ++r)
-        for (int c = 0; c < 6; ++c) yi[r] -= A[r * 6 + c] * y[6 * k + c];
+      const double *A = &Lb[(i * nb + k) * KK];
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < K; ++c) yi[r] -= A[r * K + c] * y[K * k + c];
     }
-    const double *D = &Lb[(i * nb + i) * 36];
-    for (int r = 0; r < 6; ++r) {
+    const double *D = &Lb[(i * nb + i) * KK];
+    for (int r = 0; r < K; ++r) {
       double v = yi[r];
-      for (int c = 0; c < r; ++c) v -= D[r * 6 + c] * yi[c];
-      yi[r] = v / D[r * 6 + r];
+      for (int c = 0; c < r; ++c) v -= D[r * K + c] * yi[c];
+      yi[r] = v / D[r * K + r];
     }
   }
   for (size_t i = nb; i-- > 0;) { /* backward: L^T x = y */
-    double *yi = &y[6 * i];
+    double *yi = &y[K * i];
     for (size_t j = i + 1; j < nb; ++j) {
       if (!lz[j * nb + i]) continue;
-      const double *A = &Lb[(j * nb + i) * 36];
-      for (int r = 0; r < 6; ++r)
-        for (int c = 0; c < 6; ++c) yi[r] -= A[c * 6 + r] * y[6 * j + c];
+      const double *A = &Lb[(j * nb + i) * KK];
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < K; ++c) yi[r] -= A[c * K + r] * y[K * j + c];
     }
-    const double *D = &Lb[(i * nb + i) * 36];
-    for (int r = 5; r >= 0; --r) {
+    const double *D = &Lb[(i * nb + i) * KK];
+    for (int r = K - 1; r >= 0; --r) {
       double v = yi[r];
-      for (int c = r + 1; c < 6; ++c) v -= D[c * 6 + r] * yi[c];
-      yi[r] = v / D[r * 6 + r];
+      for (int c = r + 1; c < K; ++c) v -= D[c * K + r] * yi[c];
+      yi[r] = v / D[r * K + r];
     }
   }
   for (size_t b = 0; b < B; ++b)
     if (act[b] >= 0)
-      for (int k = 0; k < 6; ++k) x[6 * (size_t)act[b] + k] = y[6 * (nb - 1 - (size_t)act[b]) + k];
+      for (int k = 0; k < K; ++k) x[K * (size_t)act[b] + k] = y[K * (nb - 1 - (size_t)act[b]) + k];
   return 1;
 }
 
@@ -235,11 +253,13 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   if (B > SKS_GN_MAX_BONES) return 0;
   size_t nb = 0;
   for (size_t b = 0; b < B; ++b) act[b] = p->wsum2[b] > 0 ? (int32_t)nb++ : -1;
-  size_t n = 6 * nb;
-  double *Hb = scratch, *Lb = Hb + B * B * 36, *g = Lb + B * B * 36, *x = g + n, *g2 = x + n,
+  const int K = p->similarity ? 7 : 6, KK = K * K;
+  size_t n = (size_t)K * nb;
+  double *Hb = scratch, *Lb = Hb + B * B * KK, *g = Lb + B * B * KK, *x = g + n, *g2 = x + n,
          *yv = g2 + n;
   double *Rt = yv + n, *ut = Rt + 9 * B, *Y = ut + 3 * B, *ybar = Y + 9 * B;
-  uint8_t *nz = (uint8_t *)(ybar + 3 * B), *lz = nz + nb * nb;
+  double *sct = ybar + 3 * B;
+  uint8_t *nz = (uint8_t *)(sct + B), *lz = nz + nb * nb;
   double d = p->scale > 0 ? p->scale : 1.0;
   /* this frame's moments: the only pass over the constraints */
   memset(Y, 0, 12 * B * sizeof(double));
@@ -259,7 +279,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
   /* F comes from moments, so it is exact only to ~1e-15 of yy */
   double noise = 1e-13 * yy + 1e-300;
-  double F = moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, g);
+  double F = moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
   double lam = 1e-6, last_step = 1e300;
   double flat = (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise;
   size_t it = 0;
@@ -268,12 +288,12 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     ++it;
     double maxdiag = 0;
     int solved = 0;
-    assemble(p, s->R, act, nb, Hb, nz);
+    assemble(p, s->R, act, nb, K, Hb, nz);
     for (size_t i = 0; i < nb; ++i)
       if (nz[i * nb + i])
-        for (int k = 0; k < 6; ++k) maxdiag = fmax(maxdiag, Hb[(i * nb + i) * 36 + k * 7]);
+        for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(i * nb + i) * KK + k * (K + 1)]);
     for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
-      if (!damped_solve(Hb, nz, nb, g, act, B, lam, 1e-30 * maxdiag + 1e-300, Lb, lz, yv, x)) {
+      if (!damped_solve(Hb, nz, nb, K, g, act, B, lam, 1e-30 * maxdiag + 1e-300, Lb, lz, yv, x)) {
         lam = fmax(lam * 10, 1e-9);
         continue;
       }
@@ -285,23 +305,29 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
           memcpy(&ut[3 * b], &s->u[3 * b], 3 * sizeof(double));
           continue;
         }
-        const double *xb = &x[6 * act[b]];
+        const double *xb = &x[K * act[b]];
         sks_dquat dq = sks_dq_from_rotvec(xb);
         sks_dquat qn = sks_dq_normalize(sks_dq_mul(dq, s->q[b]));
+        double ds = K == 7 ? xb[6] : 0.0;
+        ds = ds > 0.5 ? 0.5 : (ds < -0.5 ? -0.5 : ds);
+        sct[b] = s->sc[b] * exp(ds);
         sks_dq_to_m3(qn, &Rt[9 * b]);
+        for (int k = 0; k < 9; ++k) Rt[9 * b + k] *= sct[b];
         for (int k = 0; k < 3; ++k) ut[3 * b + k] = s->u[3 * b + k] + xb[3 + k];
-        double sb = sqrt(sks_d3_dot(xb, xb) * p->radius2[b]) + sqrt(sks_d3_dot(xb + 3, xb + 3));
+        double sb = sqrt((sks_d3_dot(xb, xb) + ds * ds) * p->radius2[b]) * s->sc[b] +
+                    sqrt(sks_d3_dot(xb + 3, xb + 3));
         if (sb > step) step = sb;
       }
-      double Ft = moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, g2);
+      double Ft = moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, K, g2);
       if (Ft < F + noise || step < tol * d) {
         double decrease = F - Ft;
         for (size_t b = 0; b < B; ++b) {
           if (act[b] < 0) continue;
-          const double *xb = &x[6 * act[b]];
+          const double *xb = &x[K * act[b]];
           sks_dquat dq = sks_dq_from_rotvec(xb);
           s->q[b] = sks_dq_normalize(sks_dq_mul(dq, s->q[b]));
-          sks_dq_to_m3(s->q[b], &s->R[9 * b]);
+          s->sc[b] = sct[b];
+          sks_state_update_R(s, b);
           memcpy(&s->u[3 * b], &ut[3 * b], 3 * sizeof(double));
         }
         memcpy(g, g2, n * sizeof(double));
@@ -312,9 +338,9 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
          * when steps shrink only linearly (a non-zero residual), 1000 * tol
          * is already far below anything measurable */
         if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
-          /* flat valley (non-zero residual): the objective no longer moves in
-           * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
-          if (decrease < flat && step < 1e-5 * d) converged = 1;
+        /* flat valley (non-zero residual): the objective no longer moves in
+         * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
+        if (decrease < flat && step < 1e-5 * d) converged = 1;
         last_step = step;
       } else {
         lam *= 8;

@@ -66,6 +66,7 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
   memcpy(to->q, from->q, B * sizeof(sks_dquat));
   memcpy(to->R, from->R, 9 * B * sizeof(double));
   memcpy(to->u, from->u, 3 * B * sizeof(double));
+  memcpy(to->sc, from->sc, B * sizeof(double));
   for (size_t b = 0; b < B; ++b) {
     if (ridx[b] < 0) continue;
     sks_daffine A = sks_state_rigid(p, to, b);
@@ -81,7 +82,7 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
       sks_dm3_apply(dR, d, r);
       for (int a = 0; a < 3; ++a) to->u[3 * c + a] = r[a] + o[a] + t[a];
       to->q[c] = sks_dq_normalize(sks_dq_mul(dq, to->q[c]));
-      sks_dq_to_m3(to->q[c], &to->R[9 * c]);
+      sks_state_update_R(to, c);
     }
   }
 }
@@ -111,8 +112,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   tr.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  tr.sc = malloc((B ? B : 1) * sizeof(double));
   int ok = anc_start && anc && fill && root_of && H && L && g && x && sv && Wr && touched && mark &&
-           tr.q && tr.R && tr.u;
+           tr.q && tr.R && tr.u && tr.sc;
   (void)unused;
   size_t it = 0;
   double F = 0;
@@ -214,6 +216,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           memcpy(s->q, tr.q, B * sizeof(sks_dquat));
           memcpy(s->R, tr.R, 9 * B * sizeof(double));
           memcpy(s->u, tr.u, 3 * B * sizeof(double));
+          memcpy(s->sc, tr.sc, B * sizeof(double));
           F = Ft;
           lam = fmax(lam * 0.2, 1e-12);
           solved = 1;
@@ -234,6 +237,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
   free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
-  free(x); free(sv); free(Wr); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u);
+  free(x); free(sv); free(Wr); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
   return ok;
 }
