@@ -103,9 +103,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   uint32_t *anc = malloc((nsub ? nsub : 1) * sizeof(uint32_t)), *fill = calloc(B ? B : 1, sizeof(uint32_t));
   int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
   double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
-  double *g = malloc(n * 3 * sizeof(double)), *dx = g + n, *unused = dx + n;
+  double *g = malloc(n * 2 * sizeof(double)), *dx = g + n;
   double *x = malloc((ninf ? ninf : 1) * 3 * sizeof(double)), *sv = calloc(B ? 3 * B : 1, sizeof(double));
-  double *Wr = calloc(B ? B : 1, sizeof(double));
+  double *Wr = calloc(B ? B : 1, sizeof(double)), *piv = malloc((B ? B : 1) * 3 * sizeof(double));
   uint32_t *touched = malloc((B ? B : 1) * sizeof(uint32_t));
   uint8_t *mark = calloc(B ? B : 1, 1);
   sks_solve_state tr;
@@ -113,9 +113,8 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
-  int ok = anc_start && anc && fill && root_of && H && L && g && x && sv && Wr && touched && mark &&
+  int ok = anc_start && anc && fill && root_of && H && L && g && x && sv && Wr && piv && touched && mark &&
            tr.q && tr.R && tr.u && tr.sc;
-  (void)unused;
   size_t it = 0;
   double F = 0;
   if (ok) {
@@ -138,9 +137,12 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       ++it;
       memset(H, 0, n * n * sizeof(double));
       memset(g, 0, n * sizeof(double));
-      /* pivots */
-      double *o = unused; /* not large enough for 3B: compute on the fly below */
-      (void)o;
+      /* joint origins (pivots) of the current state */
+      for (size_t b = 0; b < B; ++b) {
+        double rc[3];
+        sks_dm3_apply(&s->R[9 * b], &p->centroid[3 * b], rc);
+        for (int a = 0; a < 3; ++a) piv[3 * b + a] = s->u[3 * b + a] - rc[a];
+      }
       for (size_t k = 0; k < V; ++k) {
         double e[3] = {0, 0, 0};
         size_t nt = 0;
@@ -160,8 +162,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         /* s_vb = sum w x - W o_b ; translation weight of root r: Wr[r] */
         for (size_t q = 0; q < nt; ++q) {
           uint32_t b = touched[q];
-          sks_daffine A = sks_state_rigid(p, s, b);
-          for (int a = 0; a < 3; ++a) sv[3 * b + a] -= Wr[b] * A.t[a];
+          for (int a = 0; a < 3; ++a) sv[3 * b + a] -= Wr[b] * piv[3 * b + a];
         }
         for (size_t qa = 0; qa < nt; ++qa) {
           uint32_t a = touched[qa];
@@ -237,6 +238,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
   free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
-  free(x); free(sv); free(Wr); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
+  free(x); free(sv); free(Wr); free(piv); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
   return ok;
 }
