@@ -56,7 +56,7 @@ static void bind_pose_identity(const sks_model *m, const char *name, double diag
       }
       printf("%s skin %zu: %s at bind pose, max |skinned - bind position| = %.3g (diagonal %.3g)\n", name, s,
              method ? "DQS" : "LBS", d, diag);
-      CHECK_MSG(d <= 1e-4 * diag + 1e-5, "%s %s: %g", name, method ? "DQS" : "LBS", d);
+      CHECK_MSG(d <= 1e-5 * diag, "%s %s: %g", name, method ? "DQS" : "LBS", d);
     }
   }
 done:
@@ -89,6 +89,9 @@ static void kernels_at_clip_times(const sks_model *m, const char *name, double d
       if (p->skin < 0 || p->vertex_count == 0) continue;
       sks_palette_job pj = {&m->skins[p->skin], models, jc, palette};
       CHECK(sks_palette_job_run(&pj));
+      /* Interleaved outputs: parts without normals leave gaps; zero them. */
+      memset(a, 0, sizeof(float) * 6 * p->vertex_count);
+      memset(b, 0, sizeof(float) * 6 * p->vertex_count);
       for (int method = 0; method < 2; ++method) {
         sks_skinning_job job;
         memset(&job, 0, sizeof job);
@@ -130,7 +133,7 @@ static void kernels_at_clip_times(const sks_model *m, const char *name, double d
          "max |DQS - LBS| / D = %.3g\n", name, clip->name ? clip->name : "", worst_opt, worst_par, worst_dqs_lbs);
   CHECK(worst_opt < 1e-5);
   CHECK(worst_par < 1e-5);
-  CHECK(worst_dqs_lbs < 0.25); /* same rig and pose: the methods differ only near twisting joints */
+  CHECK(worst_dqs_lbs < 0.1); /* same rig and pose: the methods differ only near bending joints */
 done:
   free(locals); free(models); free(palette); free(a); free(b);
 }
@@ -170,6 +173,21 @@ done:
   free(locals); free(models); free(p0); free(n0); free(p1); free(n1);
 }
 
+/* Several files store weight sums of 0.94..1.38; the kernels use weights as
+ * given (LBS scales by the sum, DQS does not), so normalise them first, as
+ * sks_repair would: these checks are about poses and kernels. */
+static void normalise_weights(sks_model *m) {
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    sks_mesh_part *p = &m->parts[pi];
+    const size_t k = p->influence_count;
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      double sum = 0;
+      for (size_t i = 0; i < k; ++i) sum += p->weights[v * k + i];
+      for (size_t i = 0; i < k && sum > 0; ++i) p->weights[v * k + i] = (float)(p->weights[v * k + i] / sum);
+    }
+  }
+}
+
 static void run_file(const char *path, const char *name) {
   if (!path) return;
   sks_model m;
@@ -179,6 +197,7 @@ static void run_file(const char *path, const char *name) {
   CHECK_OK(r, &err);
   if (r != SKS_OK) return;
   ++models_ran;
+  normalise_weights(&m);
   const double diag = sks_model_bind_diagonal(&m);
   CHECK(m.skin_count > 0);
   bind_pose_identity(&m, name, diag);
@@ -189,7 +208,13 @@ static void run_file(const char *path, const char *name) {
 
 int main(void) {
   run_file(sks_test_assimp_model("X/Testwuson.X"), "Testwuson.X");
+  run_file(sks_test_assimp_model("X/BCN_Epileptic.X"), "BCN_Epileptic.X");
+  run_file(sks_test_assimp_model("X/anim_test.x"), "anim_test.x");
+  run_file(sks_test_assimp_model("FBX/animation_with_skeleton.fbx"), "animation_with_skeleton.fbx");
+  run_file(sks_test_assimp_model("FBX/huesitos.fbx"), "huesitos.fbx");
+  run_file(sks_test_assimp_model("glTF2/simple_skin/simple_skin.gltf"), "simple_skin.gltf");
   run_file(sks_test_shared_data("Fox/Fox.glb"), "Fox.glb");
+  run_file(sks_test_shared_data("fox_targets/fox_rig_autoweights.glb"), "fox_rig_autoweights.glb");
   run_file(sks_test_shared_data("RiggedSimple/RiggedSimple.gltf"), "RiggedSimple.gltf");
   if (models_ran == 0) sks_test_skip("no real test models found");
   return sks_test_finish();
