@@ -728,23 +728,56 @@ static int scene_is_from_fbx(const struct aiScene *s) {
 
 /* ---- preflight ---------------------------------------------------------- */
 
-/* Assimp 5.2's OFF reader believes the header's vertex/face counts and
- * allocates (and touches) that much before noticing the file is short:
+/* Assimp 5.2's OFF and PLY readers believe the header's element counts and
+ * allocate (and touch) that much before noticing the file is short:
  * assimp-testmodels' invalid/OutOfMemory.off makes it take ~16 GB and half a
- * minute. Counts larger than the file's byte size cannot be real. */
-static sks_result preflight_off(const char *path, sks_error *err) {
+ * minute. Every vertex/face takes at least one byte, so a count larger than
+ * the file cannot be real. */
+static sks_result check_count(const char *path, const char *what, unsigned long long count, long size,
+                              sks_error *err) {
+  if (count > (unsigned long long)size)
+    return sks_error_set(err, SKS_ERR_PARSE, "%s: header declares %llu %s but the file has only %ld bytes",
+                         path, count, what, size);
+  return SKS_OK;
+}
+
+static sks_result preflight_counts(const char *path, sks_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return SKS_OK; /* Assimp reports it */
-  char buf[512];
+  char buf[4096];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   buf[n] = '\0';
   long size = -1;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   fclose(f);
-  /* Header keyword: [ST][C][N][4][n]OFF, then (possibly after comments) the counts. */
+  if (size < 0) return SKS_OK;
+
+  if (strncmp(buf, "ply", 3) == 0 && (buf[3] == '\n' || buf[3] == '\r')) {
+    /* "element <name> <count>" lines until end_header. */
+    const char *p = buf;
+    while ((p = strstr(p, "element ")) != NULL) {
+      const char *end_header = strstr(buf, "end_header");
+      if (end_header && p > end_header) break;
+      p += 8;
+      while (*p == ' ') ++p;
+      const char *name = p;
+      while (*p && *p != ' ' && *p != '\n') ++p;
+      char *e;
+      unsigned long long count = strtoull(p, &e, 10);
+      if (e == p) continue;
+      char what[64];
+      snprintf(what, sizeof what, "'%.*s' elements", (int)(p - name < 40 ? p - name : 40), name);
+      sks_result r = check_count(path, what, count, size, err);
+      if (r != SKS_OK) return r;
+      p = e;
+    }
+    return SKS_OK;
+  }
+
+  /* OFF: keyword [ST][C][N][4][n]OFF, then (after comments) the counts. */
   const char *p = buf;
   while (*p == 'S' || *p == 'T' || *p == 'C' || *p == 'N' || *p == '4' || *p == 'n') ++p;
-  if (strncmp(p, "OFF", 3) != 0 || size < 0) return SKS_OK;
+  if (strncmp(p, "OFF", 3) != 0) return SKS_OK;
   p += 3;
   for (;;) {
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
@@ -755,9 +788,8 @@ static sks_result preflight_off(const char *path, sks_error *err) {
     char *end;
     unsigned long long count = strtoull(p, &end, 10);
     if (end == p) return SKS_OK;
-    if (count > (unsigned long long)size)
-      return sks_error_set(err, SKS_ERR_PARSE, "%s: OFF header declares %llu %s but the file has only %ld bytes",
-                           path, count, k == 0 ? "vertices" : "faces", size);
+    sks_result r = check_count(path, k == 0 ? "vertices" : "faces", count, size, err);
+    if (r != SKS_OK) return r;
     p = end;
   }
   return SKS_OK;
@@ -773,7 +805,7 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   /* Triangulate rewrites faces only; ValidateDataStructure turns broken
    * scenes into an error instead of a crash later; FlipUVs gives glTF's UV
    * origin. Nothing that merges, splits or reorders vertices. */
-  sks_result pre = preflight_off(path, err);
+  sks_result pre = preflight_counts(path, err);
   if (pre != SKS_OK) return pre;
 
   const unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure | aiProcess_FlipUVs;
