@@ -1445,9 +1445,16 @@ static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
     }
     if (!json) return gl_fail(c, SKS_ERR_PARSE, "GLB has no JSON chunk");
   }
-  c->root = cJSON_ParseWithLength(json, json_len);
+  if (!glb) {
+    size_t i = 0;
+    while (i < json_len && (json[i] == ' ' || json[i] == '\t' || json[i] == '\r' || json[i] == '\n'))
+      ++i;
+    if (i == json_len || json[i] != '{')
+      return gl_fail(c, SKS_ERR_PARSE, "not a glTF file (no GLB header, no JSON object)");
+  }
+  const char *at = NULL;
+  c->root = cJSON_ParseWithLengthOpts(json, json_len, &at, 0);
   if (!c->root) {
-    const char *at = cJSON_GetErrorPtr();
     long off = (at && at >= json && at <= json + json_len) ? (long)(at - json) : -1;
     return gl_fail(c, SKS_ERR_PARSE, "invalid JSON%s (near byte %ld)",
                    glb ? " in the GLB JSON chunk" : "", off);
