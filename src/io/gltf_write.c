@@ -21,12 +21,10 @@
  *  - One bufferView per accessor, every view 4-byte aligned. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 
@@ -148,34 +146,6 @@ static int all_finite(const float *v, size_t n, size_t *bad) {
   for (size_t i = 0; i < n; ++i)
     if (!isfinite(v[i])) { *bad = i; return 0; }
   return 1;
-}
-
-/* Atomic write: temp file beside path, fsync, rename.
- * (Local until the shared sks_write_file_atomic lands; same behaviour.) */
-static sks_result write_atomic_local(const char *path, const void *data, size_t size,
-                                     sks_error *err) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 32);
-  if (!tmp) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  snprintf(tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    sks_error_set(err, SKS_ERR_IO, "%s: cannot create temp file '%s': %s", path, tmp, strerror(errno));
-    free(tmp);
-    return SKS_ERR_IO;
-  }
-  int ok = fwrite(data, 1, size, f) == size;
-  ok = (fflush(f) == 0) && ok;
-  ok = (fsync(fileno(f)) == 0) && ok;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return SKS_ERR_IO;
-  }
-  free(tmp);
-  return SKS_OK;
 }
 
 /* ---- weights ------------------------------------------------------------ */
@@ -754,7 +724,7 @@ sks_result sks_write_glb(const char *path, const sks_model *model,
   }
   free(json);
   free(s.bin);
-  r = write_atomic_local(path, out, total, err);
+  r = sks_write_file_atomic(path, out, total, err);
   free(out);
   return r;
 }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# skinsolve reweight end to end: usage and exit codes, then real rigs made
+# into bake targets and checked by the Khronos glTF validator (0 errors).
+# Arg 1: the skinsolve CLI. Exit 77 (skip) when the validator is not installed
+# (after running every check that does not need it).
+set -u
+cli="$1"
+src="${SKS_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+data="${SKS_SHARED_DATA:-$src/../shared/data}"
+models="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+expect_rc() { # want, description, command...
+  local want="$1" what="$2"; shift 2
+  "$@" > "$tmp/out" 2> "$tmp/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want: $(cat "$tmp/err")"; fi
+}
+
+have_validator=1
+if [ ! -f "$src/tools/node_modules/gltf-validator/package.json" ] || ! command -v node > /dev/null; then
+  have_validator=0
+  echo "SKIP part: glTF validator not installed (run \`cd tools && npm install\`)"
+fi
+validate() {
+  [ "$have_validator" = 1 ] || return 0
+  if node "$src/tools/validate_gltf.mjs" "$1"; then ok; else bad "validator errors in $1"; fi
+}
+
+expect_rc 0 "reweight --help" "$cli" reweight --help
+grep -q "usage: skinsolve reweight FILE -o OUT.glb" "$tmp/out" && ok || bad "--help text"
+expect_rc 2 "no arguments" "$cli" reweight
+expect_rc 2 "no output" "$cli" reweight some.glb
+expect_rc 2 "unknown option" "$cli" reweight some.glb -o x.glb --bogus
+expect_rc 1 "missing input" "$cli" reweight "$tmp/missing.glb" -o "$tmp/x.glb"
+grep -q "missing.glb" "$tmp/err" && ok || bad "missing input message names the file: $(cat "$tmp/err")"
+
+fox="$data/Fox/Fox.glb"
+if [ -f "$fox" ]; then
+  expect_rc 3 "unwritable output" "$cli" reweight "$fox" -o "$tmp/no/such/dir/out.glb"
+  expect_rc 0 "reweight Fox" "$cli" reweight "$fox" -o "$tmp/fox_target.glb"
+  grep -q "26 joints (was 26), 22 weighted, 1728 skinned vertices, 3 clips removed" "$tmp/out" && ok \
+    || bad "Fox summary: $(cat "$tmp/out")"
+  validate "$tmp/fox_target.glb"
+  expect_rc 0 "reweight Fox --coarsen --rename" "$cli" reweight "$fox" -o "$tmp/fox_coarse.glb" --coarsen --rename
+  grep -q "14 joints (was 26), 10 weighted" "$tmp/out" && ok || bad "Fox coarse summary: $(cat "$tmp/out")"
+  validate "$tmp/fox_coarse.glb"
+  # the output is itself a valid input
+  expect_rc 0 "reweight the reweighted Fox" "$cli" reweight "$tmp/fox_coarse.glb" -o "$tmp/fox_again.glb"
+  validate "$tmp/fox_again.glb"
+else
+  echo "SKIP part: $fox not found"
+fi
+tw="$models/X/Testwuson.X"
+if [ -f "$tw" ]; then
+  expect_rc 0 "reweight Testwuson --coarsen" "$cli" reweight "$tw" -o "$tmp/tw.glb" --coarsen
+  validate "$tmp/tw.glb"
+else
+  echo "SKIP part: $tw not found (install assimp-testmodels)"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] || exit 1
+[ "$have_validator" = 1 ] || exit 77
+exit 0
