@@ -45,6 +45,20 @@ only_files() {
   [ "$got" = "$want" ] || { echo "  files in out dir: '$got', expected '$want'" >&2; return 1; }
 }
 mkdir -p "$T/o"
+# Khronos glTF validator (tools/, npm) for written .glb files, when installed.
+SRC="${SKS_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+have_validator=0
+if command -v node >/dev/null && [ -f "$SRC/tools/node_modules/gltf-validator/package.json" ]; then
+  have_validator=1
+else
+  echo "SKIP part: glTF validator not installed (scripts/deps.sh runs npm install in tools/)"
+fi
+validate() {
+  [ "$have_validator" = 1 ] || return 0
+  if node "$SRC/tools/validate_gltf.mjs" "$1" >"$T/validator.log" 2>&1; then ok; else
+    bad "validator errors in $1"; head -12 "$T/validator.log" >&2
+  fi
+}
 
 # ---- --help on every command -------------------------------------------------
 run 0 "skinsolve --help" "$CLI" --help
@@ -100,6 +114,7 @@ run 0 "repair defects" "$CLI" repair "$D" -o "$T/o/fixed.glb"
 check "repair reports renormalising" has "$T/out" "1 vertices renormalised"
 check "repair reports the zero vertex" has "$T/out" "1 all-zero vertices"
 run 0 "check repaired" "$CLI" check "$T/o/fixed.glb"
+validate "$T/o/fixed.glb"
 run 0 "pose repaired" "$CLI" pose "$T/o/fixed.glb" -o "$T/o/fixed_rest.f32"
 # 0.7/0.5 -> 0.583/0.417: vertex 0 moves by bone's weight along y.
 check "repaired vertex 0 y = 0.5/1.2 (0.417)" near "$(f32_at "$T/o/fixed_rest.f32" 1)" 0.416667 1e-3
@@ -208,6 +223,19 @@ if [ -r "$FOX" ]; then
   check "time is clamped to the duration (max diff $d)" lt "$d" 1e-4
   run 1 "Fox unknown clip" "$CLI" pose "$FOX" --clip walk -o "$T/o/fox_x.f32"
   check "Fox clips listed" has "$T/err" "'Survey'"
+  # repair of a clean file round-trips: same surface at a clip time
+  run 0 "repair Fox" "$CLI" repair "$FOX" -o "$T/o/fox_repaired.glb"
+  validate "$T/o/fox_repaired.glb"
+  run 0 "pose repaired Fox" "$CLI" pose "$T/o/fox_repaired.glb" --clip Walk --time 0.3 -o "$T/o/fox_rep_walk.f32"
+  d="$(f32_maxdiff "$T/o/fox_walk.f32" "$T/o/fox_rep_walk.f32")"
+  check "repaired Fox poses like the original (max diff $d)" lt "$d" "$(awk -v D="$D_fox" 'BEGIN {print 1e-5 * D}')"
+  run 0 "repair Fox --max-influences 2" "$CLI" repair "$FOX" -o "$T/o/fox_k2.glb" --max-influences 2
+  check "repair reports limited vertices" has "$T/out" "vertices limited to 2 influences"
+  validate "$T/o/fox_k2.glb"
+  run 0 "check Fox k2 --max-influences 2" "$CLI" check "$T/o/fox_k2.glb" --max-influences 2
+  check "no vertex over 2 influences" has "$T/out" "0 errors, 0 warnings"
+  run 0 "check Fox --max-influences 2 warns" "$CLI" check "$FOX" --max-influences 2
+  check "Fox has vertices with 3-4 influences" has "$T/out" "too_many_influences 39"
   cp "$FOX" "$T/Fox.glb"
   run 2 "repair Fox onto itself refused" "$CLI" repair "$T/Fox.glb" -o "$T/Fox.glb"
   check "Fox copy unchanged" cmp -s "$T/Fox.glb" "$FOX"
