@@ -192,6 +192,21 @@ else
   echo "SKIP part: $TESTWUSON not found (install Debian's assimp-testmodels)"
 fi
 
+# A real file whose weights do not sum to 1 (as Assimp reads it): check
+# names them, repair fixes them, the result is clean and valid glTF.
+HUES="$ASSIMP_MODELS/FBX/huesitos.fbx"
+if [ -r "$HUES" ]; then
+  real=1
+  run 1 "check huesitos.fbx finds weight sums" "$CLI" check "$HUES"
+  check "huesitos finding names file, part, vertex" grep -q "^error: huesitos.fbx: part 0 'Cylinder', vertex [0-9]*: weights sum to 0\.9" "$T/out"
+  run 0 "repair huesitos.fbx" "$CLI" repair "$HUES" -o "$T/o/hues.glb"
+  run 0 "repaired huesitos is clean" "$CLI" check "$T/o/hues.glb"
+  validate "$T/o/hues.glb"
+  run 0 "pose repaired huesitos" "$CLI" pose "$T/o/hues.glb" --bind -o "$T/o/hues.f32"
+else
+  echo "SKIP part: $HUES not found"
+fi
+
 if [ -r "$FOX" ]; then
   real=1
   run 0 "info Fox --json" "$CLI" info "$FOX" --json
