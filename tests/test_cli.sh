@@ -124,6 +124,17 @@ check "zero vertex bound to root: stays at (0,1,0)" near "$(f32_at "$T/o/fixed_r
 run 0 "repair --max-influences 1" "$CLI" repair "$D" -o "$T/o/fixed1.glb" --max-influences 1
 run 0 "pose limited" "$CLI" pose "$T/o/fixed1.glb" -o "$T/o/fixed1.f32"
 check "limit 1 keeps the larger weight (root, 0.7 -> 1): y = 0" near "$(f32_at "$T/o/fixed1.f32" 1)" 0 1e-6
+# The same rig with bone's inverse bind matrix all zeros: repair cannot fix
+# that, so it lists it and writes nothing.
+sed 's|CAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgL8AAAAAAACAPw==|AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==|' \
+  "$D" >"$T/singular.gltf"
+check "singular variant differs" sh -c "! cmp -s '$D' '$T/singular.gltf'"
+run 1 "check singular bind" "$CLI" check "$T/singular.gltf"
+check "singular bind finding" has "$T/out" "singular.gltf: skin 0 'skin', joint 1 'bone': inverse bind matrix is not invertible"
+run 1 "repair refuses to write with unfixable errors" "$CLI" repair "$T/singular.gltf" -o "$T/o/singular_fixed.glb"
+check "repair lists the unfixable error" has "$T/err" "inverse bind matrix is not invertible"
+check "repair says nothing was written" has "$T/err" "nothing written"
+run 1 "pose --bind refuses a singular bind matrix" "$CLI" pose "$T/singular.gltf" --bind -o "$T/o/singular_bind.obj"
 run 2 "repair --max-influences 0" "$CLI" repair "$D" -o "$T/o/bad.glb" --max-influences 0
 run 2 "repair --max-influences 9" "$CLI" repair "$D" -o "$T/o/bad.glb" --max-influences 9
 run 2 "repair to a non-.glb" "$CLI" repair "$D" -o "$T/o/bad.obj"
