@@ -174,9 +174,10 @@ if [ -r "$TESTWUSON" ]; then
   check "info shows the tree with skinned joints" has "$T/out" "* Spine_Back01"
   check "info shows D" has "$T/out" "D         "
   run 0 "info Testwuson --json" "$CLI" info "$TESTWUSON" --json
-  n="$(json_num "$T/out" total_vertex_count)"
+  cp "$T/out" "$T/tw.json"
+  n="$(json_num "$T/tw.json" total_vertex_count)"
   check "Testwuson has vertices" [ "${n:-0}" -gt 0 ]
-  check "json lists clips" has "$T/out" '"name":	"Wuson_Walk"'
+  check "json lists clips" has "$T/tw.json" '"name":	"Wuson_Walk"'
   run 0 "check Testwuson" "$CLI" check "$TESTWUSON"
   run 0 "pose Testwuson rest .f32" "$CLI" pose "$TESTWUSON" -o "$T/o/tw_rest.f32"
   check "f32 size = 12 x vertices ($n)" [ "$(stat -c %s "$T/o/tw_rest.f32")" = $((12 * n)) ]
@@ -193,6 +194,12 @@ if [ -r "$TESTWUSON" ]; then
   check "obj v lines equal the f32 values" awk -v n="$n" 'NR == FNR { if ($1 == "v") { x[c++] = $2; x[c++] = $3; x[c++] = $4 } next }
     { d = $1 - x[k++]; if (d < 0) d = -d; if (d > 1e-5 * (1 + ($1 < 0 ? -$1 : $1))) bad = 1 }
     END { exit bad || k != 3 * n }' "$T/o/tw_walk.obj" <(od -An -v -f -w4 "$T/o/tw_walk.f32")
+  # The file's own 'Wuson_Bind' clip is its bind pose: it must agree with the
+  # pose computed from the inverse bind matrices (--bind).
+  run 0 "pose Testwuson Wuson_Bind clip" "$CLI" pose "$TESTWUSON" --clip Wuson_Bind -o "$T/o/tw_bindclip.f32"
+  D_tw="$(json_num "$T/tw.json" diagonal)"
+  d="$(f32_maxdiff "$T/o/tw_bindclip.f32" "$T/o/tw_bind.f32")"
+  check "Wuson_Bind clip = --bind pose (max diff $d, D $D_tw)" lt "$d" "$(awk -v D="$D_tw" 'BEGIN {print 1e-5 * D}')"
   run 0 "pose Testwuson walk DQS" "$CLI" pose "$TESTWUSON" --clip Wuson_Walk --time 1.5 --dqs -o "$T/o/tw_walk_dqs.f32"
   check "DQS output has the same size" [ "$(stat -c %s "$T/o/tw_walk_dqs.f32")" = $((12 * n)) ]
   run 1 "unknown clip" "$CLI" pose "$TESTWUSON" --clip Gallop -o "$T/o/tw_x.obj"
