@@ -90,9 +90,11 @@ static void bench_kernels(void) {
       job.in_positions = pos;
       job.out_positions = opos;
       if (withn) { job.in_normals = nrm; job.out_normals = onrm; }
-      double tr = time_job(sks_skinning_job_run_reference, &job, 5, 5);
-      double to = time_job(sks_skinning_job_run, &job, 20, 5);
-      double tp = time_job(run_par, &job, 20, 5);
+      /* Short repetitions, best kept: on a shared machine the best one is
+       * the least disturbed. */
+      double tr = time_job(sks_skinning_job_run_reference, &job, 1, 15);
+      double to = time_job(sks_skinning_job_run, &job, 4, 25);
+      double tp = time_job(run_par, &job, 4, 25);
       printf("%-4s %-16s %11.1f M/s %11.1f M/s %11.1f M/s %8.2fx\n", m ? "DQS" : "LBS",
              withn ? "pos+normals" : "positions", VERTS / tr / 1e6, VERTS / to / 1e6, VERTS / tp / 1e6, tr / to);
     }

@@ -181,6 +181,13 @@ static void kernels_agree(void) {
       CHECK_MSG(d_opt < 1e-4, "%s k=%u", m ? "DQS" : "LBS", k);
       CHECK(d_par == 0.0);
       CHECK(untouched_ok); /* stride gaps are not written */
+      if (k == 4) { /* more threads than the cap, and than useful */
+        job.out_positions = o_par; job.out_normals = o_par + 3;
+        CHECK(sks_skinning_job_run_parallel(&job, 1000));
+        int same = 1;
+        for (int i = 0; i < N * OUT_STRIDE; ++i) same &= o_par[i] == o_opt[i];
+        CHECK(same);
+      }
       /* Positions only (no normals) gives the same positions. */
       job.in_normals = NULL; job.out_normals = NULL;
       job.out_positions = o_par;
@@ -374,6 +381,12 @@ static void bind_pose(void) {
   CHECK(memcmp(&out[0], &rest[0], sizeof(sks_transform)) == 0); /* non-skin root keeps rest */
   CHECK(memcmp(&out[2], &rest[2], sizeof(sks_transform)) == 0);
   CHECK(memcmp(&out[4], &rest[4], sizeof(sks_transform)) == 0);
+  /* A singular inverse bind matrix: run reports failure, the joint keeps rest. */
+  sks_mat4 saved = ibm[0];
+  memset(&ibm[0], 0, sizeof ibm[0]);
+  CHECK(!sks_bind_pose_job_run(&job));
+  CHECK(memcmp(&out[3], &rest[3], sizeof(sks_transform)) == 0);
+  ibm[0] = saved;
   sj[0] = 9;
   CHECK(!sks_bind_pose_job_validate(&job));
 }

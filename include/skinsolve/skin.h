@@ -18,7 +18,10 @@ typedef enum sks_skinning_method { SKS_SKIN_LBS = 0, SKS_SKIN_DQS } sks_skinning
  * NULL). Weights are used as given (sum to 1 expected; not renormalised).
  * DQS applies the antipodality fix against the first influence's quaternion
  * and expects rigid (rotation + translation) palette matrices; scale in the
- * palette is ignored by DQS. */
+ * palette is ignored by DQS. Outputs must not overlap the inputs (validate
+ * rejects in-place skinning); positions and normals may share one
+ * interleaved output buffer. LBS normals use the blended 3x3 (not its
+ * inverse transpose): exact for rotation + uniform scale palettes. */
 typedef struct sks_skinning_job {
   sks_skinning_method method;
   size_t vertex_count;
@@ -45,7 +48,8 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
  * Skinned parts via their skin's palette; rigid parts by their node's model
  * matrix. Writes positions (and normals if out_normals != NULL) of all parts
  * concatenated in part order (3 floats per vertex). Allocates a palette
- * internally (this is not a job). */
+ * internally (this is not a job). Single-threaded. Parts without normals get
+ * zero normals when out_normals != NULL. */
 sks_result sks_skin_model(const sks_model *model, const sks_mat4 *models,
                           sks_skinning_method method, float *out_positions,
                           float *out_normals, sks_error *err);

@@ -26,4 +26,28 @@ int sks_cli_fail(int code, const char *fmt, ...)
 /* 1 if argv[i] is -h or --help. */
 int sks_cli_is_help(const char *arg);
 
+/* ---- shared helpers (src/cli/cli_util.c) ---- */
+
+/* Option parsing: if argv[*i] is `name VALUE` or `name=VALUE`, sets *value,
+ * advances *i past it and returns 1; returns -1 (after printing a usage
+ * error) when the value is missing; 0 when argv[*i] is not this option. */
+int sks_cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/* Parses a finite number / a non-negative integer; 0 on success, else prints
+ * "skinsolve: <option>: '<text>' is not a ..." and returns SKS_EXIT_USAGE. */
+int sks_cli_parse_float(const char *option, const char *text, float *out);
+int sks_cli_parse_uint(const char *option, const char *text, unsigned long max, unsigned long *out);
+/* Loads a model with sks_load; on error prints one line naming the file and
+ * returns SKS_EXIT_INPUT (0 on success). */
+int sks_cli_load(const char *path, sks_model *out);
+/* Refuses (SKS_EXIT_USAGE, message printed) when `output` is the same file
+ * as any of the inputs (same device + inode, so links and ./x vs x count),
+ * or names a folder. 0 when fine. */
+int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count);
+/* Findings as a JSON object {errors, warnings, by_kind, items[], truncated}
+ * (the shape of `check --json` and info's "findings"); caller owns it. */
+struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);
+/* Exit code for a failed write: 3 for I/O, 2 for a bad argument (e.g. an
+ * unknown extension), else 1. */
+int sks_cli_exit_for_write(sks_result r);
+
 #endif

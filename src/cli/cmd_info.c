@@ -1,7 +1,239 @@
-/* skinsolve info — PLACEHOLDER: must be replaced by the real command. */
+/* skinsolve info: what is in a rigged file — skeleton tree, skins, mesh
+ * parts (vertices, influence histogram), clips, bind-pose diagonal D and a
+ * summary of `check`'s findings. Text for people, --json for scripts. */
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
 #include "cli.h"
 
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: skinsolve info FILE [--json]\n"
+          "\n"
+          "Prints what a rigged file holds: the skeleton as an indented tree (every\n"
+          "node of the scene graph; '*' marks joints bound by a skin), the skins, every\n"
+          "mesh part (vertices, triangles, skinned or rigid, histogram of non-zero\n"
+          "influences per vertex), the clips (duration, tracks, distinct key times),\n"
+          "D = the bind-pose bounding-box diagonal, and a summary of the findings of\n"
+          "`skinsolve check`.\n"
+          "\n"
+          "FILE: .gltf / .glb (read natively) or anything Assimp reads (.fbx, .dae, .x, ...).\n"
+          "\n"
+          "options:\n"
+          "  --json       print one JSON object instead of text\n"
+          "  -h, --help   this text\n"
+          "\n"
+          "examples:\n"
+          "  skinsolve info /usr/share/assimp/models/X/Testwuson.X\n"
+          "  skinsolve info Fox.glb --json\n"
+          "\n"
+          "exit codes: 0 ok (findings do not change it; see `skinsolve check`),\n"
+          "            1 the file cannot be read, 2 usage error\n");
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* Number of distinct key times over all tracks of a clip. */
+static size_t clip_keys(const sks_clip *clip) {
+  size_t total = 0;
+  for (size_t t = 0; t < clip->track_count; ++t) total += clip->tracks[t].key_count;
+  if (total == 0) return 0;
+  float *all = malloc(total * sizeof *all);
+  if (!all) return 0;
+  size_t n = 0;
+  for (size_t t = 0; t < clip->track_count; ++t)
+    for (size_t k = 0; k < clip->tracks[t].key_count; ++k) all[n++] = clip->tracks[t].times[k];
+  qsort(all, n, sizeof *all, cmp_float);
+  size_t distinct = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || all[i] != all[i - 1]) ++distinct;
+  free(all);
+  return distinct;
+}
+
+/* hist[c] = vertices with c non-zero weights (c = 0..8). */
+static void influence_histogram(const sks_mesh_part *p, size_t hist[SKS_MAX_INFLUENCES + 1]) {
+  memset(hist, 0, (SKS_MAX_INFLUENCES + 1) * sizeof *hist);
+  uint32_t k = p->influence_count;
+  if (p->skin < 0 || !p->weights || k == 0 || k > SKS_MAX_INFLUENCES) return;
+  for (size_t v = 0; v < p->vertex_count; ++v) {
+    unsigned c = 0;
+    for (uint32_t i = 0; i < k; ++i) c += p->weights[(size_t)k * v + i] != 0.0f;
+    hist[c]++;
+  }
+}
+
+/* skinned[j] = 1 when skeleton joint j is in any skin's joint list. */
+static unsigned char *skinned_joints(const sks_model *m) {
+  size_t n = m->skeleton.joint_count;
+  unsigned char *s = calloc(n ? n : 1, 1);
+  if (!s) return NULL;
+  for (size_t i = 0; i < m->skin_count; ++i)
+    for (size_t j = 0; j < m->skins[i].joint_count; ++j) {
+      int32_t sj = m->skins[i].joints[j];
+      if (sj >= 0 && (size_t)sj < n) s[sj] = 1;
+    }
+  return s;
+}
+
+static int joint_depth(const sks_skeleton *sk, size_t i) {
+  int d = 0;
+  for (int32_t p = sk->parents[i]; p >= 0 && (size_t)p < i && d < 1000; p = sk->parents[p]) ++d;
+  return d;
+}
+
+static const char *name_or(const char *s, const char *fallback) { return s && *s ? s : fallback; }
+
+static void print_text(const char *path, const sks_model *m, const sks_findings *f) {
+  const sks_skeleton *sk = &m->skeleton;
+  unsigned char *sj = skinned_joints(m);
+  size_t bound = 0, roots = 0;
+  for (size_t i = 0; i < sk->joint_count; ++i) {
+    bound += sj && sj[i];
+    roots += sk->parents[i] < 0;
+  }
+  printf("file      %s\n", path);
+  printf("skeleton  %zu joints, %zu bound by skins (*), %zu root(s)\n", sk->joint_count, bound, roots);
+  for (size_t i = 0; i < sk->joint_count; ++i) {
+    int d = joint_depth(sk, i);
+    printf("  %*s%s%s\n", 2 * d, "", (sj && sj[i]) ? "* " : "", name_or(sk->names[i], "?"));
+  }
+  free(sj);
+  printf("skins     %zu\n", m->skin_count);
+  for (size_t i = 0; i < m->skin_count; ++i)
+    printf("  %zu '%s': %zu joints\n", i, name_or(m->skins[i].name, ""), m->skins[i].joint_count);
+  size_t total = 0, skinned = 0;
+  for (size_t i = 0; i < m->part_count; ++i) {
+    total += m->parts[i].vertex_count;
+    if (m->parts[i].skin >= 0) skinned += m->parts[i].vertex_count;
+  }
+  printf("parts     %zu (%zu vertices, %zu skinned)\n", m->part_count, total, skinned);
+  for (size_t i = 0; i < m->part_count; ++i) {
+    const sks_mesh_part *p = &m->parts[i];
+    printf("  %zu '%s': %zu vertices, %zu triangles, ", i, name_or(p->name, ""), p->vertex_count,
+           p->index_count / 3);
+    if (p->skin < 0) {
+      const char *node = (p->node >= 0 && (size_t)p->node < sk->joint_count) ? sk->names[p->node] : "?";
+      printf("rigid, follows joint %d '%s'\n", (int)p->node, name_or(node, "?"));
+      continue;
+    }
+    size_t hist[SKS_MAX_INFLUENCES + 1];
+    influence_histogram(p, hist);
+    printf("skinned (skin %d), %u influence slots; vertices by non-zero influences:", (int)p->skin,
+           p->influence_count);
+    for (int c = 0; c <= SKS_MAX_INFLUENCES; ++c)
+      if (hist[c]) printf(" %d:%zu", c, hist[c]);
+    printf("\n");
+  }
+  printf("clips     %zu\n", m->clip_count);
+  for (size_t i = 0; i < m->clip_count; ++i) {
+    const sks_clip *c = &m->clips[i];
+    printf("  '%s': %.4g s, %zu tracks, %zu keys\n", name_or(c->name, ""), (double)c->duration,
+           c->track_count, clip_keys(c));
+  }
+  printf("D         %.6g (bind-pose bounding-box diagonal)\n", sks_model_bind_diagonal(m));
+  printf("findings  %zu errors, %zu warnings%s\n", f->error_count, f->warning_count,
+         f->error_count + f->warning_count ? " (details: skinsolve check FILE)" : "");
+  for (int k = 0; k < SKS_FINDING_KIND_COUNT; ++k)
+    if (f->total_by_kind[k])
+      printf("  %-20s %zu\n", sks_finding_kind_name((sks_finding_kind)k), f->total_by_kind[k]);
+  for (size_t i = 0; i < f->count && i < 5; ++i)
+    printf("  %s: %s\n", f->items[i].severity == SKS_SEVERITY_ERROR ? "error" : "warning",
+           f->items[i].message);
+  if (f->count > 5) printf("  ... (%zu more)\n", f->error_count + f->warning_count - 5);
+}
+
+static void print_json(const char *path, const sks_model *m, const sks_findings *f) {
+  const sks_skeleton *sk = &m->skeleton;
+  unsigned char *sj = skinned_joints(m);
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "file", path);
+  cJSON *joints = cJSON_AddArrayToObject(root, "joints");
+  for (size_t i = 0; i < sk->joint_count; ++i) {
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", name_or(sk->names[i], ""));
+    cJSON_AddNumberToObject(j, "parent", sk->parents[i]);
+    cJSON_AddNumberToObject(j, "depth", joint_depth(sk, i));
+    cJSON_AddBoolToObject(j, "skinned", sj && sj[i]);
+    cJSON_AddItemToArray(joints, j);
+  }
+  free(sj);
+  cJSON *skins = cJSON_AddArrayToObject(root, "skins");
+  for (size_t i = 0; i < m->skin_count; ++i) {
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "name", name_or(m->skins[i].name, ""));
+    cJSON_AddNumberToObject(s, "joints", (double)m->skins[i].joint_count);
+    cJSON_AddItemToArray(skins, s);
+  }
+  cJSON *parts = cJSON_AddArrayToObject(root, "parts");
+  size_t total = 0;
+  for (size_t i = 0; i < m->part_count; ++i) {
+    const sks_mesh_part *p = &m->parts[i];
+    total += p->vertex_count;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name_or(p->name, ""));
+    cJSON_AddNumberToObject(o, "vertices", (double)p->vertex_count);
+    cJSON_AddNumberToObject(o, "triangles", (double)(p->index_count / 3));
+    cJSON_AddNumberToObject(o, "skin", p->skin);
+    cJSON_AddNumberToObject(o, "node", p->node);
+    cJSON_AddNumberToObject(o, "material", p->material);
+    cJSON_AddNumberToObject(o, "influence_slots", p->influence_count);
+    size_t hist[SKS_MAX_INFLUENCES + 1];
+    influence_histogram(p, hist);
+    cJSON *h = cJSON_AddArrayToObject(o, "influence_histogram");
+    for (int c = 0; c <= SKS_MAX_INFLUENCES; ++c) cJSON_AddItemToArray(h, cJSON_CreateNumber((double)hist[c]));
+    cJSON_AddItemToArray(parts, o);
+  }
+  cJSON *clips = cJSON_AddArrayToObject(root, "clips");
+  for (size_t i = 0; i < m->clip_count; ++i) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "name", name_or(m->clips[i].name, ""));
+    cJSON_AddNumberToObject(c, "duration", m->clips[i].duration);
+    cJSON_AddNumberToObject(c, "tracks", (double)m->clips[i].track_count);
+    cJSON_AddNumberToObject(c, "keys", (double)clip_keys(&m->clips[i]));
+    cJSON_AddItemToArray(clips, c);
+  }
+  cJSON_AddNumberToObject(root, "vertex_count", (double)sks_model_vertex_count(m));
+  cJSON_AddNumberToObject(root, "total_vertex_count", (double)total);
+  cJSON_AddNumberToObject(root, "diagonal", sks_model_bind_diagonal(m));
+  cJSON_AddItemToObject(root, "findings", sks_cli_findings_json(f, 20));
+  char *s = cJSON_Print(root);
+  if (s) { puts(s); free(s); }
+  cJSON_Delete(root);
+}
+
 int sks_cmd_info(int argc, char **argv) {
-  (void)argc; (void)argv;
-  return sks_cli_fail(SKS_EXIT_USAGE, "'info' is not implemented yet");
+  const char *file = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    if (strcmp(argv[i], "--json") == 0) json = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      usage(stderr);
+      return sks_cli_fail(SKS_EXIT_USAGE, "info: unknown option '%s'", argv[i]);
+    } else if (!file) file = argv[i];
+    else return sks_cli_fail(SKS_EXIT_USAGE, "info: one FILE only ('%s' is extra)", argv[i]);
+  }
+  if (!file) {
+    usage(stderr);
+    return sks_cli_fail(SKS_EXIT_USAGE, "info: no FILE given");
+  }
+  sks_model m;
+  int rc = sks_cli_load(file, &m);
+  if (rc) return rc;
+  sks_findings f;
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  if (sks_check(&m, NULL, &f, &err) != SKS_OK) {
+    sks_model_free(&m);
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  }
+  if (json) print_json(file, &m, &f);
+  else print_text(file, &m, &f);
+  sks_findings_free(&f);
+  sks_model_free(&m);
+  return SKS_EXIT_OK;
 }

@@ -89,9 +89,10 @@ typedef struct importer {
   sks_model *model;
   sks_error *err;
   const struct aiNode **nodes;  /* skeleton order, joint_count of them are nodes */
+  sks_mat4 *globals;            /* node_count rest global matrices (unrounded by TRS) */
   size_t node_count;
   size_t joint_capacity;        /* skeleton arrays capacity (extra joints grow it) */
-  uint32_t unnamed_nodes;
+  int offsets_include_mesh_node; /* FBX: see rebase_to_scene_root */
 } importer;
 
 static sks_result oom(importer *im) {
@@ -201,6 +202,17 @@ static sks_result build_skeleton(importer *im) {
   free(sorted);
   if (dup)
     return sks_error_set(im->err, SKS_ERR_PARSE, "%s: the node graph has a cycle", im->path);
+  return SKS_OK;
+}
+
+static sks_result compute_globals(importer *im) {
+  im->globals = malloc((im->node_count ? im->node_count : 1) * sizeof *im->globals);
+  if (!im->globals) return oom(im);
+  const int32_t *parents = im->model->skeleton.parents;
+  for (size_t i = 0; i < im->node_count; ++i) {
+    sks_mat4 local = mat_from_ai(&im->nodes[i]->mTransformation);
+    im->globals[i] = parents[i] >= 0 ? sks_m4_mul(&im->globals[parents[i]], &local) : local;
+  }
   return SKS_OK;
 }
 
@@ -423,6 +435,44 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
   return SKS_OK;
 }
 
+/* Assimp's FBX importer folds the mesh node's global transform G into the
+ * offset matrices (FBXConverter: offset = inverse(bone bind world) * G): the
+ * bind pose they imply is then inverse(G) * bone world, which has shear when
+ * G scales non-uniformly (FBX/animation_with_skeleton.fbx: 0.28 % of D off
+ * with T*R*S joints), and the vertices sit in G's frame. Other importers
+ * (X, Collada, glTF, MD5...) give offsets that map from the scene root, as
+ * glTF's inverse bind matrices do (measured: Testwuson, BCN_Epileptic are in
+ * bind pose at rest only WITHOUT G). For FBX we move the part's bind space to
+ * the scene root, which is exact for every pose: p' = G p,
+ * inverse_bind' = offset * inverse(G), so model * inverse_bind' * p' ==
+ * model * offset * p. inverse(inverse_bind') is then the bone's bind world
+ * matrix (huesitos.fbx: rest == bind to 1.5e-5 % D, 6.6e3 % D before). */
+static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
+  if (p->node < 0 || (size_t)p->node >= im->node_count) return;
+  const sks_mat4 *g = &im->globals[p->node];
+  sks_mat4 id = sks_m4_identity(), ginv;
+  int identity = 1;
+  for (int i = 0; i < 16; ++i) if (g->m[i] != id.m[i]) identity = 0;
+  if (identity || !sks_m4_inverse(g, &ginv)) return;
+  for (size_t v = 0; v < p->vertex_count; ++v) {
+    sks_vec3 x = sks_m4_point(g, sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]));
+    p->positions[3 * v] = x.x; p->positions[3 * v + 1] = x.y; p->positions[3 * v + 2] = x.z;
+  }
+  if (p->normals) {
+    /* Normals go by the inverse transpose: n' = normalize(ginv^T n). */
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      float nx = p->normals[3 * v], ny = p->normals[3 * v + 1], nz = p->normals[3 * v + 2];
+      sks_vec3 n = sks_v3(ginv.m[0] * nx + ginv.m[1] * ny + ginv.m[2] * nz,
+                          ginv.m[4] * nx + ginv.m[5] * ny + ginv.m[6] * nz,
+                          ginv.m[8] * nx + ginv.m[9] * ny + ginv.m[10] * nz);
+      n = sks_v3_normalize(n);
+      p->normals[3 * v] = n.x; p->normals[3 * v + 1] = n.y; p->normals[3 * v + 2] = n.z;
+    }
+  }
+  sks_skin *skin = &im->model->skins[p->skin];
+  for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
+}
+
 static sks_result import_meshes(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
@@ -475,7 +525,10 @@ static sks_result import_meshes(importer *im) {
     }
     sks_result r = import_indices(im, i, mesh, p);
     if (r != SKS_OK) return r;
-    if (mesh->mNumBones && (r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
+    if (mesh->mNumBones) {
+      if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
+      if (im->offsets_include_mesh_node) rebase_to_scene_root(im, p);
+    }
   }
   return SKS_OK;
 }
@@ -575,6 +628,17 @@ static sks_result import_clips(importer *im) {
   return SKS_OK;
 }
 
+/* Assimp stamps every scene with the importer that made it. */
+static int scene_is_from_fbx(const struct aiScene *s) {
+  const struct aiMetadata *md = s->mMetaData;
+  if (!md || !md->mKeys || !md->mValues) return 0;
+  for (unsigned i = 0; i < md->mNumProperties; ++i)
+    if (ai_name_equals(&md->mKeys[i], "SourceAsset_Format") && md->mValues[i].mType == AI_AISTRING &&
+        md->mValues[i].mData)
+      return strstr(((const struct aiString *)md->mValues[i].mData)->data, "FBX") != NULL;
+  return 0;
+}
+
 /* ---- preflight ---------------------------------------------------------- */
 
 /* Assimp 5.2's OFF reader believes the header's vertex/face counts and
@@ -639,6 +703,7 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   im.scene = scene;
   im.model = out;
   im.err = err;
+  im.offsets_include_mesh_node = scene_is_from_fbx(scene);
 
   /* AI_SCENE_FLAGS_INCOMPLETE (e.g. an animation-only file with no mesh) is
    * not an error: the model simply has no parts. */
@@ -646,10 +711,12 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   out->source_path = dup_n(path, strlen(path));
   if (!out->source_path) r = oom(&im);
   if (r == SKS_OK) r = build_skeleton(&im);
+  if (r == SKS_OK) r = compute_globals(&im);
   if (r == SKS_OK) r = import_materials(&im);
   if (r == SKS_OK) r = import_meshes(&im);
   if (r == SKS_OK) r = import_clips(&im);
   free((void *)im.nodes);
+  free(im.globals);
   aiReleaseImport(scene);
   if (r != SKS_OK) sks_model_free(out);
   return r;

@@ -47,7 +47,7 @@ enum {
 #define GL_MAX_INT 9007199254740992.0
 /* Accessors without a bufferView are zeros (plus sparse values); their size is
  * not backed by file bytes, so cap it. */
-#define GL_MAX_VIRTUAL_BYTES ((size_t)64 << 20)
+#define GL_MAX_VIRTUAL_BYTES ((size_t)16 << 20)
 /* Up to this many JOINTS_n/WEIGHTS_n sets are read (then reduced to 8 influences). */
 #define GL_MAX_SETS 8
 

@@ -86,7 +86,7 @@ static sks_result skin_part(const sks_model *model, size_t pi, const sks_mat4 *m
     sj.in_normals = p->normals;
     sj.out_normals = out_nrm;
   }
-  if (!sks_skinning_job_run_parallel(&sj, 0))
+  if (!sks_skinning_job_run(&sj))
     return sks_error_set(err, SKS_ERR_INVALID,
                          "%s: part %zu '%s': cannot skin (influence count %u, skin %d with %zu joints): "
                          "a joint index is out of range or a buffer is missing — run `skinsolve check`",

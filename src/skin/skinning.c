@@ -201,6 +201,40 @@ int sks_skinning_job_run_reference(const sks_skinning_job *job) {
   return 1;
 }
 
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+/* Stores x, y, z of r (not the 4th lane: the buffer may end there). */
+static inline void store3(float *o, __m128 r) {
+  _mm_storel_pi((__m64 *)(void *)o, r);
+  _mm_store_ss(o + 2, _mm_movehl_ps(r, r));
+}
+
+/* One LBS vertex: blends the K palette columns as __m128 (the 4th row is
+ * carried along and ignored), stores the position, and returns the
+ * un-normalised blended normal (when n != NULL). */
+SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *restrict jv,
+                          const float *restrict wv, const float *restrict p, const float *restrict n,
+                          float *restrict po, const uint32_t K) {
+  const float *m0 = palette[jv[0]].m;
+  __m128 w = _mm_set1_ps(wv[0]);
+  __m128 c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)), c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
+  __m128 c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)), c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+  for (uint32_t i = 1; i < K; ++i) {
+    const float *mi = palette[jv[i]].m;
+    w = _mm_set1_ps(wv[i]);
+    c0 = _mm_add_ps(c0, _mm_mul_ps(w, _mm_loadu_ps(mi + 0)));
+    c1 = _mm_add_ps(c1, _mm_mul_ps(w, _mm_loadu_ps(mi + 4)));
+    c2 = _mm_add_ps(c2, _mm_mul_ps(w, _mm_loadu_ps(mi + 8)));
+    c3 = _mm_add_ps(c3, _mm_mul_ps(w, _mm_loadu_ps(mi + 12)));
+  }
+  const __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
+                              _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+  store3(po, r);
+  if (!n) return _mm_setzero_ps();
+  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
+                    _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+}
+#endif
+
 /* ---- optimised LBS --------------------------------------------------------
  * K (influences) and N (normals) are compile-time constants at every call
  * site below, so each of the 16 variants is its own fully unrolled loop. */
@@ -215,41 +249,48 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
   float *restrict pout = job->out_positions;
   float *restrict nout = job->out_normals;
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+  size_t v = begin;
+  if (N) {
+    /* Blocks of 4 vertices: normals are normalised 4-wide after a transpose. */
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    for (; v + 4 <= end; v += 4) {
+      __m128 q0 = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, nin + v * ins, pout + v * ops, K);
+      __m128 q1 = lbs_one(palette, joints + (v + 1) * js, weights + (v + 1) * ws, pin + (v + 1) * ips,
+                          nin + (v + 1) * ins, pout + (v + 1) * ops, K);
+      __m128 q2 = lbs_one(palette, joints + (v + 2) * js, weights + (v + 2) * ws, pin + (v + 2) * ips,
+                          nin + (v + 2) * ins, pout + (v + 2) * ops, K);
+      __m128 q3 = lbs_one(palette, joints + (v + 3) * js, weights + (v + 3) * ws, pin + (v + 3) * ips,
+                          nin + (v + 3) * ins, pout + (v + 3) * ops, K);
+      _MM_TRANSPOSE4_PS(q0, q1, q2, q3); /* q0 = x of 4 vertices, q1 = y, q2 = z */
+      const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q0, q0), _mm_mul_ps(q1, q1)), _mm_mul_ps(q2, q2));
+      const __m128 sc = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+      q0 = _mm_mul_ps(q0, sc); q1 = _mm_mul_ps(q1, sc); q2 = _mm_mul_ps(q2, sc);
+      _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
+      store3(nout + v * ons, q0);
+      store3(nout + (v + 1) * ons, q1);
+      store3(nout + (v + 2) * ons, q2);
+      store3(nout + (v + 3) * ons, q3);
+    }
+  }
+  for (; v < end; ++v) {
+    __m128 q = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
+                       pout + v * ops, K);
+    if (N) {
+      float q4[4];
+      _mm_storeu_ps(q4, q);
+      const float l2 = q4[0] * q4[0] + q4[1] * q4[1] + q4[2] * q4[2];
+      const float sc = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      float *no = nout + v * ons;
+      no[0] = q4[0] * sc; no[1] = q4[1] * sc; no[2] = q4[2] * sc;
+    }
+  }
+  (void)ins; (void)ons; (void)nin; (void)nout;
+#else
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;
     const float *restrict wv = weights + v * ws;
     const float *restrict p = pin + v * ips;
-#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
-    /* Blend the 4 columns (x,y,z,w-row ignored) as __m128. */
-    const float *m0 = palette[jv[0]].m;
-    __m128 w = _mm_set1_ps(wv[0]);
-    __m128 c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)), c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
-    __m128 c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)), c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
-    for (uint32_t i = 1; i < K; ++i) {
-      const float *mi = palette[jv[i]].m;
-      w = _mm_set1_ps(wv[i]);
-      c0 = _mm_add_ps(c0, _mm_mul_ps(w, _mm_loadu_ps(mi + 0)));
-      c1 = _mm_add_ps(c1, _mm_mul_ps(w, _mm_loadu_ps(mi + 4)));
-      c2 = _mm_add_ps(c2, _mm_mul_ps(w, _mm_loadu_ps(mi + 8)));
-      c3 = _mm_add_ps(c3, _mm_mul_ps(w, _mm_loadu_ps(mi + 12)));
-    }
-    __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
-                          _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
-    float out4[4];
-    _mm_storeu_ps(out4, r);
-    float *po = pout + v * ops;
-    po[0] = out4[0]; po[1] = out4[1]; po[2] = out4[2];
-    if (N) {
-      const float *restrict n = nin + v * ins;
-      __m128 q = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
-                            _mm_mul_ps(c2, _mm_set1_ps(n[2])));
-      _mm_storeu_ps(out4, q);
-      const float l2 = out4[0] * out4[0] + out4[1] * out4[1] + out4[2] * out4[2];
-      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
-      float *no = nout + v * ons;
-      no[0] = out4[0] * s; no[1] = out4[1] * s; no[2] = out4[2] * s;
-    }
-#else
     /* Portable path: 12 floats (3x4, bottom row dropped). */
     float m[12];
     {
@@ -283,8 +324,8 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
       float *no = nout + v * ons;
       no[0] = nx * s; no[1] = ny * s; no[2] = nz * s;
     }
-#endif
   }
+#endif
 }
 
 /* ---- optimised DQS (dual quaternions precomputed per palette entry) ------ */

@@ -1,0 +1,113 @@
+/* Helpers shared by the subcommands: option values, numbers, loading with a
+ * one-line error, and the never-overwrite-an-input rule. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cjson/cJSON.h>
+#include "cli.h"
+
+int sks_cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return 0;
+  if (a[n] == '=') { *value = a + n + 1; return 1; }
+  if (a[n] != 0) return 0;
+  if (*i + 1 >= argc) {
+    sks_cli_fail(SKS_EXIT_USAGE, "%s needs a value (see --help)", name);
+    return -1;
+  }
+  *value = argv[++*i];
+  return 1;
+}
+
+int sks_cli_parse_float(const char *option, const char *text, float *out) {
+  char *end = NULL;
+  errno = 0;
+  double d = strtod(text, &end);
+  if (!*text || *end || errno || !isfinite(d))
+    return sks_cli_fail(SKS_EXIT_USAGE, "%s: '%s' is not a number", option, text);
+  *out = (float)d;
+  return 0;
+}
+
+int sks_cli_parse_uint(const char *option, const char *text, unsigned long max, unsigned long *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(text, &end, 10);
+  if (!*text || *end || errno || text[0] == '-' || v > max)
+    return sks_cli_fail(SKS_EXIT_USAGE, "%s: '%s' is not a whole number in 0..%lu", option, text, max);
+  *out = v;
+  return 0;
+}
+
+int sks_cli_load(const char *path, sks_model *out) {
+  struct stat st;
+  memset(out, 0, sizeof *out);
+  if (stat(path, &st) != 0)
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: is a folder, not a model file", path);
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  sks_result r = sks_load(path, NULL, out, &err);
+  if (r != SKS_OK) {
+    sks_model_free(out);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (err.message[0] && strstr(err.message, base))
+      return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: %s", path,
+                        err.message[0] ? err.message : sks_result_string(r));
+  }
+  return 0;
+}
+
+int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count) {
+  struct stat so;
+  if (stat(output, &so) != 0) return 0; /* does not exist yet: cannot be an input */
+  if (S_ISDIR(so.st_mode))
+    return sks_cli_fail(SKS_EXIT_USAGE, "%s: is a folder; give a file name to write", output);
+  for (size_t i = 0; i < input_count; ++i) {
+    struct stat si;
+    if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+      return sks_cli_fail(SKS_EXIT_USAGE,
+                          "refusing to write %s: it is the input file %s (choose another -o)",
+                          output, inputs[i]);
+  }
+  return 0;
+}
+
+int sks_cli_exit_for_write(sks_result r) {
+  if (r == SKS_ERR_IO) return SKS_EXIT_OUTPUT;
+  if (r == SKS_ERR_ARGUMENT) return SKS_EXIT_USAGE;
+  return SKS_EXIT_INPUT;
+}
+
+/* Findings as JSON (shared shape with `check --json`). */
+cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "errors", (double)f->error_count);
+  cJSON_AddNumberToObject(o, "warnings", (double)f->warning_count);
+  cJSON *by = cJSON_AddObjectToObject(o, "by_kind");
+  for (int k = 0; k < SKS_FINDING_KIND_COUNT; ++k)
+    if (f->total_by_kind[k])
+      cJSON_AddNumberToObject(by, sks_finding_kind_name((sks_finding_kind)k), (double)f->total_by_kind[k]);
+  cJSON *items = cJSON_AddArrayToObject(o, "items");
+  for (size_t i = 0; i < f->count && i < max_items; ++i) {
+    const sks_finding *x = &f->items[i];
+    cJSON *it = cJSON_CreateObject();
+    cJSON_AddStringToObject(it, "kind", sks_finding_kind_name(x->kind));
+    cJSON_AddStringToObject(it, "severity", x->severity == SKS_SEVERITY_ERROR ? "error" : "warning");
+    cJSON_AddNumberToObject(it, "part", x->part);
+    cJSON_AddNumberToObject(it, "vertex", (double)x->vertex);
+    cJSON_AddNumberToObject(it, "joint", x->joint);
+    cJSON_AddStringToObject(it, "message", x->message);
+    cJSON_AddItemToArray(items, it);
+  }
+  cJSON_AddBoolToObject(o, "truncated", f->count < f->error_count + f->warning_count || f->count > max_items);
+  return o;
+}
+

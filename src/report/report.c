@@ -1,0 +1,742 @@
+/* The self-contained HTML report (issue 4, MISSION.md "Viewer"): quality
+ * table, per-clip error plots (inline SVG) and a WebGL viewer that skins
+ * every baked target ON THE GPU with the solved palette, over the artist's
+ * ground-truth surface drawn as a dark silhouette, coloured by the very
+ * per-vertex errors e_fj the metric summed.
+ *
+ * Everything the page needs is in one file: the viewer (src/report/assets/,
+ * embedded at build time) and the data as JSON with base64 binary blobs:
+ *   mesh      bind positions/normals (f32), 4 joints (u16, palette index:
+ *             skin offset + skin joint), 4 weights (f32), triangles (u32);
+ *   per clip  ground truth y_fj as the residual from one bake's solved
+ *             surface (which the GPU reproduces from the palette): 3 signed
+ *             bytes, square-root law against the frame's largest residual
+ *             component, plus the frame's box centre for the camera;
+ *   per bake  palette per frame (f32, 3 rows of model*inverse_bind per joint,
+ *             computed here from the solved locals by FK), e_fj in percent
+ *             of D per vertex per frame (IEEE half float: 11 significant
+ *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
+ *             outliers both survive), and the per-frame mean/worst arrays the
+ *             CLI prints.
+ * A 10k-vertex rig costs 5 bytes per vertex per frame (+2 per extra mode)
+ * before base64. */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "skinsolve/report.h"
+#include "skinsolve/pose.h"
+#include "skinsolve/io.h"
+#include "math/sks_math.h"
+#include "report/assets.h"
+
+/* Colour ramp end (percent of D): blue at 0, red at this or worse. */
+#define SKS_REPORT_RAMP_MAX_PCT 3.0
+#define SKS_REPORT_INFLUENCES 4
+
+/* ---- growable text buffer ----------------------------------------------- */
+
+typedef struct sbuf {
+  char *data;
+  size_t len, cap;
+  int oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const void *s, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1 << 16;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) { b->oom = 1; return; }
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) { sb_put(b, small, (size_t)n); return; }
+  char *big = malloc((size_t)n + 1);
+  if (!big) { b->oom = 1; return; }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  sb_put(b, big, (size_t)n);
+  free(big);
+}
+
+/* Text for HTML element content and attribute values. */
+static void sb_html(sbuf *b, const char *s) {
+  for (; s && *s; ++s) {
+    switch (*s) {
+      case '<': sb_puts(b, "&lt;"); break;
+      case '>': sb_puts(b, "&gt;"); break;
+      case '&': sb_puts(b, "&amp;"); break;
+      case '"': sb_puts(b, "&quot;"); break;
+      case '\'': sb_puts(b, "&#39;"); break;
+      default: sb_put(b, s, 1);
+    }
+  }
+}
+
+/* A JSON string that is also safe inside <script> ('<' escaped). */
+static void sb_json_str(sbuf *b, const char *s) {
+  sb_puts(b, "\"");
+  for (; s && *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') { sb_put(b, "\\", 1); sb_put(b, s, 1); }
+    else if (c < 0x20 || c == '<' || c == '>' || c == '&') sb_printf(b, "\\u%04x", c);
+    else sb_put(b, s, 1);
+  }
+  sb_puts(b, "\"");
+}
+
+static void sb_json_num(sbuf *b, double v, int float_precision) {
+  if (!isfinite(v)) sb_puts(b, "null");
+  else if (float_precision) sb_printf(b, "%.9g", v);
+  else sb_printf(b, "%.17g", v);
+}
+
+/* Quoted base64 of little-endian bytes (x86/ARM hosts: memory order). */
+static void sb_base64(sbuf *b, const void *data, size_t n) {
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const unsigned char *p = data;
+  sb_puts(b, "\"");
+  char chunk[4096];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16;
+    if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
+    if (i + 2 < n) v |= p[i + 2];
+    chunk[k++] = tab[(v >> 18) & 63];
+    chunk[k++] = tab[(v >> 12) & 63];
+    chunk[k++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+    chunk[k++] = i + 2 < n ? tab[v & 63] : '=';
+    if (k == sizeof chunk) { sb_put(b, chunk, k); k = 0; }
+  }
+  sb_put(b, chunk, k);
+  sb_puts(b, "\"");
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* IEEE 754 binary16, round to nearest even (F. Giesen's float_to_half_fast3_rtne). */
+static uint16_t half_from_float(float value) {
+  union { uint32_t u; float f; } f, f32infty, f16max, denorm_magic;
+  f32infty.u = 255u << 23;
+  f16max.u = (127u + 16u) << 23;
+  denorm_magic.u = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+  f.f = value;
+  uint32_t sign = f.u & 0x80000000u;
+  uint16_t o;
+  f.u ^= sign;
+  if (f.u >= f16max.u) {
+    o = f.u > f32infty.u ? 0x7e00 : 0x7c00;
+  } else if (f.u < (113u << 23)) {
+    f.f += denorm_magic.f;
+    o = (uint16_t)(f.u - denorm_magic.u);
+  } else {
+    uint32_t mant_odd = (f.u >> 13) & 1u;
+    f.u += 0xc8000fffu; /* ((15 - 127) << 23) + 0xfff, mod 2^32 */
+    f.u += mant_odd;
+    o = (uint16_t)(f.u >> 13);
+  }
+  return (uint16_t)(o | (sign >> 16));
+}
+
+/* Smallest "nice" number (1, 2, 2.5, 5 x 10^k) >= x. */
+static double nice_ceil(double x) {
+  if (!(x > 0) || !isfinite(x)) return 1.0;
+  double p = pow(10.0, floor(log10(x)));
+  static const double steps[] = {1, 2, 2.5, 5, 10};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i)
+    if (steps[i] * p >= x * (1 - 1e-12)) return steps[i] * p;
+  return 10 * p;
+}
+
+static const char *mode_name(sks_solve_mode m) {
+  return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
+}
+
+/* ---- the target mesh as the GPU sees it --------------------------------- */
+
+typedef struct report_mesh {
+  size_t vertex_count, index_count, palette_size;
+  float *positions, *normals, *weights; /* 3V, 3V, 4V */
+  uint16_t *joints;                     /* 4V palette indices */
+  uint32_t *indices;
+  size_t *skin_offset;                  /* per skin: first palette entry */
+  size_t truncated;                     /* vertices whose weights beyond the 4 largest were dropped */
+  double dropped_weight;                /* largest weight dropped */
+} report_mesh;
+
+static void report_mesh_free(report_mesh *m) {
+  free(m->positions); free(m->normals); free(m->weights);
+  free(m->joints); free(m->indices); free(m->skin_offset);
+  memset(m, 0, sizeof *m);
+}
+
+static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_error *err) {
+  const char *file = t->source_path ? t->source_path : "target";
+  memset(m, 0, sizeof *m);
+  m->skin_offset = calloc(t->skin_count + 1, sizeof(size_t));
+  if (!m->skin_offset) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  for (size_t s = 0; s < t->skin_count; ++s) {
+    m->skin_offset[s] = m->palette_size;
+    m->palette_size += t->skins[s].joint_count;
+    for (size_t i = 0; i < t->skins[s].joint_count; ++i)
+      if (t->skins[s].joints[i] < 0 || (size_t)t->skins[s].joints[i] >= t->skeleton.joint_count)
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: skin %zu, joint %zu: skeleton joint %d out of range",
+                             file, s, i, (int)t->skins[s].joints[i]);
+  }
+  if (m->palette_size > 65535)
+    return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints: the viewer supports 65535",
+                         file, m->palette_size);
+  size_t V = sks_model_vertex_count(t), I = 0;
+  for (size_t p = 0; p < t->part_count; ++p)
+    if (t->parts[p].skin >= 0) I += t->parts[p].index_count;
+  m->vertex_count = V;
+  m->index_count = I;
+  m->positions = malloc((V ? V : 1) * 3 * sizeof(float));
+  m->normals = calloc((V ? V : 1) * 3, sizeof(float));
+  m->weights = calloc((V ? V : 1) * 4, sizeof(float));
+  m->joints = calloc((V ? V : 1) * 4, sizeof(uint16_t));
+  m->indices = malloc((I ? I : 1) * sizeof(uint32_t));
+  if (!m->positions || !m->normals || !m->weights || !m->joints || !m->indices)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu vertices", V);
+  size_t base = 0, ib = 0;
+  for (size_t p = 0; p < t->part_count; ++p) {
+    const sks_mesh_part *part = &t->parts[p];
+    if (part->skin < 0) continue;
+    if ((size_t)part->skin >= t->skin_count)
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu: skin %d out of range", file, p, (int)part->skin);
+    const sks_skin *skin = &t->skins[part->skin];
+    size_t nv = part->vertex_count, k = part->influence_count;
+    memcpy(m->positions + 3 * base, part->positions, nv * 3 * sizeof(float));
+    for (size_t v = 0; v < nv; ++v) {
+      /* The 4 largest influences (the GPU path of seeds 000/002), renormalised. */
+      int pick[SKS_REPORT_INFLUENCES] = {-1, -1, -1, -1};
+      for (size_t i = 0; i < k; ++i) {
+        float w = part->weights[v * k + i];
+        if (!(w > 0)) continue;
+        for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s) {
+          if (pick[s] < 0 || w > part->weights[v * k + (size_t)pick[s]]) {
+            for (int u = SKS_REPORT_INFLUENCES - 1; u > s; --u) pick[u] = pick[u - 1];
+            pick[s] = (int)i;
+            break;
+          }
+        }
+      }
+      double sum = 0, total = 0;
+      for (size_t i = 0; i < k; ++i)
+        if (part->weights[v * k + i] > 0) total += part->weights[v * k + i];
+      for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s)
+        if (pick[s] >= 0) sum += part->weights[v * k + (size_t)pick[s]];
+      if (total - sum > 1e-6) {
+        ++m->truncated;
+        if (total - sum > m->dropped_weight) m->dropped_weight = total - sum;
+      }
+      for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s) {
+        size_t o = 4 * (base + v) + (size_t)s;
+        if (pick[s] < 0) continue;
+        uint16_t j = part->joints[v * k + (size_t)pick[s]];
+        if (j >= skin->joint_count)
+          return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, vertex %zu: joint %u out of skin range %zu",
+                               file, p, v, (unsigned)j, skin->joint_count);
+        m->joints[o] = (uint16_t)(m->skin_offset[part->skin] + j);
+        m->weights[o] = (float)(part->weights[v * k + (size_t)pick[s]] / (sum > 0 ? sum : 1));
+      }
+    }
+    if (part->normals) {
+      memcpy(m->normals + 3 * base, part->normals, nv * 3 * sizeof(float));
+    } else {
+      /* Area-weighted face normals when the file has none. */
+      for (size_t i = 0; i + 2 < part->index_count; i += 3) {
+        uint32_t a = part->indices[i], bb = part->indices[i + 1], c = part->indices[i + 2];
+        if (a >= nv || bb >= nv || c >= nv) continue;
+        const float *pa = part->positions + 3 * a, *pb = part->positions + 3 * bb, *pc = part->positions + 3 * c;
+        sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
+                                  sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
+        const uint32_t tri[3] = {a, bb, c};
+        for (int q = 0; q < 3; ++q) {
+          float *o = m->normals + 3 * (base + tri[q]);
+          o[0] += n.x; o[1] += n.y; o[2] += n.z;
+        }
+      }
+    }
+    for (size_t i = 0; i < part->index_count; ++i) {
+      if (part->indices[i] >= nv)
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
+                             file, p, i, (unsigned)part->indices[i], nv);
+      m->indices[ib++] = (uint32_t)(base + part->indices[i]);
+    }
+    base += nv;
+  }
+  for (size_t v = 0; v < V; ++v) {
+    float *n = m->normals + 3 * v;
+    sks_vec3 u = sks_v3_normalize(sks_v3(n[0], n[1], n[2]));
+    if (!isfinite(u.x) || !isfinite(u.y) || !isfinite(u.z)) u = sks_v3(0, 1, 0);
+    n[0] = u.x; n[1] = u.y; n[2] = u.z;
+  }
+  return SKS_OK;
+}
+
+/* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats). */
+static int report_palettes(const sks_model *t, const report_mesh *m, const sks_baked_clip *c,
+                           sks_mat4 *models, float *out) {
+  for (size_t f = 0; f < c->frame_count; ++f) {
+    sks_local_to_model_job job = {t->skeleton.parents, c->locals + f * c->joint_count,
+                                  t->skeleton.joint_count, NULL, models};
+    if (!sks_local_to_model_job_run(&job)) return 0;
+    float *pf = out + f * m->palette_size * 12;
+    for (size_t s = 0; s < t->skin_count; ++s) {
+      const sks_skin *skin = &t->skins[s];
+      for (size_t i = 0; i < skin->joint_count; ++i) {
+        sks_mat4 pm = sks_m4_mul(&models[skin->joints[i]], &skin->inverse_bind[i]);
+        float *o = pf + 12 * (m->skin_offset[s] + i);
+        for (int r = 0; r < 3; ++r)
+          for (int col = 0; col < 4; ++col) o[4 * r + col] = pm.m[col * 4 + r];
+      }
+    }
+  }
+  return 1;
+}
+
+/* What the vertex shader computes, on the CPU: the largest distance between
+ * it and the solver's surface over all frames (fraction of D). Reported in
+ * the page so a reader knows the GPU picture is the solved surface. */
+static double report_gpu_check(const report_mesh *m, const sks_baked_clip *c, const float *palettes, double D) {
+  if (!c->solved_surface) return -1;
+  double worst = 0;
+  size_t V = m->vertex_count;
+  for (size_t f = 0; f < c->frame_count; ++f) {
+    const float *pf = palettes + f * m->palette_size * 12;
+    const float *ys = c->solved_surface + f * V * 3;
+    for (size_t v = 0; v < V; ++v) {
+      const float *x = m->positions + 3 * v;
+      double p[3] = {0, 0, 0};
+      for (int s = 0; s < 4; ++s) {
+        float w = m->weights[4 * v + (size_t)s];
+        if (w == 0) continue;
+        const float *row = pf + 12 * m->joints[4 * v + (size_t)s];
+        for (int r = 0; r < 3; ++r)
+          p[r] += w * (row[4 * r] * x[0] + row[4 * r + 1] * x[1] + row[4 * r + 2] * x[2] + row[4 * r + 3]);
+      }
+      double dx = p[0] - ys[3 * v], dy = p[1] - ys[3 * v + 1], dz = p[2] - ys[3 * v + 2];
+      double d = sqrt(dx * dx + dy * dy + dz * dz);
+      if (!(d <= worst)) worst = d; /* NaN propagates as worst */
+    }
+  }
+  return D > 0 ? worst / D : worst;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+static sks_result report_validate(const sks_report_input *in, sks_error *err) {
+  if (!in || !in->target || !in->results || in->result_count == 0)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "report: needs a target model and at least one bake result");
+  const sks_model *t = in->target;
+  size_t V = sks_model_vertex_count(t);
+  for (size_t r = 0; r < in->result_count; ++r) {
+    const sks_bake_result *res = in->results[r];
+    if (!res) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: result %zu is NULL", r);
+    if (res->target_vertex_count != V)
+      return sks_error_set(err, SKS_ERR_ARGUMENT,
+                           "report: result %zu has %zu target vertices but the target model has %zu",
+                           r, res->target_vertex_count, V);
+    for (size_t c = 0; c < res->clip_count; ++c) {
+      const sks_baked_clip *bc = &res->clips[c];
+      if (!bc->target_surface || !bc->solved_surface || !bc->vertex_error || !bc->frame_mean_error_pct || !bc->frame_worst_error_pct)
+        return sks_error_set(err, SKS_ERR_ARGUMENT,
+                             "report: clip '%s' (%s) has no per-frame surfaces: bake with keep_surfaces = 1",
+                             bc->name ? bc->name : "?", mode_name(bc->mode));
+      if (bc->frame_count && (!bc->locals || !bc->times))
+        return sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' has no solved locals or times",
+                             bc->name ? bc->name : "?");
+      if (bc->joint_count != t->skeleton.joint_count)
+        return sks_error_set(err, SKS_ERR_ARGUMENT,
+                             "report: clip '%s' solved %zu joints but the target skeleton has %zu",
+                             bc->name ? bc->name : "?", bc->joint_count, t->skeleton.joint_count);
+    }
+  }
+  return SKS_OK;
+}
+
+/* Clips in first-seen order over all results, matched by name. */
+typedef struct clip_row {
+  const char *name;
+  const sks_baked_clip **baked; /* result_count, NULL where a result lacks the clip */
+} clip_row;
+
+/* ---- HTML pieces -------------------------------------------------------- */
+
+static void table_cell(sbuf *b, double v, int decimals) {
+  if (isfinite(v)) sb_printf(b, "<td data-value=\"%.17g\">%.*f</td>", v, decimals, v);
+  else sb_puts(b, "<td data-value=\"NaN\">n/a</td>");
+}
+
+static void write_table(sbuf *b, const sks_report_input *in, const clip_row *rows, size_t row_count) {
+  sb_puts(b, "<table class=\"quality\" id=\"quality-table\">\n<thead><tr><th>clip</th><th>mode</th>"
+             "<th>frames</th><th>quality %</th><th>mean error %D</th><th>worst vertex %D</th>"
+             "<th>solve ms</th></tr></thead>\n<tbody>\n");
+  for (size_t c = 0; c < row_count; ++c) {
+    for (size_t r = 0; r < in->result_count; ++r) {
+      const sks_baked_clip *bc = rows[c].baked[r];
+      if (!bc) continue;
+      sb_printf(b, "<tr data-clip=\"%zu\" data-result=\"%zu\"><td>", c, r);
+      sb_html(b, rows[c].name);
+      sb_printf(b, "</td><td>%s</td><td>%zu</td>", mode_name(bc->mode), bc->frame_count);
+      table_cell(b, bc->quality * 100.0, 3);
+      table_cell(b, bc->mean_error_pct, 5);
+      table_cell(b, bc->worst_error_pct, 5);
+      table_cell(b, bc->solve_ms, 2);
+      sb_puts(b, "</tr>\n");
+    }
+  }
+  sb_puts(b, "</tbody>\n</table>\n");
+}
+
+/* Mean (solid) and worst (dashed) error per frame, one colour per mode. */
+static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row, size_t clip_index) {
+  static const char *colors[] = {"#1764c0", "#c2410c", "#15803d", "#7e22ce"};
+  const double W = 640, H = 220, L = 58, R = 16, T = 14, B = 34;
+  size_t F = 0;
+  double ymax = 0;
+  for (size_t r = 0; r < in->result_count; ++r) {
+    const sks_baked_clip *bc = row->baked[r];
+    if (!bc) continue;
+    if (bc->frame_count > F) F = bc->frame_count;
+    for (size_t f = 0; f < bc->frame_count; ++f) {
+      double w = bc->frame_worst_error_pct[f], mn = bc->frame_mean_error_pct[f];
+      if (isfinite(w) && w > ymax) ymax = w;
+      if (isfinite(mn) && mn > ymax) ymax = mn;
+    }
+  }
+  ymax = nice_ceil(ymax > 0 ? ymax * 1.05 : 0.01);
+  double pw = W - L - R, ph = H - T - B;
+  double xs = F > 1 ? pw / (double)(F - 1) : 0;
+  sb_printf(b, "<figure class=\"plot\"><svg id=\"plot-%zu\" data-clip=\"%zu\" viewBox=\"0 0 %.0f %.0f\" "
+               "role=\"img\" aria-label=\"error per frame, clip ", clip_index, clip_index, W, H);
+  sb_html(b, row->name);
+  sb_puts(b, "\">\n");
+  sb_printf(b, "<rect class=\"plot-bg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", L, T, pw, ph);
+  for (int k = 0; k <= 4; ++k) {
+    double v = ymax * k / 4.0, y = T + ph - ph * k / 4.0;
+    sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                 "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+              L, y, L + pw, y, L - 6, y + 4, v);
+  }
+  size_t xstep = F > 1 ? (size_t)nice_ceil((double)(F - 1) / 8.0) : 1;
+  if (xstep < 1) xstep = 1;
+  for (size_t f = 0; f < F; f += xstep)
+    sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%zu</text>\n",
+              L + xs * (double)f, T + ph + 16, f);
+  sb_printf(b, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame</text>\n", L + pw / 2, H - 3);
+  sb_printf(b, "<text class=\"axis\" transform=\"translate(13 %.1f) rotate(-90)\" text-anchor=\"middle\">error %% of D</text>\n",
+            T + ph / 2);
+  if (SKS_REPORT_RAMP_MAX_PCT <= ymax) {
+    double y = T + ph - ph * SKS_REPORT_RAMP_MAX_PCT / ymax;
+    sb_printf(b, "<line class=\"ramp-max\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, y, L + pw, y);
+  }
+  size_t legend = 0;
+  for (size_t r = 0; r < in->result_count; ++r) {
+    const sks_baked_clip *bc = row->baked[r];
+    if (!bc) continue;
+    const char *col = colors[r % 4];
+    for (int series = 0; series < 2; ++series) {
+      const float *vals = series == 0 ? bc->frame_mean_error_pct : bc->frame_worst_error_pct;
+      sb_printf(b, "<polyline class=\"%s\" data-result=\"%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
+                series == 0 ? "series-mean" : "series-worst", r, col, series == 0 ? "2" : "1.5",
+                series == 0 ? "" : " stroke-dasharray=\"5 3\"");
+      for (size_t f = 0; f < bc->frame_count; ++f) {
+        double v = vals[f];
+        if (!isfinite(v)) continue; /* no point for a frame without a number */
+        if (v > ymax) v = ymax;
+        sb_printf(b, "%.1f,%.1f ", L + xs * (double)f, T + ph - ph * v / ymax);
+      }
+      sb_puts(b, "\"/>\n");
+      double lx = L + 10 + 150 * (double)(legend % 3), ly = T + 12 + 14 * (double)(legend / 3);
+      sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+                   "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">%s %s</text>\n",
+                lx, ly - 4, lx + 18, ly - 4, col, series == 0 ? "" : " stroke-dasharray=\"5 3\"", lx + 22, ly,
+                mode_name(bc->mode), series == 0 ? "mean" : "worst");
+      ++legend;
+    }
+  }
+  sb_printf(b, "<line class=\"cursor\" id=\"plot-cursor-%zu\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "data-x0=\"%.3f\" data-dx=\"%.6f\"/>\n",
+            clip_index, L, T, L, T + ph, L, xs);
+  sb_puts(b, "</svg><figcaption>");
+  sb_html(b, row->name);
+  sb_puts(b, ": mean (solid) and worst vertex (dashed) error per frame, % of D</figcaption></figure>\n");
+}
+
+/* ---- the data blob ------------------------------------------------------ */
+
+static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
+                             const clip_row *rows, size_t row_count, double D, sks_error *err) {
+  const sks_model *t = in->target;
+  size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
+  sb_puts(b, "{\"version\":1,\"title\":");
+  sb_json_str(b, in->title ? in->title : "skinsolve report");
+  sb_puts(b, ",\"source\":");
+  sb_json_str(b, in->source && in->source->source_path ? in->source->source_path : "");
+  sb_puts(b, ",\"target\":");
+  sb_json_str(b, t->source_path ? t->source_path : "");
+  sb_puts(b, ",\"diagonal\":");
+  sb_json_num(b, D, 0);
+  sb_printf(b, ",\"ramp_max_pct\":%g,\"results\":[", SKS_REPORT_RAMP_MAX_PCT);
+  for (size_t r = 0; r < in->result_count; ++r) {
+    const sks_solve_mode mode = in->results[r]->clip_count ? in->results[r]->clips[0].mode : SKS_SOLVE_FREE;
+    sb_printf(b, "%s{\"mode\":\"%s\",\"constraints\":%zu}", r ? "," : "", mode_name(mode),
+              in->results[r]->constraint_count);
+  }
+  sb_printf(b, "],\n\"mesh\":{\"vertex_count\":%zu,\"triangle_count\":%zu,\"palette_size\":%zu,"
+               "\"joint_count\":%zu,\"truncated_influences\":%zu,\"largest_dropped_weight\":%.9g",
+            V, m->index_count / 3, P, J, m->truncated, m->dropped_weight);
+  sb_puts(b, ",\n\"positions\":");
+  sb_base64(b, m->positions, V * 3 * sizeof(float));
+  sb_puts(b, ",\n\"normals\":");
+  sb_base64(b, m->normals, V * 3 * sizeof(float));
+  sb_puts(b, ",\n\"joints\":");
+  sb_base64(b, m->joints, V * 4 * sizeof(uint16_t));
+  sb_puts(b, ",\n\"weights\":");
+  sb_base64(b, m->weights, V * 4 * sizeof(float));
+  sb_puts(b, ",\n\"indices\":");
+  sb_base64(b, m->indices, m->index_count * sizeof(uint32_t));
+  sb_puts(b, "},\n\"clips\":[");
+
+  size_t maxF = 0;
+  for (size_t c = 0; c < row_count; ++c)
+    for (size_t r = 0; r < in->result_count; ++r)
+      if (rows[c].baked[r] && rows[c].baked[r]->frame_count > maxF) maxF = rows[c].baked[r]->frame_count;
+  size_t n_pal = maxF * P * 12, n_gt = maxF * V;
+  float *pal = malloc((n_pal ? n_pal : 1) * sizeof(float));
+  float *centers = malloc((maxF ? maxF : 1) * 3 * sizeof(float));
+  float *scales = malloc((maxF ? maxF : 1) * sizeof(float));
+  int8_t *residual = malloc((n_gt ? n_gt : 1) * 3);
+  uint16_t *eh = malloc((n_gt ? n_gt : 1) * sizeof(uint16_t));
+  sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
+  if (!pal || !centers || !scales || !residual || !eh || !models) {
+    free(pal); free(centers); free(scales); free(residual); free(eh); free(models);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", maxF);
+  }
+  sks_result rc = SKS_OK;
+  for (size_t c = 0; c < row_count && rc == SKS_OK; ++c) {
+    const sks_baked_clip *first = NULL;
+    for (size_t r = 0; r < in->result_count && !first; ++r) first = rows[c].baked[r];
+    size_t F = first->frame_count;
+    sb_puts(b, c ? ",\n{" : "\n{");
+    sb_puts(b, "\"name\":");
+    sb_json_str(b, rows[c].name);
+    sb_printf(b, ",\"frame_count\":%zu,\"times\":[", F);
+    for (size_t f = 0; f < F; ++f) {
+      if (f) sb_puts(b, ",");
+      sb_json_num(b, first->times[f], 1);
+    }
+    sb_puts(b, "]");
+    /* Ground truth y_fj = (base bake's solved surface) + residual r, the
+     * residual as signed 8-bit with a square-root law against the frame's
+     * largest component: fine near zero, ~0.8% of that maximum at the top. */
+    size_t base = 0;
+    while (!rows[c].baked[base]) ++base;
+    const sks_baked_clip *bb = rows[c].baked[base];
+    for (size_t f = 0; f < F; ++f) {
+      const float *y = first->target_surface + f * V * 3, *s = bb->solved_surface + f * V * 3;
+      float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+      double rmax = 0;
+      for (size_t i = 0; i < V * 3; ++i) {
+        double r = (double)y[i] - (double)s[i];
+        if (isfinite(r) && fabs(r) > rmax) rmax = fabs(r);
+        int k = (int)(i % 3);
+        if (!isfinite(y[i])) continue;
+        if (y[i] < lo[k]) lo[k] = y[i];
+        if (y[i] > hi[k]) hi[k] = y[i];
+      }
+      for (int k = 0; k < 3; ++k) centers[3 * f + (size_t)k] = lo[k] <= hi[k] ? 0.5f * (lo[k] + hi[k]) : 0.0f;
+      scales[f] = (float)rmax;
+      for (size_t i = 0; i < V * 3; ++i) {
+        double r = (double)y[i] - (double)s[i];
+        double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * 127.0 : 0.0;
+        long q = lround(u > 127 ? 127 : u);
+        residual[f * V * 3 + i] = (int8_t)(r < 0 ? -q : q);
+      }
+    }
+    sb_printf(b, ",\"gt_base\":%zu", base);
+    sb_puts(b, ",\n\"frame_centers\":");
+    sb_base64(b, centers, F * 3 * sizeof(float));
+    sb_puts(b, ",\n\"gt_residual_scale\":");
+    sb_base64(b, scales, F * sizeof(float));
+    sb_puts(b, ",\n\"gt_residual\":");
+    sb_base64(b, residual, F * V * 3);
+    sb_puts(b, ",\n\"baked\":[");
+    for (size_t r = 0; r < in->result_count; ++r) {
+      const sks_baked_clip *bc = rows[c].baked[r];
+      if (r) sb_puts(b, ",");
+      if (!bc) { sb_puts(b, "null"); continue; }
+      if (bc->frame_count != F) {
+        rc = sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' has %zu frames in one result and %zu in another",
+                           rows[c].name, F, bc->frame_count);
+        break;
+      }
+      if (!report_palettes(t, m, bc, models, pal)) {
+        rc = sks_error_set(err, SKS_ERR_INVALID, "report: target skeleton is not parent-first");
+        break;
+      }
+      double check = report_gpu_check(m, bc, pal, D);
+      size_t over = 0;
+      for (size_t i = 0; i < F * V; ++i) {
+        float e = bc->vertex_error[i];
+        double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
+        if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
+        eh[i] = half_from_float((float)pct);
+        if (pct >= SKS_REPORT_RAMP_MAX_PCT) ++over;
+      }
+      sb_printf(b, "\n{\"result\":%zu,\"mode\":\"%s\",\"quality\":", r, mode_name(bc->mode));
+      sb_json_num(b, bc->quality, 0);
+      sb_puts(b, ",\"mean_error_pct\":");
+      sb_json_num(b, bc->mean_error_pct, 0);
+      sb_puts(b, ",\"worst_error_pct\":");
+      sb_json_num(b, bc->worst_error_pct, 0);
+      sb_puts(b, ",\"solve_ms\":");
+      sb_json_num(b, bc->solve_ms, 0);
+      sb_puts(b, ",\"sweeps_per_frame\":");
+      sb_json_num(b, bc->sweeps_per_frame, 0);
+      sb_puts(b, ",\"gpu_check_pct\":");
+      sb_json_num(b, check < 0 ? NAN : check * 100.0, 0);
+      sb_printf(b, ",\"vertex_frames_at_ramp_max\":%zu", over);
+      sb_puts(b, ",\n\"frame_mean_error_pct\":[");
+      for (size_t f = 0; f < F; ++f) {
+        if (f) sb_puts(b, ",");
+        sb_json_num(b, bc->frame_mean_error_pct[f], 1);
+      }
+      sb_puts(b, "],\n\"frame_worst_error_pct\":[");
+      for (size_t f = 0; f < F; ++f) {
+        if (f) sb_puts(b, ",");
+        sb_json_num(b, bc->frame_worst_error_pct[f], 1);
+      }
+      sb_puts(b, "],\n\"palettes\":");
+      sb_base64(b, pal, F * P * 12 * sizeof(float));
+      sb_puts(b, ",\n\"vertex_error\":");
+      sb_base64(b, eh, F * V * sizeof(uint16_t));
+      sb_puts(b, "}");
+    }
+    sb_puts(b, "]}");
+  }
+  sb_puts(b, "]}");
+  free(pal); free(centers); free(scales); free(residual); free(eh); free(models);
+  return rc;
+}
+
+/* ---- file --------------------------------------------------------------- */
+
+static const char *asset_text(const char *name) {
+  const sks_asset *a = sks_asset_find(name);
+  return a ? (const char *)a->data : NULL;
+}
+
+sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err) {
+  if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output path");
+  sks_result rc = report_validate(input, err);
+  if (rc != SKS_OK) return rc;
+  const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
+  if (!tmpl || !css || !js)
+    return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
+
+  const sks_model *t = input->target;
+  double D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_model_bind_diagonal(t);
+  report_mesh mesh;
+  rc = report_mesh_build(t, &mesh, err);
+  if (rc != SKS_OK) { report_mesh_free(&mesh); return rc; }
+
+  /* Union of clip names over the results, first-seen order. */
+  size_t cap = 0;
+  for (size_t r = 0; r < input->result_count; ++r) cap += input->results[r]->clip_count;
+  clip_row *rows = calloc(cap ? cap : 1, sizeof(clip_row));
+  const sks_baked_clip **cells = calloc((cap ? cap : 1) * input->result_count, sizeof(*cells));
+  if (!rows || !cells) {
+    free(rows); free(cells); report_mesh_free(&mesh);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  }
+  size_t row_count = 0;
+  for (size_t r = 0; r < input->result_count; ++r) {
+    const sks_bake_result *res = input->results[r];
+    for (size_t c = 0; c < res->clip_count; ++c) {
+      const char *name = res->clips[c].name ? res->clips[c].name : "";
+      size_t k = 0;
+      while (k < row_count && strcmp(rows[k].name, name) != 0) ++k;
+      if (k == row_count) {
+        rows[k].name = name;
+        rows[k].baked = cells + k * input->result_count;
+        ++row_count;
+      }
+      if (!rows[k].baked[r]) rows[k].baked[r] = &res->clips[c];
+    }
+  }
+
+  sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0};
+  write_table(&table, input, rows, row_count);
+  for (size_t c = 0; c < row_count; ++c) write_plot(&plots, input, &rows[c], c);
+  rc = write_data(&data, input, &mesh, rows, row_count, D, err);
+
+  const char *title = input->title ? input->title : "skinsolve report";
+  sb_puts(&summary, "<dl class=\"summary\"><dt>source</dt><dd>");
+  sb_html(&summary, input->source && input->source->source_path ? input->source->source_path : "(unnamed)");
+  sb_puts(&summary, "</dd><dt>target</dt><dd>");
+  sb_html(&summary, t->source_path ? t->source_path : "(unnamed)");
+  sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
+                      "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd></dl>\n",
+            mesh.vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, D);
+  if (mesh.truncated)
+    sb_printf(&summary, "<p class=\"note\">%zu vertices have more than 4 influences; the viewer keeps the "
+                        "4 largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
+                        "slightly off the solved surface. The colours are the solver's errors regardless.</p>\n",
+              mesh.truncated, mesh.dropped_weight);
+
+  /* Fill the template: {{name}} markers. */
+  for (const char *p = tmpl; rc == SKS_OK && *p;) {
+    const char *open = strstr(p, "{{");
+    if (!open) { sb_puts(&out, p); break; }
+    sb_put(&out, p, (size_t)(open - p));
+    const char *close = strstr(open, "}}");
+    if (!close) { rc = sks_error_set(err, SKS_ERR_INVALID, "report.html: unterminated {{ marker"); break; }
+    size_t n = (size_t)(close - open - 2);
+    const char *key = open + 2;
+#define KEY_IS(s) (n == strlen(s) && strncmp(key, s, n) == 0)
+    if (KEY_IS("title")) sb_html(&out, title);
+    else if (KEY_IS("style")) sb_puts(&out, css);
+    else if (KEY_IS("script")) sb_puts(&out, js);
+    else if (KEY_IS("summary")) sb_put(&out, summary.data, summary.len);
+    else if (KEY_IS("table")) sb_put(&out, table.data, table.len);
+    else if (KEY_IS("plots")) sb_put(&out, plots.data, plots.len);
+    else if (KEY_IS("data")) sb_put(&out, data.data, data.len);
+    else if (KEY_IS("ramp_max")) sb_printf(&out, "%g", SKS_REPORT_RAMP_MAX_PCT);
+    else if (KEY_IS("version")) sb_puts(&out, SKS_VERSION_STRING);
+    else rc = sks_error_set(err, SKS_ERR_INVALID, "report.html: unknown marker {{%.*s}}", (int)n, key);
+#undef KEY_IS
+    p = close + 2;
+  }
+  if (rc == SKS_OK && (out.oom || table.oom || plots.oom || data.oom || summary.oom))
+    rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
+  if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
+  free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data);
+  free(rows); free(cells);
+  report_mesh_free(&mesh);
+  return rc;
+}

@@ -1,0 +1,582 @@
+/* The HTML report on a procedural two-bone rig with known errors.
+ *
+ * A tube along X (two joints, smooth weights across the elbow) bends; the
+ * "bakes" are the true joint transforms with the elbow angle scaled (known,
+ * growing error towards the tip) and a near-exact control (angle x 1.00005).
+ * Checks that the page's embedded data IS what the GPU and the colours need:
+ * palettes (FK + inverse binds) skin the bind mesh onto the solved surface,
+ * the per-vertex errors decode to e / D, the ground truth decodes to y_fj;
+ * plus error paths and the size budget (5 clips x 24 frames x 10k vertices).
+ *
+ * `test_report --write DIR` writes DIR/report_procedural.html (imperfect
+ * bakes, two modes) and DIR/report_control.html (control) for the browser test, with
+ * the CLI --json shape of their numbers beside them (report_*.json). */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+#include "math/sks_math.h"
+
+#define RINGS 41
+#define SEGMENTS 24
+#define TUBE_LEN 2.0f
+#define RADIUS 0.2f
+
+static char *dup_s(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  strcpy(d, s);
+  return d;
+}
+
+/* Tube of rings x segments vertices along +X, bound to joints 0 (x<1) and 1. */
+static void make_rig(sks_model *m, size_t rings, size_t segments) {
+  memset(m, 0, sizeof *m);
+  m->source_path = dup_s("procedural-two-bone");
+  sks_skeleton *sk = &m->skeleton;
+  sk->joint_count = 2;
+  sk->names = malloc(2 * sizeof(char *));
+  sk->names[0] = dup_s("upper");
+  sk->names[1] = dup_s("lower");
+  sk->parents = malloc(2 * sizeof(int32_t));
+  sk->parents[0] = -1;
+  sk->parents[1] = 0;
+  sk->rest = malloc(2 * sizeof(sks_transform));
+  sk->rest[0] = sks_transform_identity();
+  sk->rest[1] = sks_transform_identity();
+  sk->rest[1].translation = sks_v3(TUBE_LEN / 2, 0, 0);
+  m->skin_count = 1;
+  m->skins = calloc(1, sizeof(sks_skin));
+  m->skins[0].name = dup_s("skin");
+  m->skins[0].joint_count = 2;
+  m->skins[0].joints = malloc(2 * sizeof(int32_t));
+  m->skins[0].joints[0] = 0;
+  m->skins[0].joints[1] = 1;
+  m->skins[0].inverse_bind = malloc(2 * sizeof(sks_mat4));
+  m->skins[0].inverse_bind[0] = sks_m4_identity();
+  m->skins[0].inverse_bind[1] = sks_m4_identity();
+  m->skins[0].inverse_bind[1].m[12] = -TUBE_LEN / 2;
+  m->part_count = 1;
+  m->parts = calloc(1, sizeof(sks_mesh_part));
+  sks_mesh_part *p = &m->parts[0];
+  p->name = dup_s("tube");
+  p->material = -1;
+  p->skin = 0;
+  p->node = 0;
+  size_t V = rings * segments;
+  p->vertex_count = V;
+  p->positions = malloc(V * 3 * sizeof(float));
+  p->normals = malloc(V * 3 * sizeof(float));
+  p->influence_count = 2;
+  p->joints = malloc(V * 2 * sizeof(uint16_t));
+  p->weights = malloc(V * 2 * sizeof(float));
+  for (size_t r = 0; r < rings; ++r) {
+    float x = TUBE_LEN * (float)r / (float)(rings - 1);
+    float s = (x - 0.8f) / 0.4f;
+    s = s < 0 ? 0 : s > 1 ? 1 : s;
+    float w1 = s * s * (3 - 2 * s);
+    for (size_t k = 0; k < segments; ++k) {
+      float a = 6.2831853f * (float)k / (float)segments;
+      size_t v = r * segments + k;
+      p->positions[3 * v] = x;
+      p->positions[3 * v + 1] = RADIUS * cosf(a);
+      p->positions[3 * v + 2] = RADIUS * sinf(a);
+      p->normals[3 * v] = 0;
+      p->normals[3 * v + 1] = cosf(a);
+      p->normals[3 * v + 2] = sinf(a);
+      p->joints[2 * v] = 0;
+      p->joints[2 * v + 1] = 1;
+      p->weights[2 * v] = 1 - w1;
+      p->weights[2 * v + 1] = w1;
+    }
+  }
+  p->index_count = (rings - 1) * segments * 6;
+  p->indices = malloc(p->index_count * sizeof(uint32_t));
+  size_t i = 0;
+  for (size_t r = 0; r + 1 < rings; ++r)
+    for (size_t k = 0; k < segments; ++k) {
+      uint32_t a = (uint32_t)(r * segments + k), b = (uint32_t)(r * segments + (k + 1) % segments);
+      uint32_t c = a + (uint32_t)segments, d = b + (uint32_t)segments;
+      p->indices[i++] = a; p->indices[i++] = c; p->indices[i++] = b;
+      p->indices[i++] = b; p->indices[i++] = c; p->indices[i++] = d;
+    }
+}
+
+/* The true locals at frame f: root sways and drifts, the elbow bends up to ~60 deg. */
+static void true_locals(const sks_model *m, size_t f, size_t F, double phase, sks_transform *out) {
+  double u = F > 1 ? (double)f / (double)(F - 1) : 0;
+  out[0] = m->skeleton.rest[0];
+  out[0].rotation = sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.3 * sin(6.2831853 * u + phase)));
+  out[0].translation = sks_v3(0, (float)(0.1 * u), 0);
+  out[1] = m->skeleton.rest[1];
+  out[1].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.05 * sin(3.14159265 * u) + 0.05));
+}
+
+/* LBS of every skinned part (any skin, any influence count), part order. */
+static void skin_model(const sks_model *m, const sks_transform *locals, float *out) {
+  sks_mat4 models[2], pal[2][2];
+  sks_local_to_model_job job = {m->skeleton.parents, locals, 2, NULL, models};
+  sks_local_to_model_job_run(&job);
+  for (size_t s = 0; s < m->skin_count; ++s)
+    for (int j = 0; j < 2; ++j) pal[s][j] = sks_m4_mul(&models[m->skins[s].joints[j]], &m->skins[s].inverse_bind[j]);
+  size_t o = 0;
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    const sks_mesh_part *p = &m->parts[pi];
+    size_t k = p->influence_count;
+    for (size_t v = 0; v < p->vertex_count; ++v, ++o) {
+      sks_vec3 x = sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]);
+      sks_vec3 acc = sks_v3(0, 0, 0);
+      for (size_t i = 0; i < k; ++i)
+        acc = sks_v3_add(acc, sks_v3_scale(sks_m4_point(&pal[p->skin][p->joints[k * v + i]], x), p->weights[k * v + i]));
+      out[3 * o] = acc.x; out[3 * o + 1] = acc.y; out[3 * o + 2] = acc.z;
+    }
+  }
+}
+
+/* A second part on a second skin (joints listed in the other order) with 6
+ * influence slots, weights in scrambled slots: exercises the palette offsets
+ * and the 4-largest selection the viewer uploads. */
+static void add_fin(sks_model *m) {
+  m->skins = realloc(m->skins, 2 * sizeof(sks_skin));
+  sks_skin *s = &m->skins[1];
+  memset(s, 0, sizeof *s);
+  s->name = dup_s("fin_skin");
+  s->joint_count = 2;
+  s->joints = malloc(2 * sizeof(int32_t));
+  s->joints[0] = 1;
+  s->joints[1] = 0;
+  s->inverse_bind = malloc(2 * sizeof(sks_mat4));
+  s->inverse_bind[0] = m->skins[0].inverse_bind[1];
+  s->inverse_bind[1] = m->skins[0].inverse_bind[0];
+  m->skin_count = 2;
+  m->parts = realloc(m->parts, 2 * sizeof(sks_mesh_part));
+  sks_mesh_part *p = &m->parts[1];
+  memset(p, 0, sizeof *p);
+  p->name = dup_s("fin");
+  p->material = -1;
+  p->skin = 1;
+  p->node = 0;
+  const size_t V = 3;
+  p->vertex_count = V;
+  static const float pos[9] = {1.5f, 0.2f, 0.0f, 1.8f, 0.2f, 0.0f, 1.7f, 0.45f, 0.0f};
+  p->positions = malloc(sizeof pos);
+  memcpy(p->positions, pos, sizeof pos);
+  p->influence_count = 6;
+  p->joints = malloc(V * 6 * sizeof(uint16_t));
+  p->weights = malloc(V * 6 * sizeof(float));
+  static const uint16_t js[6] = {1, 0, 1, 0, 0, 1};
+  static const float ws[6] = {0.0f, 0.0f, 0.1f, 0.0f, 0.9f, 0.0f};
+  for (size_t v = 0; v < V; ++v) {
+    memcpy(p->joints + 6 * v, js, sizeof js);
+    memcpy(p->weights + 6 * v, ws, sizeof ws);
+  }
+  p->index_count = 3;
+  p->indices = malloc(3 * sizeof(uint32_t));
+  p->indices[0] = 0; p->indices[1] = 1; p->indices[2] = 2;
+  m->part_count = 2;
+}
+
+/* One baked clip: elbow angle scaled by `scale` (1 = exact), metrics as MISSION.md. */
+static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, sks_solve_mode mode,
+                      size_t F, double phase, float scale, double D) {
+  size_t V = sks_model_vertex_count(m), J = m->skeleton.joint_count;
+  memset(c, 0, sizeof *c);
+  c->name = dup_s(name);
+  c->mode = mode;
+  c->frame_count = F;
+  c->joint_count = J;
+  c->times = malloc(F * sizeof(float));
+  c->locals = malloc(F * J * sizeof(sks_transform));
+  c->frame_mean_error_pct = malloc(F * sizeof(float));
+  c->frame_worst_error_pct = malloc(F * sizeof(float));
+  c->target_surface = malloc(F * V * 3 * sizeof(float));
+  c->solved_surface = malloc(F * V * 3 * sizeof(float));
+  c->vertex_error = malloc(F * V * sizeof(float));
+  double sum_e = 0, sum_m = 0, worst = 0;
+  sks_transform truth[2];
+  float *bind = malloc(V * 3 * sizeof(float));
+  skin_model(m, m->skeleton.rest, bind); /* rest = bind here: y_0j */
+  for (size_t f = 0; f < F; ++f) {
+    c->times[f] = (float)f / 24.0f;
+    true_locals(m, f, F, phase, truth);
+    skin_model(m, truth, c->target_surface + f * V * 3);
+    sks_transform *solved = c->locals + f * J;
+    memcpy(solved, truth, J * sizeof(sks_transform));
+    if (scale != 1.0f) {
+      double u = F > 1 ? (double)f / (double)(F - 1) : 0;
+      solved[1].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)((1.05 * sin(3.14159265 * u) + 0.05) * scale));
+    }
+    skin_model(m, solved, c->solved_surface + f * V * 3);
+    double fs = 0, fw = 0;
+    for (size_t v = 0; v < V; ++v) {
+      const float *y = c->target_surface + (f * V + v) * 3, *s = c->solved_surface + (f * V + v) * 3;
+      const float *x0 = bind + 3 * v;
+      double e = sqrt((double)(s[0] - y[0]) * (s[0] - y[0]) + (double)(s[1] - y[1]) * (s[1] - y[1]) +
+                      (double)(s[2] - y[2]) * (s[2] - y[2]));
+      double mm = sqrt((double)(x0[0] - y[0]) * (x0[0] - y[0]) + (double)(x0[1] - y[1]) * (x0[1] - y[1]) +
+                       (double)(x0[2] - y[2]) * (x0[2] - y[2]));
+      c->vertex_error[f * V + v] = (float)e;
+      fs += e;
+      if (e > fw) fw = e;
+      sum_m += mm;
+    }
+    sum_e += fs;
+    if (fw > worst) worst = fw;
+    c->frame_mean_error_pct[f] = (float)(fs / (double)V / D * 100.0);
+    c->frame_worst_error_pct[f] = (float)(fw / D * 100.0);
+  }
+  free(bind);
+  c->quality = sum_m > 0 ? 1.0 - sum_e / sum_m : 1.0;
+  c->mean_error_pct = sum_e / (double)(F * V) / D * 100.0;
+  c->worst_error_pct = worst / D * 100.0;
+  c->solve_ms = 1.25 * (double)F;
+  c->sweeps_per_frame = 3.5;
+}
+
+static void make_result(const sks_model *m, sks_bake_result *r, sks_solve_mode mode, float scale,
+                        size_t clips, size_t frames, size_t frame_step) {
+  static const char *names[] = {"Bend", "Wave", "Reach", "Curl", "Sway"};
+  memset(r, 0, sizeof *r);
+  r->diagonal = sks_model_bind_diagonal(m);
+  r->target_vertex_count = sks_model_vertex_count(m);
+  r->target_joint_count = m->skeleton.joint_count;
+  r->constraint_count = r->target_vertex_count;
+  r->clip_count = clips;
+  r->clips = calloc(clips, sizeof(sks_baked_clip));
+  for (size_t c = 0; c < clips; ++c)
+    make_clip(m, &r->clips[c], names[c % 5], mode, frames + frame_step * c, 0.7 * (double)c, scale, r->diagonal);
+}
+
+/* Local copy of bake-result freeing, so the test does not need the solver. */
+static void free_result(sks_bake_result *r) {
+  for (size_t c = 0; c < r->clip_count; ++c) {
+    sks_baked_clip *k = &r->clips[c];
+    free(k->name); free(k->times); free(k->locals); free(k->frame_mean_error_pct);
+    free(k->frame_worst_error_pct); free(k->target_surface); free(k->solved_surface); free(k->vertex_error);
+  }
+  free(r->clips);
+  memset(r, 0, sizeof *r);
+}
+
+/* ---- reading the page back --------------------------------------------- */
+
+static char *read_all(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *d = malloc((size_t)n + 1);
+  size_t got = fread(d, 1, (size_t)n, f);
+  fclose(f);
+  d[got] = '\0';
+  if (size) *size = got;
+  return d;
+}
+
+static unsigned char *b64_decode(const char *s, size_t *n) {
+  size_t len = strlen(s), o = 0;
+  unsigned char *out = malloc(len / 4 * 3 + 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < len && s[i] != '='; ++i) {
+    const char c = s[i];
+    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 :
+            c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+    if (v < 0) continue;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) { bits -= 8; out[o++] = (unsigned char)(acc >> bits); }
+  }
+  *n = o;
+  return out;
+}
+
+static double half_to_double(uint16_t h) {
+  int e = (h >> 10) & 31, mant = h & 1023;
+  double s = h & 0x8000 ? -1 : 1;
+  if (e == 0) return s * mant * ldexp(1, -24);
+  if (e == 31) return mant ? NAN : s * INFINITY;
+  return s * (1 + mant / 1024.0) * ldexp(1, e - 15);
+}
+
+static cJSON *page_data(const char *html) {
+  const char *open = strstr(html, "id=\"sks-data\">");
+  if (!open) return NULL;
+  open += strlen("id=\"sks-data\">");
+  const char *close = strstr(open, "</script>");
+  if (!close) return NULL;
+  return cJSON_ParseWithLength(open, (size_t)(close - open));
+}
+
+static void *blob(const cJSON *obj, const char *key, size_t *n) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!cJSON_IsString(s)) { *n = 0; return NULL; }
+  return b64_decode(s->valuestring, n);
+}
+
+/* Every check that the data matches the bake it came from. */
+static void check_page(const char *path, const sks_model *m, const sks_bake_result *const *res, size_t nres) {
+  size_t size = 0;
+  char *html = read_all(path, &size);
+  CHECK_MSG(html != NULL, "%s not written", path);
+  if (!html) return;
+  CHECK(strstr(html, "<canvas id=\"view-canvas\"") != NULL);
+  CHECK(strstr(html, "id=\"frame-mean-error\"") != NULL);
+  CHECK(strstr(html, "id=\"quality-table\"") != NULL);
+  CHECK(strstr(html, "<svg id=\"plot-0\"") != NULL);
+  CHECK(strstr(html, "{{") == NULL); /* every template marker filled */
+  CHECK(strstr(html, "http://") == NULL && strstr(html, "https://") == NULL); /* no network */
+  CHECK(strstr(html, "<script src") == NULL && strstr(html, "<link") == NULL);
+  cJSON *d = page_data(html);
+  CHECK_MSG(d != NULL, "embedded JSON does not parse");
+  if (!d) { free(html); return; }
+  double D = res[0]->diagonal;
+  size_t V = sks_model_vertex_count(m);
+  const cJSON *mesh = cJSON_GetObjectItem(d, "mesh");
+  CHECK(cJSON_GetObjectItem(mesh, "vertex_count")->valuedouble == (double)V);
+  size_t nj = 0, nw = 0, np = 0;
+  uint16_t *joints = blob(mesh, "joints", &nj);
+  float *weights = blob(mesh, "weights", &nw);
+  float *pos = blob(mesh, "positions", &np);
+  CHECK(nj == V * 4 * 2 && nw == V * 4 * 4 && np == V * 3 * 4);
+  size_t P = (size_t)cJSON_GetObjectItem(mesh, "palette_size")->valuedouble;
+  const cJSON *clips = cJSON_GetObjectItem(d, "clips");
+  CHECK((size_t)cJSON_GetArraySize(clips) == res[0]->clip_count);
+  double worst_skin = 0, worst_err = 0, worst_gt = 0;
+  for (int c = 0; c < cJSON_GetArraySize(clips); ++c) {
+    const cJSON *cj = cJSON_GetArrayItem(clips, c);
+    size_t F = (size_t)cJSON_GetObjectItem(cj, "frame_count")->valuedouble;
+    size_t ns = 0, ng = 0;
+    float *scales = blob(cj, "gt_residual_scale", &ns);
+    int8_t *gt = blob(cj, "gt_residual", &ng);
+    CHECK(ns == F * 4 && ng == F * V * 3);
+    size_t base = (size_t)cJSON_GetObjectItem(cj, "gt_base")->valuedouble;
+    const sks_baked_clip *ref0 = &res[base]->clips[c];
+    /* y = solved + sign(q) (q/127)^2 rmax: within the quantisation step. */
+    for (size_t f = 0; f < F && gt && scales; ++f)
+      for (size_t i = 0; i < V * 3; ++i) {
+        double q = gt[f * V * 3 + i] / 127.0;
+        double y = ref0->solved_surface[f * V * 3 + i] + (q < 0 ? -1 : 1) * q * q * scales[f];
+        double dd = fabs(y - ref0->target_surface[f * V * 3 + i]) / D;
+        double step = scales[f] / D * (2 * fabs(q) + 1.0 / 127) / 127 / 2 + 1e-7;
+        if (dd / step > worst_gt) worst_gt = dd / step;
+      }
+    const cJSON *baked = cJSON_GetObjectItem(cj, "baked");
+    for (size_t r = 0; r < nres; ++r) {
+      const cJSON *bj = cJSON_GetArrayItem(baked, (int)r);
+      const sks_baked_clip *ref = &res[r]->clips[c];
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "quality")->valuedouble, ref->quality, 1e-15);
+      for (size_t f = 0; f < F; ++f) {
+        CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_mean_error_pct"), (int)f)->valuedouble ==
+              ref->frame_mean_error_pct[f]);
+        CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_worst_error_pct"), (int)f)->valuedouble ==
+              ref->frame_worst_error_pct[f]);
+      }
+      size_t npal = 0, ne = 0;
+      float *pal = blob(bj, "palettes", &npal);
+      uint16_t *eh = blob(bj, "vertex_error", &ne);
+      CHECK(npal == F * P * 12 * 4 && ne == F * V * 2);
+      for (size_t f = 0; f < F && pal && eh; ++f)
+        for (size_t v = 0; v < V; ++v) {
+          /* What the vertex shader does. */
+          double p[3] = {0, 0, 0};
+          for (int s = 0; s < 4; ++s) {
+            const float *row = pal + (f * P + joints[4 * v + (size_t)s]) * 12;
+            for (int k = 0; k < 3; ++k)
+              p[k] += weights[4 * v + (size_t)s] * (row[4 * k] * pos[3 * v] + row[4 * k + 1] * pos[3 * v + 1] +
+                                                    row[4 * k + 2] * pos[3 * v + 2] + row[4 * k + 3]);
+          }
+          const float *s = ref->solved_surface + (f * V + v) * 3;
+          double dd = sqrt((p[0] - s[0]) * (p[0] - s[0]) + (p[1] - s[1]) * (p[1] - s[1]) + (p[2] - s[2]) * (p[2] - s[2])) / D;
+          if (dd > worst_skin) worst_skin = dd;
+          double e = half_to_double(eh[f * V + v]), want = ref->vertex_error[f * V + v] / D * 100;
+          double rel = fabs(e - want) / (want > 6.2e-5 ? want : 6.2e-5);
+          if (rel > worst_err) worst_err = rel;
+        }
+      free(pal); free(eh);
+    }
+    free(scales); free(gt);
+  }
+  CHECK_MSG(worst_skin < 1e-5, "palette skinning vs solved surface: %g D", worst_skin);
+  CHECK_MSG(worst_err <= 1.0 / 2048 + 1e-9, "half-float error encoding off by %g (relative)", worst_err);
+  CHECK_MSG(worst_gt <= 1.0, "ground truth residual off by %g quantisation steps", worst_gt);
+  printf("%s: %zu bytes; palette skinning within %.2g D of the solved surface; "
+         "errors within %.2g relative; ground truth within %.2g steps\n", path, size, worst_skin, worst_err, worst_gt);
+  free(joints); free(weights); free(pos);
+  cJSON_Delete(d);
+  free(html);
+}
+
+/* The CLI's --json shape (issue 3/4), for the browser test to compare against. */
+static void write_cli_json(const char *path, const sks_bake_result *const *res, size_t nres) {
+  cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
+  for (size_t r = 0; r < nres; ++r)
+    for (size_t c = 0; c < res[r]->clip_count; ++c) {
+      const sks_baked_clip *k = &res[r]->clips[c];
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddStringToObject(o, "name", k->name);
+      cJSON_AddStringToObject(o, "mode", k->mode == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free");
+      cJSON_AddNumberToObject(o, "frames", (double)k->frame_count);
+      cJSON_AddNumberToObject(o, "quality", k->quality * 100);
+      cJSON_AddNumberToObject(o, "mean_error_pct", k->mean_error_pct);
+      cJSON_AddNumberToObject(o, "worst_error_pct", k->worst_error_pct);
+      cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
+      cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
+      for (size_t f = 0; f < k->frame_count; ++f) {
+        cJSON_AddItemToArray(fm, cJSON_CreateNumber(k->frame_mean_error_pct[f]));
+        cJSON_AddItemToArray(fw, cJSON_CreateNumber(k->frame_worst_error_pct[f]));
+      }
+      cJSON_AddItemToArray(clips, o);
+    }
+  cJSON_AddNumberToObject(root, "target_vertices", (double)res[0]->target_vertex_count);
+  char *text = cJSON_Print(root);
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (f) { fputs(text, f); fclose(f); }
+  free(text);
+  cJSON_Delete(root);
+}
+
+static int file_exists(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 2 && strcmp(argv[1], "--write") == 0 ? argv[2] : sks_test_tmpdir();
+  char path[1024], control_path[1024];
+  snprintf(path, sizeof path, "%s/report_procedural.html", dir);
+  snprintf(control_path, sizeof control_path, "%s/report_control.html", dir);
+  sks_error err = {0};
+  sks_model m;
+  make_rig(&m, RINGS, SEGMENTS);
+  add_fin(&m);
+
+  /* Two modes with known, different errors; then a control. */
+  sks_bake_result free_res, rot_res, control;
+  make_result(&m, &free_res, SKS_SOLVE_FREE, 0.8f, 2, 16, 4);
+  make_result(&m, &rot_res, SKS_SOLVE_ROTATION_ONLY, 0.95f, 2, 16, 4);
+  make_result(&m, &control, SKS_SOLVE_FREE, 1.00005f, 2, 16, 4); /* a near-perfect control */
+  CHECK(free_res.clips[0].worst_error_pct > 3.0);   /* the tip goes red */
+  CHECK(rot_res.clips[0].worst_error_pct < free_res.clips[0].worst_error_pct);
+  CHECK(control.clips[0].worst_error_pct > 0 && control.clips[0].worst_error_pct < 0.01);
+
+  const sks_bake_result *both[2] = {&free_res, &rot_res};
+  sks_report_input in = {"Procedural two-bone rig: elbow under-bent", &m, &m, both, 2};
+  CHECK_OK(sks_report_write_html(path, &in, &err), &err);
+  check_page(path, &m, both, 2);
+  char json_path[1100];
+  snprintf(json_path, sizeof json_path, "%s/report_procedural.json", dir);
+  write_cli_json(json_path, both, 2);
+
+  const sks_bake_result *ctl[1] = {&control};
+  sks_report_input cin = {"Procedural two-bone rig: control", &m, &m, ctl, 1};
+  CHECK_OK(sks_report_write_html(control_path, &cin, &err), &err);
+  check_page(control_path, &m, ctl, 1);
+  snprintf(json_path, sizeof json_path, "%s/report_control.json", dir);
+  write_cli_json(json_path, ctl, 1);
+
+  /* More than 4 influences: the page keeps the 4 largest and says so. */
+  {
+    char p5[1100];
+    snprintf(p5, sizeof p5, "%s/report_5_influences.html", dir);
+    float saved_w[6];
+    memcpy(saved_w, m.parts[1].weights, sizeof saved_w);
+    static const float w5[6] = {0.1f, 0.1f, 0.2f, 0.05f, 0.5f, 0.05f};
+    memcpy(m.parts[1].weights, w5, sizeof w5); /* vertex 0 only */
+    CHECK_OK(sks_report_write_html(p5, &in, &err), &err);
+    size_t n5 = 0;
+    char *h5 = read_all(p5, &n5);
+    CHECK(h5 && strstr(h5, "1 vertices have more than 4 influences") != NULL);
+    cJSON *d5 = h5 ? page_data(h5) : NULL;
+    const cJSON *m5 = d5 ? cJSON_GetObjectItem(d5, "mesh") : NULL;
+    CHECK(m5 && cJSON_GetObjectItem(m5, "truncated_influences")->valuedouble == 1);
+    CHECK(m5 && fabs(cJSON_GetObjectItem(m5, "largest_dropped_weight")->valuedouble - 0.1) < 1e-6);
+    cJSON_Delete(d5);
+    free(h5);
+    memcpy(m.parts[1].weights, saved_w, sizeof saved_w);
+  }
+
+  /* Errors: nothing written, a message that says what to do. */
+  char bad_path[1100];
+  snprintf(bad_path, sizeof bad_path, "%s/no_surfaces.html", dir);
+  float *saved = free_res.clips[1].vertex_error;
+  free_res.clips[1].vertex_error = NULL;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(strstr(err.message, "keep_surfaces") != NULL);
+  CHECK(!file_exists(bad_path));
+  free_res.clips[1].vertex_error = saved;
+  free_res.target_vertex_count += 1;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(!file_exists(bad_path));
+  free_res.target_vertex_count -= 1;
+  CHECK(sks_report_write_html("/nonexistent-dir/x/report.html", &in, &err) == SKS_ERR_IO);
+  CHECK(strstr(err.message, "/nonexistent-dir/x/report.html") != NULL);
+  sks_report_input empty = {NULL, NULL, &m, NULL, 0};
+  CHECK(sks_report_write_html(bad_path, &empty, &err) == SKS_ERR_ARGUMENT);
+  free_result(&free_res);
+  free_result(&rot_res);
+  free_result(&control);
+  sks_model_free(&m);
+
+  /* Real data through the library: the Fox baked onto the auto-weighted
+   * rig (imperfect) and onto itself (control). */
+  const char *fox = sks_test_shared_data("Fox/Fox.glb");
+  const char *fox_target = sks_test_shared_data("fox_targets/fox_rig_autoweights.glb");
+  if (fox && fox_target) {
+    sks_model src, tgt;
+    CHECK_OK(sks_load(fox, NULL, &src, &err), &err);
+    CHECK_OK(sks_load(fox_target, NULL, &tgt, &err), &err);
+    static const char *names[2] = {"fox_lib_bake", "fox_lib_control"};
+    for (int k = 0; k < 2; ++k) {
+      const sks_model *target = k == 0 ? &tgt : &src;
+      sks_bake_options o;
+      memset(&o, 0, sizeof o);
+      o.keep_surfaces = 1;
+      sks_bake_result br;
+      memset(&br, 0, sizeof br);
+      sks_result rc = sks_bake(&src, target, &o, &br, &err);
+      CHECK_OK(rc, &err);
+      if (rc == SKS_OK) {
+        char fp[1100], jp[1100];
+        snprintf(fp, sizeof fp, "%s/report_%s.html", dir, names[k]);
+        snprintf(jp, sizeof jp, "%s/report_%s.json", dir, names[k]);
+        const sks_bake_result *one[1] = {&br};
+        sks_report_input fin = {k == 0 ? "Fox onto fox_rig_autoweights (library bake)" : "Fox control (library bake)",
+                                &src, target, one, 1};
+        CHECK_OK(sks_report_write_html(fp, &fin, &err), &err);
+        check_page(fp, target, one, 1);
+        write_cli_json(jp, one, 1);
+      }
+      sks_bake_result_free(&br);
+    }
+    sks_model_free(&src);
+    sks_model_free(&tgt);
+  }
+
+  /* Size budget: 5 clips x 24 frames of a 10k-vertex rig, one mode. */
+  if (argc <= 2) {
+    sks_model big;
+    make_rig(&big, 250, 40);
+    sks_bake_result br;
+    memset(&br, 0, sizeof br);
+    make_result(&big, &br, SKS_SOLVE_FREE, 0.9f, 5, 24, 0);
+    char big_path[1100];
+    snprintf(big_path, sizeof big_path, "%s/report_10k.html", dir);
+    const sks_bake_result *one[1] = {&br};
+    sks_report_input bin = {"10k budget", &big, &big, one, 1};
+    CHECK_OK(sks_report_write_html(big_path, &bin, &err), &err);
+    size_t bytes = 0;
+    char *html = read_all(big_path, &bytes);
+    printf("10k-vertex budget: %.2f MB for 5 clips x 24 frames of %zu vertices, one mode\n",
+           (double)bytes / 1e6, sks_model_vertex_count(&big));
+    CHECK_MSG(bytes < 10500000, "report too large: %.2f MB", (double)bytes / 1e6);
+    free(html);
+    free_result(&br);
+    sks_model_free(&big);
+  }
+  return sks_test_finish();
+}

@@ -1,0 +1,269 @@
+// Opens a skinsolve HTML report in headless Chromium (playwright-core,
+// Debian's /usr/bin/chromium, WebGL on the CPU through SwiftShader), waits
+// for the first frame, takes screenshots and checks what a person would:
+//   - the page makes no network request and the canvas is not blank;
+//   - the mean / worst error shown for frame k equal the CLI's --json
+//     frame_mean_error_pct[k] / frame_worst_error_pct[k] (to display precision);
+//   - --imperfect: the heatmap shows blue and non-blue pixels;
+//   - --control: every embedded vertex error is under 0.1% of D and the
+//     rendered target is blue only.
+// Pixels are read back from the screenshot PNGs (decoded by the browser on a
+// blank page), not from the viewer's own code.
+//
+// usage: node report_check.mjs --html R.html --json CLI.json --screens DIR
+//                              --name NAME (--imperfect | --control)
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+
+function parseArgs(argv) {
+  const out = { imperfect: false, control: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === "--imperfect") out.imperfect = true;
+    else if (a === "--control") out.control = true;
+    else if (a.startsWith("--")) {
+      out[a.slice(2)] = argv[i + 1];
+      i += 1;
+    }
+  }
+  for (const k of ["html", "json", "screens", "name"]) {
+    if (!out[k]) throw new Error(`missing --${k}`);
+  }
+  return out;
+}
+
+const args = parseArgs(process.argv.slice(2));
+let failures = 0;
+let passes = 0;
+function check(cond, message) {
+  if (cond) {
+    passes += 1;
+  } else {
+    failures += 1;
+    console.error(`FAIL: ${message}`);
+  }
+}
+
+// ---- the embedded data, decoded independently of the viewer ---------------
+
+function embeddedData(html) {
+  const m = html.match(/<script type="application\/json" id="sks-data">([\s\S]*?)<\/script>/);
+  if (!m) throw new Error("no embedded data block");
+  return JSON.parse(m[1]);
+}
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 31;
+  const m = h & 1023;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+function maxVertexErrorPct(bake) {
+  const buf = Buffer.from(bake.vertex_error, "base64");
+  const u16 = new Uint16Array(buf.buffer, buf.byteOffset, buf.length / 2);
+  let max = 0;
+  for (const h of u16) {
+    const v = halfToFloat(h);
+    if (!(v <= max)) max = v;
+  }
+  return max;
+}
+
+// Decimal places of a displayed number ("0.0123 %" -> 4).
+function decimals(text) {
+  const m = text.match(/-?\d+(?:\.(\d+))?/);
+  return m && m[1] ? m[1].length : 0;
+}
+
+// ---- pixels ---------------------------------------------------------------
+
+// Classifies pixels of PNG screenshots in a blank page (the browser decodes
+// the PNG). Background is the viewer's light grey; "saturated" pixels are
+// heatmap colours: blue = hue 200..260 deg, non-blue = hue outside 185..275.
+async function pixelStats(page, pngs) {
+  return page.evaluate(async (list) => {
+    const results = [];
+    for (const b64 of list) {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext("2d");
+      ctx.drawImage(img, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const s = { total: c.width * c.height, background: 0, dark: 0, neutral: 0, blue: 0, nonBlue: 0, other: 0 };
+      for (let i = 0; i < px.length; i += 4) {
+        const r = px[i];
+        const g = px[i + 1];
+        const b = px[i + 2];
+        const max = Math.max(r, g, b);
+        const min = Math.min(r, g, b);
+        if (Math.abs(r - 238) <= 6 && Math.abs(g - 241) <= 6 && Math.abs(b - 244) <= 6) { s.background += 1; continue; }
+        if (max - min < 40) {
+          if (max < 90) s.dark += 1; else s.neutral += 1;
+          continue;
+        }
+        let h;
+        if (max === r) h = (60 * (g - b)) / (max - min);
+        else if (max === g) h = 120 + (60 * (b - r)) / (max - min);
+        else h = 240 + (60 * (r - g)) / (max - min);
+        if (h < 0) h += 360;
+        if (h >= 200 && h <= 260) s.blue += 1;
+        else if (h < 185 || h > 275) s.nonBlue += 1;
+        else s.other += 1;
+      }
+      results.push(s);
+    }
+    return results;
+  }, pngs.map((p) => p.toString("base64")));
+}
+
+// ---- run ------------------------------------------------------------------
+
+const html = fs.readFileSync(args.html, "utf8");
+const data = embeddedData(html);
+const cli = JSON.parse(fs.readFileSync(args.json, "utf8"));
+fs.mkdirSync(args.screens, { recursive: true });
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sks-chromium-"));
+
+// --user-data-dir=<tmp> is how Playwright's persistent context launches Chromium.
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: process.env.SKS_CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+    "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"],
+  viewport: { width: 1400, height: 1000 },
+  deviceScaleFactor: 1
+});
+try {
+  const page = await context.newPage();
+  const requests = [];
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:") || url.startsWith("data:")) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  const consoleErrors = [];
+  page.on("console", (msg) => { if (msg.type() === "error") consoleErrors.push(msg.text()); });
+  page.on("pageerror", (err) => consoleErrors.push(String(err)));
+
+  const t0 = Date.now();
+  await page.goto(pathToFileURL(path.resolve(args.html)).href);
+  await page.waitForFunction(() => document.body.dataset.ready !== undefined, null, { timeout: 120000 });
+  const ready = await page.evaluate(() => document.body.dataset.ready);
+  check(ready === "1", `viewer not ready: data-ready="${ready}" (${consoleErrors.join("; ")})`);
+  console.log(`${args.name}: ready after ${Date.now() - t0} ms`);
+  await page.evaluate(() => window.sksReport.pause());
+
+  const viewer = page.locator("#viewport");
+  const canvasBox = await page.locator("#view-canvas").boundingBox();
+  const clipCount = data.clips.length;
+  const resultCount = data.results.length;
+  // The heatmap must show blue and non-blue on the clip with the largest
+  // worst error (at its worst frame); other clips only need a drawn canvas.
+  let telling = 0;
+  let tellingWorst = -1;
+  data.clips.forEach((c, i) => c.baked.forEach((b) => {
+    if (b && b.worst_error_pct > tellingWorst) { tellingWorst = b.worst_error_pct; telling = i; }
+  }));
+
+  for (let ci = 0; ci < clipCount; ci += 1) {
+    const clip = data.clips[ci];
+    await page.evaluate((i) => window.sksReport.setClip(i), ci);
+    for (let r = 0; r < resultCount; r += 1) {
+      const bake = clip.baked[r];
+      if (!bake) continue;
+      const mode = data.results[r].mode;
+      const ref = cli.clips.find((c) => c.name === clip.name && (c.mode === undefined || c.mode === mode));
+      check(ref !== undefined, `CLI JSON has no clip '${clip.name}' (${mode})`);
+      if (!ref) continue;
+      check(Array.isArray(ref.frame_mean_error_pct) && ref.frame_mean_error_pct.length === clip.frame_count,
+        `CLI JSON '${clip.name}' frame_mean_error_pct has ${ref.frame_mean_error_pct?.length} frames, report ${clip.frame_count}`);
+      await page.evaluate((i) => window.sksReport.setResult(i), r);
+      // Every frame: the numbers shown equal the CLI's.
+      for (let k = 0; k < clip.frame_count; k += 1) {
+        await page.evaluate((f) => window.sksReport.setFrame(f), k);
+        const shown = await page.evaluate(() => ({
+          mean: document.getElementById("frame-mean-error").textContent,
+          worst: document.getElementById("frame-worst-error").textContent,
+          counter: document.getElementById("frame-counter").textContent
+        }));
+        for (const [key, text] of [["mean", shown.mean], ["worst", shown.worst]]) {
+          const want = ref[`frame_${key}_error_pct`][k];
+          const got = parseFloat(text);
+          const tol = 0.5 * 10 ** -decimals(text) * 1.0001 + Math.abs(want) * 1e-6;
+          check(Math.abs(got - want) <= tol,
+            `${clip.name} (${mode}) frame ${k}: shown ${key} "${text}" vs CLI ${want}`);
+        }
+        check(shown.counter.startsWith(`frame ${k + 1} / ${clip.frame_count}`), `frame counter "${shown.counter}"`);
+      }
+      console.log(`${args.name}: ${clip.name} (${mode}): ${clip.frame_count} frames, shown mean/worst match the CLI JSON`);
+      if (args.control) {
+        const maxPct = maxVertexErrorPct(bake);
+        check(maxPct < 0.1, `control ${clip.name}: embedded vertex error reaches ${maxPct}% of D`);
+        console.log(`${args.name}: ${clip.name}: largest embedded vertex error ${maxPct.toExponential(3)} % of D`);
+      }
+    }
+
+    // Screenshot at the frame with the largest worst error (the most telling).
+    const b0 = clip.baked.find((b) => b);
+    let kWorst = 0;
+    b0.frame_worst_error_pct.forEach((v, k) => { if (v > b0.frame_worst_error_pct[kWorst]) kWorst = k; });
+    await page.evaluate((f) => window.sksReport.setFrame(f), kWorst);
+    const safeName = clip.name.replace(/[^A-Za-z0-9_.-]+/g, "_");
+    const shot = path.join(args.screens, `${args.name}_${ci}_${safeName}.png`);
+    await viewer.screenshot({ path: shot });
+    const panels = await page.evaluate(() => window.sksReport.panels());
+    const pngs = [];
+    for (const p of panels) {
+      // Inset: leave the panel label (top left) out of the pixel count.
+      pngs.push(await page.screenshot({
+        clip: { x: canvasBox.x + p.x + 2, y: canvasBox.y + 48, width: p.width - 4, height: p.height - 52 }
+      }));
+    }
+    const stats = await pixelStats(page, pngs);
+    stats.forEach((s, i) => {
+      const drawn = s.total - s.background;
+      console.log(`${args.name}: ${clip.name} frame ${kWorst} panel ${i} '${panels[i].title}': ` +
+        `drawn ${(100 * drawn / s.total).toFixed(1)}%, blue ${s.blue}, non-blue ${s.nonBlue}, ` +
+        `dark ${s.dark}, neutral ${s.neutral}, other ${s.other}`);
+      check(drawn > s.total * 0.01, `${clip.name} panel ${i}: canvas blank (${drawn} drawn pixels)`);
+      if (i === 0) return;
+      if (!clip.baked[i - 1]) return;
+      if (args.imperfect && ci === telling) {
+        check(s.blue > 50 && s.nonBlue > 50,
+          `${clip.name} panel ${i}: heatmap should show blue and non-blue (blue ${s.blue}, non-blue ${s.nonBlue})`);
+      }
+      if (args.control) {
+        check(s.blue > 500, `${clip.name} panel ${i}: control mesh not drawn blue (blue ${s.blue})`);
+        check(s.nonBlue === 0 && s.other <= s.blue * 0.002,
+          `${clip.name} panel ${i}: control mesh must be all blue (non-blue ${s.nonBlue}, other ${s.other})`);
+      }
+    });
+    console.log(`${args.name}: screenshot ${shot}`);
+  }
+
+  // The whole page once (table, plots), and a view from another angle.
+  await page.evaluate(() => window.sksReport.setClip(0));
+  await page.screenshot({ path: path.join(args.screens, `${args.name}_page.png`), fullPage: true });
+  await page.evaluate(() => window.sksReport.setView(-0.9, 0.45, 0.9));
+  await viewer.screenshot({ path: path.join(args.screens, `${args.name}_orbit.png`) });
+
+  check(requests.length === 0, `page requested the network: ${requests.join(", ")}`);
+  check(consoleErrors.length === 0, `console errors: ${consoleErrors.join("; ")}`);
+} finally {
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+console.log(`${args.name}: ${passes} passed, ${failures} failed`);
+process.exit(failures ? 1 : 0);
