@@ -230,6 +230,53 @@ static void compare_glb_to_model(const char *path, const sks_model *m, float wto
   tgw_glb_close(&g);
 }
 
+/* A rigid grid over 65,535 vertices: 32-bit indices; a model without joints
+ * gets a root node for its part. */
+static void test_large_rigid(void) {
+  enum { W = 300, H = 240 };
+  sks_model m;
+  sks_error err = {0};
+  memset(&m, 0, sizeof m);
+  m.part_count = 1;
+  m.parts = calloc(1, sizeof(sks_mesh_part));
+  sks_mesh_part *p = &m.parts[0];
+  p->name = tgw_strdup("grid");
+  p->skin = -1;
+  p->node = -1;
+  p->material = -1;
+  p->vertex_count = (size_t)W * H;
+  p->positions = malloc(p->vertex_count * 3 * sizeof(float));
+  for (size_t v = 0; v < p->vertex_count; ++v) {
+    p->positions[3 * v] = (float)(v % W) * 0.01f;
+    p->positions[3 * v + 1] = (float)(v / W) * 0.01f;
+    p->positions[3 * v + 2] = sinf((float)v * 0.001f);
+  }
+  p->index_count = (size_t)(W - 1) * (H - 1) * 6;
+  p->indices = malloc(p->index_count * sizeof(uint32_t));
+  size_t k = 0;
+  for (uint32_t y = 0; y + 1 < H; ++y)
+    for (uint32_t x = 0; x + 1 < W; ++x) {
+      uint32_t a = y * W + x;
+      p->indices[k++] = a; p->indices[k++] = a + 1; p->indices[k++] = a + W;
+      p->indices[k++] = a + 1; p->indices[k++] = a + W + 1; p->indices[k++] = a + W;
+    }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/large_rigid.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
+  compare_glb_to_model(path, &m, 0.0f);
+  validate(path);
+  tgw_glb g;
+  if (tgw_glb_open(path, &g)) {
+    cJSON *acc = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "accessors"), 1);
+    CHECK(tgw_int(acc, "componentType", 0) == 5125);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(g.json, "nodes")) == 1);
+  } else {
+    CHECK_MSG(0, "cannot parse %s", path);
+  }
+  tgw_glb_close(&g);
+  sks_model_free(&m);
+}
+
 static void test_procedural(void) {
   sks_model m;
   sks_error err = {0};
@@ -726,6 +773,7 @@ static void test_roundtrips(void) {
 
 int main(void) {
   test_procedural();
+  test_large_rigid();
   test_reweight_procedural();
   test_roundtrips();
   test_reweight_file(sks_test_shared_data("Fox/Fox.glb"), "fox");
