@@ -5,7 +5,8 @@
  * (assimp-testmodels X/Testwuson.X) when the loader is available.
  *
  * Usage: bench_skinning [model-file]
- * Times are the best of several repetitions (the machine may be shared). */
+ * Times are the best of many single runs (the machine may be shared: the
+ * best run is the least disturbed one). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +93,9 @@ static void bench_kernels(void) {
       if (withn) { job.in_normals = nrm; job.out_normals = onrm; }
       /* Short repetitions, best kept: on a shared machine the best one is
        * the least disturbed. */
-      double tr = time_job(sks_skinning_job_run_reference, &job, 1, 15);
-      double to = time_job(sks_skinning_job_run, &job, 4, 25);
-      double tp = time_job(run_par, &job, 4, 25);
+      double tr = time_job(sks_skinning_job_run_reference, &job, 1, 25);
+      double to = time_job(sks_skinning_job_run, &job, 1, 100);
+      double tp = time_job(run_par, &job, 1, 100);
       printf("%-4s %-16s %11.1f M/s %11.1f M/s %11.1f M/s %8.2fx\n", m ? "DQS" : "LBS",
              withn ? "pos+normals" : "positions", VERTS / tr / 1e6, VERTS / to / 1e6, VERTS / tp / 1e6, tr / to);
     }
