@@ -290,9 +290,12 @@ static int32_t resolve_bone(const importer *im, const char *name, int32_t mesh_n
   return best;
 }
 
-/* Joint for a bone with no node of its name: child of the mesh's node, rest =
- * inverse(offset) relative to that node (Assimp: offset maps mesh space to
- * bone space in the bind pose). */
+/* Joint for a bone with no node of its name (X/anim_test.x: joint3, joint4):
+ * a child of the mesh's node, resting at the bind pose its offset describes.
+ * Its bind WORLD matrix is inverse(offset) where offsets map from the scene
+ * root (X, Collada, glTF...), G * inverse(offset) where they include the mesh
+ * node's global G (FBX); the rest local is inverse(G) * that, so at rest its
+ * palette entry is the identity, like a bone in bind pose. */
 static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
                                  const sks_mat4 *offset, int32_t *out_joint) {
   sks_skeleton *sk = &im->model->skeleton;
@@ -302,9 +305,18 @@ static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
   sk->names[idx] = dup_n(name, strlen(name));
   if (!sk->names[idx]) return oom(im);
   sk->parents[idx] = parent;
-  sks_mat4 bind;
-  if (sks_m4_inverse(offset, &bind)) sk->rest[idx] = sks_m4_decompose(&bind);
-  else sk->rest[idx] = sks_transform_identity();
+  sk->rest[idx] = sks_transform_identity();
+  sks_mat4 bind, ginv, local;
+  if (sks_m4_inverse(offset, &bind)) {
+    if (im->offsets_include_mesh_node || parent < 0 || (size_t)parent >= im->node_count) {
+      local = bind; /* G * inverse(offset) relative to G, or no parent */
+    } else if (sks_m4_inverse(&im->globals[parent], &ginv)) {
+      local = sks_m4_mul(&ginv, &bind);
+    } else {
+      local = bind;
+    }
+    sk->rest[idx] = sks_m4_decompose(&local);
+  }
   sk->joint_count = idx + 1;
   *out_joint = (int32_t)idx;
   return SKS_OK;
