@@ -428,6 +428,16 @@ static void test_fbx_pivots(void) {
   for (size_t i = 0; i < m.skeleton.joint_count; ++i)
     if (m.skeleton.rest[i].scale.x * m.skeleton.rest[i].scale.y * m.skeleton.rest[i].scale.z < 0) negative = 1;
   CHECK(negative);
+  /* Materials: names and diffuse colours as the file has them. */
+  CHECK(m.material_count == 2);
+  if (m.material_count == 2) {
+    CHECK(strcmp(m.materials[0].name, "Mat_Green") == 0 && strcmp(m.materials[1].name, "Mat_Red") == 0);
+    CHECK_NEAR(m.materials[0].base_color[0], 0.0, 1e-6);
+    CHECK_NEAR(m.materials[0].base_color[1], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[0], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[3], 1.0, 1e-6);
+  }
+  CHECK(m.part_count == 4 && m.parts[2].material == 1);
   sks_model_free(&m);
 }
 

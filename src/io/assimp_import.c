@@ -13,11 +13,13 @@
  *    identical with and without it on every rigged test model); polygons that
  *    remain anyway are fan-triangulated here, points and lines are dropped
  *    from the index list.
- *  - One skin per mesh with bones: joints = the nodes named like the bones,
- *    inverse bind = aiBone.mOffsetMatrix. A bone whose name matches no node
- *    (X/anim_test.x: joint3, joint4) gets a joint of its own, a child of the
- *    mesh's node whose rest local is inverse(offset), i.e. the bind pose the
- *    offset matrix describes, so skinning still works.
+ *  - One skin per mesh with bones: joints = the nodes named like the bones
+ *    (repeated names: the one in the mesh's own subtree), inverse bind =
+ *    aiBone.mOffsetMatrix. A bone whose name matches no node (X/anim_test.x:
+ *    joint3, joint4) gets a joint of its own, a child of the mesh's node
+ *    resting at the bind pose its offset describes, so skinning still works.
+ *  - FBX only: Assimp's FBX offsets include the mesh node's global matrix G;
+ *    such parts are moved to scene-root space (see rebase_to_scene_root).
  *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
  *    one vertex keeps the largest ones, renormalised.
  *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
@@ -40,7 +42,7 @@
 #include "math/sks_math.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
-#define SKS_ASSIMP_MAX_NODES (1u << 22)
+#define SKS_ASSIMP_MAX_NODES (1u << 20)
 #define SKS_ASSIMP_DEFAULT_TPS 25.0
 
 /* ---- conversions ------------------------------------------------------- */
