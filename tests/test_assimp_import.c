@@ -332,7 +332,7 @@ static void test_bones_without_nodes(void) {
   CHECK(m.part_count == 1 && m.parts[0].node == mesh_node && m.skin_count == 1);
   const sks_skin *sk = &m.skins[0];
   CHECK(sk->joint_count == 4);
-  /* model[j] * inverse_bind[j] == model[mesh node] at rest, for the new joints. */
+  /* The new joints rest at their bind pose: palette entry = identity. */
   sks_mat4 *models = malloc(m.skeleton.joint_count * sizeof *models);
   sks_local_to_model_job fk = {m.skeleton.parents, m.skeleton.rest, m.skeleton.joint_count, NULL, models};
   CHECK(sks_local_to_model_job_run(&fk));
@@ -340,15 +340,48 @@ static void test_bones_without_nodes(void) {
   for (size_t b = 0; b < sk->joint_count; ++b) {
     if (sk->joints[b] != j3 && sk->joints[b] != j4) continue;
     ++found;
-    sks_mat4 pal = sks_m4_mul(&models[sk->joints[b]], &sk->inverse_bind[b]);
-    CHECK_MSG(mat_diff(&pal, &models[mesh_node]) < 1e-5, "bone %zu: palette at rest %g from mesh node",
-              b, mat_diff(&pal, &models[mesh_node]));
+    sks_mat4 pal = sks_m4_mul(&models[sk->joints[b]], &sk->inverse_bind[b]), id = sks_m4_identity();
+    CHECK_MSG(mat_diff(&pal, &id) < 1e-5, "bone %zu: palette at rest %g from identity", b, mat_diff(&pal, &id));
   }
   CHECK(found == 2);
   /* The file gives 24 ticks per second: 24 ticks = 1 s. */
   CHECK(m.clip_count == 1);
   if (m.clip_count == 1) CHECK_NEAR(m.clips[0].duration, 1.0, 1e-6);
   free(models);
+  sks_model_free(&m);
+}
+
+/* A node-less bone under a TRANSLATED mesh frame (procedural .x): X offsets
+ * map from the scene root, so the new joint's rest local must undo the
+ * frame's translation for it to rest at its bind pose. */
+static void test_bone_without_node_under_moved_frame(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/ghost.x", sks_test_tmpdir());
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs("xof 0303txt 0032\nFrame Body {\n FrameTransformMatrix {\n"
+        "  1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,5.0,0.0,0.0,1.0;;\n }\n"
+        " Mesh body {\n  3;\n  0.0;0.0;0.0;,\n  1.0;0.0;0.0;,\n  0.0;1.0;0.0;;\n  1;\n  3;0,1,2;;\n"
+        "  SkinWeights {\n   \"ghost\";\n   3;\n   0,\n   1,\n   2;\n   1.0,\n   1.0,\n   1.0;\n"
+        "   1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,-2.0,0.0,1.0;;\n  }\n }\n}\n", f);
+  fclose(f);
+  sks_model m;
+  sks_error err = {0};
+  sks_result r = sks_load(path, NULL, &m, &err);
+  CHECK_MSG(r == SKS_OK, "%s", err.message);
+  if (r != SKS_OK) return;
+  int32_t body = sks_skeleton_find(&m.skeleton, "Body"), ghost = sks_skeleton_find(&m.skeleton, "ghost");
+  CHECK(body >= 0 && ghost > body && m.skeleton.parents[ghost] == body);
+  CHECK(m.skin_count == 1 && m.skins[0].joint_count == 1 && m.skins[0].joints[0] == ghost);
+  if (ghost > body && body >= 0 && m.skin_count == 1) {
+    sks_mat4 models[2];
+    sks_local_to_model_job fk = {m.skeleton.parents, m.skeleton.rest, m.skeleton.joint_count, NULL, models};
+    CHECK(m.skeleton.joint_count == 2 && sks_local_to_model_job_run(&fk));
+    sks_mat4 pal = sks_m4_mul(&models[ghost], &m.skins[0].inverse_bind[0]), id = sks_m4_identity();
+    CHECK_MSG(mat_diff(&pal, &id) < 1e-6, "palette at rest is %g from identity", mat_diff(&pal, &id));
+    CHECK_NEAR(models[ghost].m[13], 2.0, 1e-6); /* bind world = inverse(offset): y = 2 */
+  }
   sks_model_free(&m);
 }
 
@@ -395,6 +428,16 @@ static void test_fbx_pivots(void) {
   for (size_t i = 0; i < m.skeleton.joint_count; ++i)
     if (m.skeleton.rest[i].scale.x * m.skeleton.rest[i].scale.y * m.skeleton.rest[i].scale.z < 0) negative = 1;
   CHECK(negative);
+  /* Materials: names and diffuse colours as the file has them. */
+  CHECK(m.material_count == 2);
+  if (m.material_count == 2) {
+    CHECK(strcmp(m.materials[0].name, "Mat_Green") == 0 && strcmp(m.materials[1].name, "Mat_Red") == 0);
+    CHECK_NEAR(m.materials[0].base_color[0], 0.0, 1e-6);
+    CHECK_NEAR(m.materials[0].base_color[1], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[0], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[3], 1.0, 1e-6);
+  }
+  CHECK(m.part_count == 4 && m.parts[2].material == 1);
   sks_model_free(&m);
 }
 
@@ -550,6 +593,7 @@ int main(void) {
   test_testwuson();
   test_bcn_epileptic();
   test_bones_without_nodes();
+  test_bone_without_node_under_moved_frame();
   test_ticks_per_second_zero();
   test_fbx_pivots();
   test_more_than_eight_influences();

@@ -13,11 +13,13 @@
  *    identical with and without it on every rigged test model); polygons that
  *    remain anyway are fan-triangulated here, points and lines are dropped
  *    from the index list.
- *  - One skin per mesh with bones: joints = the nodes named like the bones,
- *    inverse bind = aiBone.mOffsetMatrix. A bone whose name matches no node
- *    (X/anim_test.x: joint3, joint4) gets a joint of its own, a child of the
- *    mesh's node whose rest local is inverse(offset), i.e. the bind pose the
- *    offset matrix describes, so skinning still works.
+ *  - One skin per mesh with bones: joints = the nodes named like the bones
+ *    (repeated names: the one in the mesh's own subtree), inverse bind =
+ *    aiBone.mOffsetMatrix. A bone whose name matches no node (X/anim_test.x:
+ *    joint3, joint4) gets a joint of its own, a child of the mesh's node
+ *    resting at the bind pose its offset describes, so skinning still works.
+ *  - FBX only: Assimp's FBX offsets include the mesh node's global matrix G;
+ *    such parts are moved to scene-root space (see rebase_to_scene_root).
  *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
  *    one vertex keeps the largest ones, renormalised.
  *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
@@ -40,7 +42,7 @@
 #include "math/sks_math.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
-#define SKS_ASSIMP_MAX_NODES (1u << 22)
+#define SKS_ASSIMP_MAX_NODES (1u << 20)
 #define SKS_ASSIMP_DEFAULT_TPS 25.0
 
 /* ---- conversions ------------------------------------------------------- */
@@ -290,9 +292,12 @@ static int32_t resolve_bone(const importer *im, const char *name, int32_t mesh_n
   return best;
 }
 
-/* Joint for a bone with no node of its name: child of the mesh's node, rest =
- * inverse(offset) relative to that node (Assimp: offset maps mesh space to
- * bone space in the bind pose). */
+/* Joint for a bone with no node of its name (X/anim_test.x: joint3, joint4):
+ * a child of the mesh's node, resting at the bind pose its offset describes.
+ * Its bind WORLD matrix is inverse(offset) where offsets map from the scene
+ * root (X, Collada, glTF...), G * inverse(offset) where they include the mesh
+ * node's global G (FBX); the rest local is inverse(G) * that, so at rest its
+ * palette entry is the identity, like a bone in bind pose. */
 static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
                                  const sks_mat4 *offset, int32_t *out_joint) {
   sks_skeleton *sk = &im->model->skeleton;
@@ -302,9 +307,18 @@ static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
   sk->names[idx] = dup_n(name, strlen(name));
   if (!sk->names[idx]) return oom(im);
   sk->parents[idx] = parent;
-  sks_mat4 bind;
-  if (sks_m4_inverse(offset, &bind)) sk->rest[idx] = sks_m4_decompose(&bind);
-  else sk->rest[idx] = sks_transform_identity();
+  sk->rest[idx] = sks_transform_identity();
+  sks_mat4 bind, ginv, local;
+  if (sks_m4_inverse(offset, &bind)) {
+    if (im->offsets_include_mesh_node || parent < 0 || (size_t)parent >= im->node_count) {
+      local = bind; /* G * inverse(offset) relative to G, or no parent */
+    } else if (sks_m4_inverse(&im->globals[parent], &ginv)) {
+      local = sks_m4_mul(&ginv, &bind);
+    } else {
+      local = bind;
+    }
+    sk->rest[idx] = sks_m4_decompose(&local);
+  }
   sk->joint_count = idx + 1;
   *out_joint = (int32_t)idx;
   return SKS_OK;
@@ -349,15 +363,20 @@ static sks_result import_materials(importer *im) {
 
 typedef struct influence { float weight; uint32_t joint; } influence;
 
-/* First node in skeleton order that references mesh `mesh`, or -1. */
-static int32_t node_of_mesh(const importer *im, unsigned mesh) {
-  for (size_t i = 0; i < im->node_count; ++i) {
+/* For every mesh, the first node in skeleton order whose mMeshes lists it
+ * (-1 if none): one pass over the nodes. */
+static int32_t *map_mesh_nodes(const importer *im) {
+  unsigned nm = im->scene->mNumMeshes;
+  int32_t *map = malloc((nm ? nm : 1) * sizeof *map);
+  if (!map) return NULL;
+  for (unsigned i = 0; i < nm; ++i) map[i] = -1;
+  for (size_t i = im->node_count; i-- > 0;) { /* backwards: the first node wins */
     const struct aiNode *n = im->nodes[i];
     if (!n->mMeshes) continue;
     for (unsigned k = 0; k < n->mNumMeshes; ++k)
-      if (n->mMeshes[k] == mesh) return (int32_t)i;
+      if (n->mMeshes[k] < nm) map[n->mMeshes[k]] = (int32_t)i;
   }
-  return -1;
+  return map;
 }
 
 static sks_result import_indices(importer *im, unsigned mi, const struct aiMesh *mesh,
@@ -543,6 +562,58 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
 }
 
+static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
+  const struct aiScene *s = im->scene;
+  sks_model *m = im->model;
+  sks_mesh_part *p = &m->parts[i];
+  p->skin = -1;
+  p->material = -1;
+  const struct aiMesh *mesh = s->mMeshes[i];
+  if (!mesh) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u missing", im->path, i);
+  p->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("mesh_", i);
+  if (!p->name) return oom(im);
+  if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
+  p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
+
+  size_t nv = mesh->mNumVertices;
+  if (nv && !mesh->mVertices)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
+  p->vertex_count = nv;
+  if (nv) {
+    p->positions = malloc(nv * 3 * sizeof(float));
+    if (!p->positions) return oom(im);
+    for (size_t v = 0; v < nv; ++v) {
+      p->positions[3 * v] = (float)mesh->mVertices[v].x;
+      p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
+      p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
+    }
+    if (mesh->mNormals) {
+      p->normals = malloc(nv * 3 * sizeof(float));
+      if (!p->normals) return oom(im);
+      for (size_t v = 0; v < nv; ++v) {
+        p->normals[3 * v] = (float)mesh->mNormals[v].x;
+        p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
+        p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
+      }
+    }
+    if (mesh->mTextureCoords[0]) {
+      p->uvs = malloc(nv * 2 * sizeof(float));
+      if (!p->uvs) return oom(im);
+      for (size_t v = 0; v < nv; ++v) {
+        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
+        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
+      }
+    }
+  }
+  sks_result r = import_indices(im, i, mesh, p);
+  if (r != SKS_OK) return r;
+  if (mesh->mNumBones) {
+    if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
+    if (im->offsets_include_mesh_node) rebase_to_scene_root(im, p);
+  }
+  return SKS_OK;
+}
+
 static sks_result import_meshes(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
@@ -551,56 +622,13 @@ static sks_result import_meshes(importer *im) {
   m->parts = calloc(s->mNumMeshes, sizeof *m->parts);
   if (!m->parts) return oom(im);
   m->part_count = s->mNumMeshes;
-  for (unsigned i = 0; i < s->mNumMeshes; ++i) {
-    sks_mesh_part *p = &m->parts[i];
-    p->skin = -1;
-    p->material = -1;
-    const struct aiMesh *mesh = s->mMeshes[i];
-    if (!mesh) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u missing", im->path, i);
-    p->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("mesh_", i);
-    if (!p->name) return oom(im);
-    if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
-    int32_t node = node_of_mesh(im, i);
-    p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
-
-    size_t nv = mesh->mNumVertices;
-    if (nv && !mesh->mVertices)
-      return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
-    p->vertex_count = nv;
-    if (nv) {
-      p->positions = malloc(nv * 3 * sizeof(float));
-      if (!p->positions) return oom(im);
-      for (size_t v = 0; v < nv; ++v) {
-        p->positions[3 * v] = (float)mesh->mVertices[v].x;
-        p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
-        p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
-      }
-      if (mesh->mNormals) {
-        p->normals = malloc(nv * 3 * sizeof(float));
-        if (!p->normals) return oom(im);
-        for (size_t v = 0; v < nv; ++v) {
-          p->normals[3 * v] = (float)mesh->mNormals[v].x;
-          p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
-          p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
-        }
-      }
-      if (mesh->mTextureCoords[0]) {
-        p->uvs = malloc(nv * 2 * sizeof(float));
-        if (!p->uvs) return oom(im);
-        for (size_t v = 0; v < nv; ++v) {
-          p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
-          p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
-        }
-      }
-    }
-    sks_result r = import_indices(im, i, mesh, p);
-    if (r != SKS_OK) return r;
-    if (mesh->mNumBones) {
-      if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
-      if (im->offsets_include_mesh_node) rebase_to_scene_root(im, p);
-    }
-  }
-  return SKS_OK;
+  int32_t *mesh_node = map_mesh_nodes(im);
+  if (!mesh_node) return oom(im);
+  sks_result r = SKS_OK;
+  for (unsigned i = 0; i < s->mNumMeshes && r == SKS_OK; ++i)
+    r = import_mesh(im, i, mesh_node[i]);
+  free(mesh_node);
+  return r;
 }
 
 /* ---- clips ------------------------------------------------------------- */
