@@ -615,6 +615,52 @@ static void test_eight_influences(void) {
   CHECK_MSG(strstr(e.message, "has JOINTS_1 without WEIGHTS_1") != NULL, "%s", e.message);
 }
 
+/* Three sets (12 influences): the 8 largest weights are kept, rescaled so
+ * the vertex's sum is unchanged. */
+static void test_twelve_influences(void) {
+  tb_begin();
+  uint16_t j[3][16];
+  float w[3][16];
+  /* every vertex: joint k has weight (k + 1) / 78 (sum over k = 0..11 is 1) */
+  for (int s = 0; s < 3; ++s)
+    for (int i = 0; i < 16; ++i) {
+      j[s][i] = (uint16_t)(s * 4 + i % 4);
+      w[s][i] = (float)(s * 4 + i % 4 + 1) / 78.0f;
+    }
+  int pos = tb_data(kPos, 5126, 4, "VEC3", 0);
+  int a[3], b[3];
+  for (int s = 0; s < 3; ++s) {
+    a[s] = tb_data(j[s], 5123, 4, "VEC4", 0);
+    b[s] = tb_data(w[s], 5126, 4, "VEC4", 0);
+  }
+  char nodes[1024] = "[{\"mesh\":0,\"skin\":0}";
+  for (int k = 0; k < 12; ++k) strcat(nodes, ",{}");
+  strcat(nodes, "]");
+  tb_set("nodes", "%s", nodes);
+  tb_set("skins", "[{\"joints\":[1,2,3,4,5,6,7,8,9,10,11,12]}]");
+  tb_set("meshes", "[{\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,"
+                   "\"WEIGHTS_0\":%d,\"JOINTS_1\":%d,\"WEIGHTS_1\":%d,\"JOINTS_2\":%d,\"WEIGHTS_2\":%d}}]}]",
+         pos, a[0], b[0], a[1], b[1], a[2], b[2]);
+  sks_model m;
+  sks_error e = {0};
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  if (m.part_count == 1) {
+    const sks_mesh_part *p = &m.parts[0];
+    CHECK(p->influence_count == 8);
+    double sum = 0;
+    int ok = 1;
+    for (int k = 0; k < 8; ++k) {
+      ok &= p->joints[8 + k] == 11 - k; /* vertex 1: largest first */
+      sum += p->weights[8 + k];
+    }
+    CHECK(ok);
+    CHECK_NEAR(sum, 1.0, 1e-6);
+    /* kept weights keep their ratios: 12/78 : 5/78 */
+    CHECK_NEAR(p->weights[8] / p->weights[15], 12.0 / 5.0, 1e-5);
+  }
+  sks_model_free(&m);
+}
+
 /* Hierarchy errors and other malformed structure: clean errors naming the place. */
 static void test_structure_errors(void) {
   sks_model m;
@@ -1117,6 +1163,7 @@ int main(void) {
   test_node_matrix();
   test_interleaved();
   test_eight_influences();
+  test_twelve_influences();
   test_structure_errors();
   test_glb_container();
   test_long_chain();
