@@ -365,6 +365,16 @@ static double max_dist(const float *a, const float *b, size_t nv) {
   return worst;
 }
 
+/* 1 if every joint i is named bone_<i> (--rename). */
+static int named_bone_i(const sks_skeleton *sk) {
+  for (size_t i = 0; i < sk->joint_count; ++i) {
+    char want[32];
+    snprintf(want, sizeof want, "bone_%zu", i);
+    if (strcmp(sk->names[i], want) != 0) return 0;
+  }
+  return 1;
+}
+
 /* Weights valid (sum 1, <= 4, in range), output's rest pose returns the bind
  * vertices, skin joints are the source's weighted joints, no clips, GLB valid. */
 static void check_reweighted(const sks_model *src, const sks_model *out, const char *tag, int stable) {
@@ -474,13 +484,7 @@ static void test_reweight_file(const char *path, const char *tag) {
             "%s: coarsen keeps %zu of %zu weighted joints", tag, after, nweighted);
   printf("%s: coarsen keeps %zu of %zu weighted joints, %zu of %zu joints\n", tag, after, nweighted,
          out.skeleton.joint_count, m.skeleton.joint_count);
-  int names_ok = 1;
-  for (size_t i = 0; i < out.skeleton.joint_count; ++i) {
-    char want[32];
-    snprintf(want, sizeof want, "bone_%zu", i);
-    names_ok = names_ok && !strcmp(out.skeleton.names[i], want);
-  }
-  CHECK(names_ok);
+  CHECK_MSG(named_bone_i(&out.skeleton), "--rename names joints bone_<i>");
   snprintf(t, sizeof t, "%s_coarse", tag);
   check_reweighted(&m, &out, t, 1);
   sks_model_free(&out);
@@ -550,13 +554,7 @@ static void test_reweight_procedural(void) {
   /* rename */
   sks_reweight_options rn = {1, 1};
   CHECK_OK(sks_reweight(&m, &rn, &out, &err), &err);
-  int names_ok = 1;
-  for (size_t i = 0; i < out.skeleton.joint_count; ++i) {
-    char want[32];
-    snprintf(want, sizeof want, "bone_%zu", i);
-    names_ok = names_ok && !strcmp(out.skeleton.names[i], want);
-  }
-  CHECK(names_ok);
+  CHECK_MSG(named_bone_i(&out.skeleton), "--rename names joints bone_<i>");
   check_reweighted(&m, &out, "coarsen_rename", 0);
   sks_model_free(&out);
 
