@@ -515,6 +515,21 @@ int main(int argc, char **argv) {
   free_res.target_vertex_count -= 1;
   CHECK(sks_report_write_html("/nonexistent-dir/x/report.html", &in, &err) == SKS_ERR_IO);
   CHECK(strstr(err.message, "/nonexistent-dir/x/report.html") != NULL);
+  size_t saved_clips = free_res.clip_count, saved_rot = rot_res.clip_count;
+  free_res.clip_count = rot_res.clip_count = 0;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(strstr(err.message, "no baked clips") != NULL);
+  free_res.clip_count = saved_clips;
+  rot_res.clip_count = saved_rot;
+  size_t saved_frames = rot_res.clips[0].frame_count;
+  rot_res.clips[0].frame_count = 0;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  rot_res.clips[0].frame_count = saved_frames;
+  rot_res.clips[0].frame_count = saved_frames - 1; /* modes disagree on a clip's frames */
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(strstr(err.message, "frames in one result") != NULL);
+  rot_res.clips[0].frame_count = saved_frames;
+  CHECK(!file_exists(bad_path));
   sks_report_input empty = {NULL, NULL, &m, NULL, 0};
   CHECK(sks_report_write_html(bad_path, &empty, &err) == SKS_ERR_ARGUMENT);
   free_result(&free_res);

@@ -352,7 +352,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   if (!in || !in->target || !in->results || in->result_count == 0)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "report: needs a target model and at least one bake result");
   const sks_model *t = in->target;
-  size_t V = sks_model_vertex_count(t);
+  size_t V = sks_model_vertex_count(t), clips = 0;
+  if (V == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no skinned vertices to show");
+  for (size_t r = 0; r < in->result_count; ++r) clips += in->results[r] ? in->results[r]->clip_count : 0;
+  if (clips == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no baked clips to show");
   for (size_t r = 0; r < in->result_count; ++r) {
     const sks_bake_result *res = in->results[r];
     if (!res) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: result %zu is NULL", r);
@@ -366,7 +369,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
         return sks_error_set(err, SKS_ERR_ARGUMENT,
                              "report: clip '%s' (%s) has no per-frame surfaces: bake with keep_surfaces = 1",
                              bc->name ? bc->name : "?", mode_name(bc->mode));
-      if (bc->frame_count && (!bc->locals || !bc->times))
+      if (bc->frame_count == 0)
+        return sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' (%s) has no frames",
+                             bc->name ? bc->name : "?", mode_name(bc->mode));
+      if (!bc->locals || !bc->times)
         return sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' has no solved locals or times",
                              bc->name ? bc->name : "?");
       if (bc->joint_count != t->skeleton.joint_count)

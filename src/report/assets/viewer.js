@@ -14,7 +14,17 @@
  * Colour ramp, linear in e / D, up to ramp_max_pct (3% of D):
  *   0 blue (26,64,242), 0.25 cyan (0,191,242), 0.5 green (51,217,51),
  *   0.75 yellow (250,217,26), 1 and above red (230,26,26).
- * Keep style.css's .ramp gradient in step with RAMP_GLSL below. */
+ * Keep style.css's .ramp gradient in step with RAMP_GLSL below.
+ *
+ * For tests and scripting: document.body.dataset.ready = "1" once the first
+ * frame is drawn ("no-webgl" / "error" otherwise); #frame-mean-error and
+ * #frame-worst-error show the current frame's numbers for the result chosen
+ * in "numbers for" (text in %, data-value full precision); window.sksReport
+ * has setClip(i | name), setFrame(k), setResult(r), play(), pause(),
+ * setView(yaw, pitch, zoom), state(), panels() (CSS px inside the canvas)
+ * and vertexErrorStats(clip, result); the setters return a promise that
+ * resolves once the new frame is on screen. Keys: space play/pause,
+ * arrows step, u toggles the up axis (Y / Z). */
 (function () {
   "use strict";
 
