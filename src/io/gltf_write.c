@@ -18,7 +18,14 @@
  *    renormalise; unused slots get joint 0, weight 0.
  *  - Every float in the JSON is printed so it parses back to exactly the
  *    float32 value (min/max must match the buffer data exactly).
- *  - One bufferView per accessor, every view 4-byte aligned. */
+ *  - One bufferView per accessor, every view 4-byte aligned.
+ *  - options->embed_normals: 0 (default) writes normals when a part has
+ *    them (normalised: the validator rejects non-unit normals), < 0 omits them.
+ *  - Refused (SKS_ERR_INVALID, naming file/part/vertex or clip/track/key):
+ *    non-finite data, negative weights, all-zero weights, joints outside the
+ *    skin with nonzero weight, key times that are negative or not increasing.
+ *    A second track for the same (joint, path) in a clip is dropped (glTF
+ *    allows one channel per target). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
