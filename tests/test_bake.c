@@ -317,6 +317,60 @@ static void test_other_targets(void) {
   sks_model_free(&tgt);
 }
 
+/* Degenerate bones: one bone keeps weight on 2 vertices only (collinear),
+ * one on a single vertex, one on none: no NaN, unit rotations, sane quality. */
+static void test_degenerate_bones(void) {
+  sks_model src, tgt;
+  build_rig(&src, 6, 60, 10, 0.6f, 6);
+  build_rig(&tgt, 6, 60, 10, 0.6f, 2);
+  sks_mesh_part *p = &tgt.parts[0];
+  size_t kept[6] = {0};
+  for (size_t v = 0; v < p->vertex_count; ++v) {
+    float sum = 0;
+    for (int s = 0; s < 4; ++s) {
+      uint16_t j = p->joints[v * 4 + s];
+      int drop = (j == 3) || (j == 4 && kept[4] >= 2) || (j == 5 && kept[5] >= 1);
+      if (!drop && p->weights[v * 4 + s] > 0 && (j == 4 || j == 5)) kept[j]++;
+      if (drop) p->weights[v * 4 + s] = 0;
+      sum += p->weights[v * 4 + s];
+    }
+    if (sum <= 0) { p->joints[v * 4] = 2; p->weights[v * 4] = 1; sum = 1; }
+    for (int s = 0; s < 4; ++s) p->weights[v * 4 + s] /= sum;
+  }
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.mode = SKS_SOLVE_BOTH;
+  for (int solver = 0; solver < 2; ++solver) {
+    opt.solver = solver ? SKS_SOLVER_BCD : SKS_SOLVER_DEFAULT;
+    sks_bake_result r;
+    sks_error err;
+    CHECK_OK(sks_bake(&src, &tgt, &opt, &r, &err), &err);
+    print_result(solver ? "degenerate bones (bcd)" : "degenerate bones", &r);
+    int finite = 1, unit = 1;
+    for (size_t c = 0; c < r.clip_count; ++c) {
+      const sks_baked_clip *bc = &r.clips[c];
+      for (size_t k = 0; k < bc->frame_count * bc->joint_count; ++k) {
+        const sks_transform *x = &bc->locals[k];
+        const float *f = &x->translation.x;
+        for (int q = 0; q < 10; ++q) if (!isfinite(f[q])) finite = 0;
+        double n = sqrt((double)x->rotation.x * x->rotation.x + (double)x->rotation.y * x->rotation.y +
+                        (double)x->rotation.z * x->rotation.z + (double)x->rotation.w * x->rotation.w);
+        if (fabs(n - 1) > 1e-5) unit = 0;
+      }
+      CHECK(isfinite(bc->quality) && bc->quality > 0.5);
+      /* the bone without constraints keeps its rest local rotation */
+      const sks_transform *b3 = &bc->locals[4]; /* joint 4 = skin joint 3 */
+      CHECK_NEAR(fabs((double)b3->rotation.x * tgt.skeleton.rest[4].rotation.x + (double)b3->rotation.y * tgt.skeleton.rest[4].rotation.y +
+                      (double)b3->rotation.z * tgt.skeleton.rest[4].rotation.z + (double)b3->rotation.w * tgt.skeleton.rest[4].rotation.w), 1.0, 1e-6);
+    }
+    CHECK(finite);
+    CHECK(unit);
+    sks_bake_result_free(&r);
+  }
+  sks_model_free(&src);
+  sks_model_free(&tgt);
+}
+
 static void test_bad_inputs(void) {
   sks_model src, bad;
   build_rig(&src, 4, 20, 6, 0.6f, 3);
@@ -388,6 +442,7 @@ static void test_fox_targets(void) {
 int main(void) {
   test_control_recovery();
   test_other_targets();
+  test_degenerate_bones();
   test_bad_inputs();
   test_fox_targets();
   return sks_test_finish();

@@ -32,12 +32,6 @@ static void bake_usage(FILE *f) {
           "  --report OUT.html    write the self-contained HTML report with the viewer\n");
 }
 
-/* TEMPORARY until the report module lands on main: sks_report_write_html. */
-static sks_result report_unavailable(const char *path, const sks_report_input *in, sks_error *err) {
-  (void)in;
-  return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: the HTML report is not available in this build", path);
-}
-
 typedef struct progress_state { int tty; } progress_state;
 
 static void on_progress(void *user, const char *clip, size_t frame, size_t count) {
@@ -192,12 +186,31 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (report_path && code == SKS_EXIT_OK) {
     char title[512];
     snprintf(title, sizeof title, "%s: %s -> %s", cmd, base_name(source_path), base_name(target_path));
-    const sks_bake_result *results[1] = {&res};
-    sks_report_input in = {title, &src, target, results, 1};
-    if (report_unavailable(report_path, &in, &err) != SKS_OK)
-      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-    else if (!json)
-      printf("wrote %s\n", report_path);
+    /* one result per mode (the report shows modes side by side); the views
+     * share the clips of `res` */
+    sks_bake_result views[2];
+    const sks_bake_result *results[2];
+    size_t nviews = 0;
+    sks_baked_clip *split = malloc((res.clip_count ? res.clip_count : 1) * sizeof *split);
+    if (!split) {
+      code = sks_cli_fail(SKS_EXIT_OUTPUT, "out of memory");
+    } else {
+      size_t o = 0;
+      for (int m = 0; m < 2; ++m) {
+        sks_bake_result v = res;
+        v.clips = split + o;
+        v.clip_count = 0;
+        for (size_t i = 0; i < res.clip_count; ++i)
+          if ((int)res.clips[i].mode == m) split[o++] = res.clips[i], v.clip_count++;
+        if (v.clip_count) { views[nviews] = v; results[nviews] = &views[nviews]; ++nviews; }
+      }
+      sks_report_input in = {title, &src, target, results, nviews};
+      if (sks_report_write_html(report_path, &in, &err) != SKS_OK)
+        code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+      else if (!json)
+        printf("wrote %s\n", report_path);
+      free(split);
+    }
   }
   sks_bake_result_free(&res);
 done_models:

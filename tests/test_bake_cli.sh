@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# skinsolve bake / control end to end: tables, --json, -o (Khronos validator
+# when tools/node_modules is installed), --report, bad input (exit 1, no
+# output file), usage errors (exit 2). Arg 1 = the skinsolve binary.
+set -u
+cli="$1"
+data="${SKS_SHARED_DATA:-}"
+models="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}"
+src="${SKS_SOURCE_DIR:-.}"
+fox="$data/Fox/Fox.glb"
+target="$data/fox_targets/fox_rig_autoweights.glb"
+if [ ! -f "$fox" ] || [ ! -f "$target" ]; then echo "SKIP: $fox or $target missing"; exit 77; fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+fps=""
+[ "${SKS_SANITIZED:-0}" = "1" ] && fps="--fps 4"
+
+# control: table with every clip, thresholds visible in --json
+out="$("$cli" control "$fox" $fps)" && ok || bad "control exit $?"
+echo "$out"
+for c in Survey Walk Run; do echo "$out" | grep -q "^$c " && ok || bad "control table lacks $c"; done
+json="$("$cli" control "$fox" --clip Walk --json $fps)" && ok || bad "control --json exit"
+for k in '"clips"' '"name":' '"frames":' '"quality":' '"mean_error_pct":' '"worst_error_pct":' \
+         '"solve_ms":' '"mode":' '"sweeps_per_frame":' '"frame_mean_error_pct":' \
+         '"frame_worst_error_pct":' '"constraints":' '"target_vertices":' '"target_joints":' '"diagonal":'; do
+  echo "$json" | tr -d ' \n' | grep -q "$k" && ok || bad "--json lacks $k"
+done
+if command -v node > /dev/null; then
+  node -e '
+    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const c = d.clips[0];
+    if (!(c.quality >= 99.99 && c.mean_error_pct <= 0.001 && c.worst_error_pct <= 0.01)) {
+      console.error("control Walk out of bounds", c); process.exit(1);
+    }' <<< "$json" && ok || bad "control Walk thresholds"
+fi
+
+# bake both modes, write the baked .glb and the report
+out="$("$cli" bake --source "$fox" --target "$target" --mode both -o "$tmp/baked.glb" \
+       --report "$tmp/report.html" $fps)" && ok || bad "bake exit $?"
+echo "$out"
+[ "$(echo "$out" | grep -c 'rotation-only')" = 3 ] && ok || bad "expected 3 rotation-only rows"
+[ -s "$tmp/baked.glb" ] && ok || bad "no baked.glb"
+[ -s "$tmp/report.html" ] && ok || bad "no report.html"
+info="$("$cli" info "$tmp/baked.glb" 2>&1)"
+echo "$info" | grep -q "Walk_rotation_only" && ok || bad "baked.glb lacks the rotation-only Walk clip"
+if command -v node > /dev/null && [ -f "$src/tools/node_modules/gltf-validator/package.json" ]; then
+  node "$src/tools/validate_gltf.mjs" "$tmp/baked.glb" && ok || bad "gltf-validator errors in baked.glb"
+else
+  echo "note: gltf-validator not installed (cd tools && npm install): validation skipped"
+fi
+# the bcd solver runs too
+"$cli" bake --source "$fox" --target "$target" --clip Walk --solver bcd $fps > /dev/null && ok || bad "--solver bcd"
+
+# bad input: exit 1, clear message, no output file
+err="$("$cli" bake --source "$fox" --target "$target" --clip Gallop -o "$tmp/x.glb" 2>&1)"; rc=$?
+[ $rc = 1 ] && ok || bad "missing clip: exit $rc"
+echo "$err" | grep -q "Survey" && echo "$err" | grep -q "Walk" && ok || bad "missing clip message does not list clips: $err"
+[ ! -e "$tmp/x.glb" ] && ok || bad "output written despite the error"
+static="$models/OBJ/box.obj"
+if [ -f "$static" ]; then
+  err="$("$cli" bake --source "$fox" --target "$static" -o "$tmp/y.glb" 2>&1)"; rc=$?
+  [ $rc = 1 ] && ok || bad "target without skin: exit $rc"
+  echo "$err" | grep -qi "skin" && ok || bad "no-skin message: $err"
+  [ ! -e "$tmp/y.glb" ] && ok || bad "output written for a target without skin"
+fi
+# usage errors: exit 2
+"$cli" bake --source "$fox" > /dev/null 2>&1; [ $? = 2 ] && ok || bad "missing --target should exit 2"
+"$cli" bake --source "$fox" --target "$target" --mode sideways > /dev/null 2>&1; [ $? = 2 ] && ok || bad "bad --mode should exit 2"
+"$cli" control > /dev/null 2>&1; [ $? = 2 ] && ok || bad "control without FILE should exit 2"
+"$cli" bake --help | grep -q "rotation-only" && ok || bad "bake --help"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
