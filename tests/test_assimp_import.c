@@ -456,6 +456,77 @@ static void test_compare_models(void) {
   if (fox) compare_with_assimp("Fox/Fox.glb", fox);
 }
 
+/* Joint a of model A and joint b of model B have the same name chain up to
+ * the first unnamed-by-us ancestor (Assimp adds a "ROOT" above a glTF scene's
+ * several roots; names of unnamed nodes differ between the readers). */
+static int same_chain(const sks_model *A, int32_t a, const sks_model *B, int32_t b) {
+  while (a >= 0 && b >= 0) {
+    if (strcmp(A->skeleton.names[a], B->skeleton.names[b]) != 0) return 0;
+    a = A->skeleton.parents[a];
+    b = B->skeleton.parents[b];
+  }
+  return 1;
+}
+
+/* The same glTF through the native reader and through Assimp (force_assimp):
+ * Fox_blender35_raw.glb has two armatures with identical bone names, so bones
+ * and channels must resolve to their own armature, not the first match. */
+static void test_cross_reader(const char *rel) {
+  const char *path = sks_test_shared_data(rel);
+  if (!path) return;
+  sks_model a, b;
+  sks_error err = {0};
+  sks_load_options force = {1};
+  CHECK_OK(sks_load(path, NULL, &a, &err), &err);
+  if (err.code) return;
+  CHECK_OK(sks_load(path, &force, &b, &err), &err);
+  if (err.code) { sks_model_free(&a); return; }
+  CHECK(a.part_count == b.part_count && a.skin_count == b.skin_count && a.clip_count == b.clip_count);
+  for (size_t i = 0; i < a.part_count && i < b.part_count; ++i) {
+    const sks_mesh_part *p = &a.parts[i], *q = &b.parts[i];
+    CHECK_MSG(p->vertex_count == q->vertex_count, "%s part %zu: %zu vs %zu vertices", rel, i, p->vertex_count, q->vertex_count);
+    CHECK(same_chain(&a, p->node, &b, q->node));
+    CHECK((p->skin < 0) == (q->skin < 0));
+    if (p->vertex_count != q->vertex_count) continue;
+    CHECK(memcmp(p->positions, q->positions, p->vertex_count * 3 * sizeof(float)) == 0);
+    if (p->uvs && q->uvs) CHECK(memcmp(p->uvs, q->uvs, p->vertex_count * 2 * sizeof(float)) == 0);
+    if (p->skin < 0 || q->skin < 0) continue;
+    const sks_skin *sa = &a.skins[p->skin], *sb = &b.skins[q->skin];
+    /* Per vertex: the same (joint chain, weight) influences. */
+    int infl_ok = 1;
+    for (size_t v = 0; v < p->vertex_count && infl_ok; ++v)
+      for (uint32_t k = 0; k < p->influence_count; ++k) {
+        float w = p->weights[v * p->influence_count + k];
+        if (w == 0) continue;
+        int32_t ja = sa->joints[p->joints[v * p->influence_count + k]];
+        int found = 0;
+        for (uint32_t l = 0; l < q->influence_count && !found; ++l)
+          if (fabs(q->weights[v * q->influence_count + l] - w) < 1e-6 &&
+              same_chain(&a, ja, &b, sb->joints[q->joints[v * q->influence_count + l]]))
+            found = 1;
+        if (!found) infl_ok = 0;
+      }
+    CHECK_MSG(infl_ok, "%s part %zu: influences resolve to other joints through Assimp", rel, i);
+  }
+  for (size_t c = 0; c < a.clip_count && c < b.clip_count; ++c) {
+    size_t matched = 0;
+    for (size_t t = 0; t < a.clips[c].track_count; ++t) {
+      const sks_track *ta = &a.clips[c].tracks[t];
+      for (size_t u = 0; u < b.clips[c].track_count; ++u) {
+        const sks_track *tb = &b.clips[c].tracks[u];
+        if (tb->path != ta->path || tb->key_count != ta->key_count || !same_chain(&a, ta->joint, &b, tb->joint)) continue;
+        size_t nv = ta->key_count * sks_track_components(ta->path);
+        if (memcmp(ta->values, tb->values, nv * sizeof(float)) == 0) ++matched;
+        break;
+      }
+    }
+    CHECK_MSG(matched == a.clips[c].track_count, "%s clip %zu: %zu of %zu tracks found through Assimp", rel, c,
+              matched, a.clips[c].track_count);
+  }
+  sks_model_free(&a);
+  sks_model_free(&b);
+}
+
 static void test_load_errors(void) {
   sks_model m;
   sks_error err = {0};
@@ -483,6 +554,8 @@ int main(void) {
   test_fbx_pivots();
   test_more_than_eight_influences();
   test_compare_models();
+  test_cross_reader("Fox/raw/Fox_blender35_raw.glb");
+  test_cross_reader("Fox/Fox.glb");
   test_load_errors();
   return sks_test_finish();
 }

@@ -13,7 +13,9 @@ extern "C" {
 
 typedef enum sks_solve_mode {
   SKS_SOLVE_FREE = 0,          /* rotation + translation per joint */
-  SKS_SOLVE_ROTATION_ONLY      /* local translations fixed to the rig's rest offsets (root free) */
+  SKS_SOLVE_ROTATION_ONLY,     /* local translations fixed to the rig's rest offsets (root free) */
+  SKS_SOLVE_BOTH               /* sks_bake options only: each clip in both modes (free, then
+                                  rotation-only), side by side in the result */
 } sks_solve_mode;
 
 typedef enum sks_solver_kind {

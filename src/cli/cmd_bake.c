@@ -1,7 +1,231 @@
-/* skinsolve bake — PLACEHOLDER: must be replaced by the real command. */
+/* skinsolve bake — solve a source rig's clips onto a target rig. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bake_common.h"
 #include "cli.h"
 
+static void bake_usage(FILE *f) {
+  fprintf(f,
+          "usage: skinsolve bake --source SRC --target TGT [--clip NAME]... [-o OUT.glb]\n"
+          "                      [--mode free|rotation-only|both] [--max-constraints N]\n"
+          "                      [--fps F] [--solver default|bcd] [--json] [--report OUT.html]\n"
+          "\n"
+          "Plays each clip of SRC, records its skinned surface, and solves per frame the\n"
+          "transforms of TGT's joints so that TGT's own skinning reproduces that surface.\n"
+          "Prints clip | mode | frames | quality %% | mean error %%D | worst vertex %%D | solve ms\n"
+          "(D = bounding-box diagonal of TGT's bind pose).\n"
+          "\n"
+          "  --clip NAME          bake only this clip (repeatable; default: every clip)\n"
+          "  -o OUT.glb           write TGT with one animation per baked clip\n"
+          "  --mode M             free (default): rotation + translation per joint;\n"
+          "                       rotation-only: local translations fixed to TGT's rest\n"
+          "                       offsets (roots free); both: run both, side by side\n"
+          "  --max-constraints N  solve on at most N target vertices (default 5000);\n"
+          "                       metrics always use all of them\n"
+          "  --fps F              resample each clip uniformly (default: its key times)\n"
+          "  --solver S           default (Levenberg-Marquardt over all joints) or bcd\n"
+          "                       (the seed's block coordinate descent with Horn fits)\n"
+          "  --json               print the results as JSON\n"
+          "  --report OUT.html    write the self-contained HTML report with the viewer\n");
+}
+
+/* TEMPORARY until the report module lands on main: sks_report_write_html. */
+static sks_result report_unavailable(const char *path, const sks_report_input *in, sks_error *err) {
+  (void)in;
+  return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: the HTML report is not available in this build", path);
+}
+
+typedef struct progress_state { int tty; } progress_state;
+
+static void on_progress(void *user, const char *clip, size_t frame, size_t count) {
+  progress_state *ps = user;
+  if (!ps->tty) return;
+  if (frame >= count) fprintf(stderr, "\r\033[K");
+  else fprintf(stderr, "\r\033[Kbaking '%s': frame %zu/%zu", clip, frame + 1, count);
+  fflush(stderr);
+}
+
+static const char *mode_name(sks_solve_mode m) {
+  return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
+}
+
+static void print_table(const sks_bake_result *r, const char *src, const char *tgt) {
+  printf("bake %s -> %s: %zu target vertices (%zu constraints), %zu joints, D = %.6g\n", src, tgt,
+         r->target_vertex_count, r->constraint_count, r->target_joint_count, r->diagonal);
+  printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
+         "mean error %D", "worst vertex %D", "solve ms");
+  for (size_t i = 0; i < r->clip_count; ++i) {
+    const sks_baked_clip *c = &r->clips[i];
+    printf("%-24s %-13s %6zu %10.4f %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode),
+           c->frame_count, c->quality * 100.0, c->mean_error_pct, c->worst_error_pct, c->solve_ms);
+  }
+}
+
+static int print_json(const sks_bake_result *r) {
+  cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
+  for (size_t i = 0; i < r->clip_count; ++i) {
+    const sks_baked_clip *c = &r->clips[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", c->name);
+    cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
+    cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
+    cJSON_AddNumberToObject(o, "mean_error_pct", c->mean_error_pct);
+    cJSON_AddNumberToObject(o, "worst_error_pct", c->worst_error_pct);
+    cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
+    cJSON_AddStringToObject(o, "mode", mode_name(c->mode));
+    cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
+    cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
+    cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
+    for (size_t f = 0; f < c->frame_count; ++f) {
+      cJSON_AddItemToArray(fm, cJSON_CreateNumber(c->frame_mean_error_pct[f]));
+      cJSON_AddItemToArray(fw, cJSON_CreateNumber(c->frame_worst_error_pct[f]));
+    }
+    cJSON_AddItemToArray(clips, o);
+  }
+  cJSON_AddNumberToObject(root, "constraints", (double)r->constraint_count);
+  cJSON_AddNumberToObject(root, "target_vertices", (double)r->target_vertex_count);
+  cJSON_AddNumberToObject(root, "target_joints", (double)r->target_joint_count);
+  cJSON_AddNumberToObject(root, "diagonal", r->diagonal);
+  char *s = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!s) return 0;
+  puts(s);
+  free(s);
+  return 1;
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+int sks_cli_bake_main(const char *cmd, const char *source_path, const char *target_path,
+                      int argc, char **argv, int first, int control) {
+  const char **clips = calloc((size_t)argc + 1, sizeof(char *));
+  if (!clips) return sks_cli_fail(SKS_EXIT_INPUT, "out of memory");
+  size_t nclips = 0;
+  const char *out_path = NULL, *report_path = NULL;
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  int json = 0;
+  for (int i = first; i < argc; ++i) {
+    const char *a = argv[i];
+    int has = i + 1 < argc;
+    if (strcmp(a, "--clip") == 0 && has) clips[nclips++] = argv[++i];
+    else if (strcmp(a, "-o") == 0 && has) out_path = argv[++i];
+    else if (strcmp(a, "--report") == 0 && has) report_path = argv[++i];
+    else if (strcmp(a, "--json") == 0) json = 1;
+    else if (strcmp(a, "--mode") == 0 && has) {
+      const char *m = argv[++i];
+      if (strcmp(m, "free") == 0) opt.mode = SKS_SOLVE_FREE;
+      else if (strcmp(m, "rotation-only") == 0) opt.mode = SKS_SOLVE_ROTATION_ONLY;
+      else if (strcmp(m, "both") == 0) opt.mode = SKS_SOLVE_BOTH;
+      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
+    } else if (strcmp(a, "--solver") == 0 && has) {
+      const char *m = argv[++i];
+      if (strcmp(m, "default") == 0) opt.solver = SKS_SOLVER_DEFAULT;
+      else if (strcmp(m, "bcd") == 0) opt.solver = SKS_SOLVER_BCD;
+      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --solver must be default or bcd (got '%s')", cmd, m); }
+    } else if (strcmp(a, "--max-constraints") == 0 && has) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v <= 0) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-constraints needs a positive integer", cmd); }
+      opt.max_constraints = (size_t)v;
+    } else if (strcmp(a, "--fps") == 0 && has) {
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (*end || !(v > 0) || v > 10000) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
+      opt.fps = (float)v;
+    } else {
+      free(clips);
+      return sks_cli_fail(SKS_EXIT_USAGE, "%s: unknown or incomplete option '%s' (see skinsolve %s --help)", cmd, a, cmd);
+    }
+  }
+  opt.clip_names = nclips ? clips : NULL;
+  opt.clip_name_count = nclips;
+  opt.keep_surfaces = report_path != NULL;
+  progress_state ps = {isatty(2)};
+  opt.progress = on_progress;
+  opt.progress_user = &ps;
+
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  sks_model src, tgt;
+  memset(&src, 0, sizeof src);
+  memset(&tgt, 0, sizeof tgt);
+  if (sks_load(source_path, NULL, &src, &err) != SKS_OK) {
+    free(clips);
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  }
+  if (!control && sks_load(target_path, NULL, &tgt, &err) != SKS_OK) {
+    sks_model_free(&src);
+    free(clips);
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  }
+  const sks_model *target = control ? &src : &tgt;
+  sks_bake_result res;
+  int code = SKS_EXIT_OK;
+  if (sks_bake(&src, target, &opt, &res, &err) != SKS_OK) {
+    code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+    goto done_models;
+  }
+  if (json) {
+    if (!print_json(&res)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
+  } else {
+    print_table(&res, base_name(source_path), base_name(target_path));
+  }
+  if (out_path && code == SKS_EXIT_OK) {
+    sks_model baked;
+    if (sks_bake_apply(target, &res, &baked, &err) != SKS_OK) {
+      code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+    } else {
+      if (sks_write_glb(out_path, &baked, NULL, &err) != SKS_OK)
+        code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+      else if (!json)
+        printf("wrote %s\n", out_path);
+      sks_model_free(&baked);
+    }
+  }
+  if (report_path && code == SKS_EXIT_OK) {
+    char title[512];
+    snprintf(title, sizeof title, "%s: %s -> %s", cmd, base_name(source_path), base_name(target_path));
+    const sks_bake_result *results[1] = {&res};
+    sks_report_input in = {title, &src, target, results, 1};
+    if (report_unavailable(report_path, &in, &err) != SKS_OK)
+      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+    else if (!json)
+      printf("wrote %s\n", report_path);
+  }
+  sks_bake_result_free(&res);
+done_models:
+  sks_model_free(&src);
+  sks_model_free(&tgt);
+  free(clips);
+  return code;
+}
+
 int sks_cmd_bake(int argc, char **argv) {
-  (void)argc; (void)argv;
-  return sks_cli_fail(SKS_EXIT_USAGE, "'bake' is not implemented yet");
+  const char *src = NULL, *tgt = NULL;
+  /* pull out --source / --target, pass the rest on */
+  char **rest = calloc((size_t)argc + 1, sizeof(char *));
+  if (!rest) return sks_cli_fail(SKS_EXIT_INPUT, "out of memory");
+  int n = 1;
+  rest[0] = argv[0];
+  for (int i = 1; i < argc; ++i) {
+    if (sks_cli_is_help(argv[i])) { bake_usage(stdout); free(rest); return SKS_EXIT_OK; }
+    if (strcmp(argv[i], "--source") == 0 && i + 1 < argc) src = argv[++i];
+    else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) tgt = argv[++i];
+    else rest[n++] = argv[i];
+  }
+  if (!src || !tgt) {
+    bake_usage(stderr);
+    free(rest);
+    return sks_cli_fail(SKS_EXIT_USAGE, "bake: --source and --target are required");
+  }
+  int code = sks_cli_bake_main("bake", src, tgt, n, rest, 1, 0);
+  free(rest);
+  return code;
 }

@@ -239,8 +239,7 @@ static int32_t skin_common_root(const sks_skeleton *sk, const sks_skin *skin) {
   int32_t lca = skin->joints[0];
   for (size_t i = 1; i < skin->joint_count && lca >= 0; ++i) {
     int32_t j = skin->joints[i];
-    /* Walk j up until it is lca or an ancestor of lca... simpler: raise lca
-     * until it is an ancestor-or-self of j. */
+    /* raise lca until it is an ancestor-or-self of j */
     for (;;) {
       int32_t a = j;
       while (a >= 0 && a != lca) a = sk->parents[a];

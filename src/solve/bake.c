@@ -15,7 +15,7 @@
 
 static double now_ms(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: stable on a shared machine */
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
@@ -25,6 +25,19 @@ static const char *model_name(const sks_model *m, const char *fallback) {
     return s ? s + 1 : m->source_path;
   }
   return fallback;
+}
+
+/* Scales that differ from 1 (or from uniform) by less than 1e-5 are float
+ * noise of the exporter's matrix decomposition (X files: 1 +- 7e-7): treat
+ * them as exact, so a pose of rotations + translations is exactly rigid and a
+ * clip that does not move scores by what the solver does, not by that noise. */
+static void denoise_scale(sks_vec3 *s) {
+  float *c[3] = {&s->x, &s->y, &s->z};
+  for (int k = 0; k < 3; ++k)
+    if (fabsf(*c[k] - 1.0f) < 1e-5f) *c[k] = 1.0f;
+  double mean = ((double)s->x + s->y + s->z) / 3.0;
+  if (mean > 0 && fabs(s->x / mean - 1) < 1e-5 && fabs(s->y / mean - 1) < 1e-5 && fabs(s->z / mean - 1) < 1e-5)
+    s->x = s->y = s->z = (float)mean;
 }
 
 /* ---- target setup ---------------------------------------------------------- */
@@ -117,6 +130,28 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
     free(bind_src);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
   }
+  /* Carry C_b: the scale/shear of the joint's REST model matrix (double FK
+   * of the rest locals), so that a pose made of the file's own rotations and
+   * translations is exactly rigid * C_b. */
+  sks_daffine *rest_models = malloc((t->J ? t->J : 1) * sizeof(sks_daffine));
+  if (!rest_models) {
+    free(bind_src);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+  }
+  {
+    sks_transform *rest = malloc((t->J ? t->J : 1) * sizeof(sks_transform));
+    if (!rest) {
+      free(bind_src);
+      free(rest_models);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+    }
+    for (size_t j = 0; j < t->J; ++j) {
+      rest[j] = tg->skeleton.rest[j];
+      denoise_scale(&rest[j].scale);
+    }
+    sks_dfk(&tg->skeleton, rest, rest_models);
+    free(rest);
+  }
   for (size_t b = 0; b < B; ++b) {
     int32_t j = t->bone_joint[b];
     const sks_skin *skin = &tg->skins[bind_src[2 * j]];
@@ -124,25 +159,31 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
     if (!sks_daff_inverse(&ibm, &m0)) {
       int si = (int)bind_src[2 * j];
       free(bind_src);
+      free(rest_models);
       return sks_error_set(err, SKS_ERR_INVALID,
                            "%s: skin %d, joint '%s': inverse bind matrix is singular", name, si,
                            tg->skeleton.names[j]);
     }
     double R[9], Rt[9];
-    rotation_of(m0.l, R);
+    rotation_of(rest_models[j].l, R);
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) Rt[r * 3 + c] = R[c * 3 + r];
-    sks_dmat3 C = sks_dm3_mul((const sks_dmat3 *)Rt, (const sks_dmat3 *)m0.l);
+    sks_dmat3 C = sks_dm3_mul((const sks_dmat3 *)Rt, (const sks_dmat3 *)rest_models[j].l);
     memcpy(&t->carry[9 * b], C.m, sizeof C.m);
     if (!sks_dm3_inverse(C.m, &t->carry_inv[9 * b])) {
       free(bind_src);
-      return sks_error_set(err, SKS_ERR_INVALID, "%s: joint '%s': bind matrix has zero scale",
+      free(rest_models);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: joint '%s': rest transform has zero scale",
                            name, tg->skeleton.names[j]);
     }
+    /* initial guess: the bind pose, M0 C^-1 made rigid */
+    sks_dmat3 L = sks_dm3_mul((const sks_dmat3 *)m0.l, (const sks_dmat3 *)&t->carry_inv[9 * b]);
+    rotation_of(L.m, R);
     memcpy(t->bind_rigid[b].l, R, sizeof R);
     memcpy(t->bind_rigid[b].t, m0.t, sizeof m0.t);
   }
   free(bind_src);
+  free(rest_models);
   /* influences: p = C_b * IBM * x */
   size_t o = 0, vtx = 0;
   for (size_t pi = 0; pi < tg->part_count; ++pi) {
@@ -182,11 +223,13 @@ typedef struct source_setup {
   uint32_t *tris;
   size_t tri_count;
   sks_transform *locals;
-  sks_mat4 *models;
+  sks_daffine *models;
+  sks_dskin skin;
 } source_setup;
 
 static void source_setup_free(source_setup *s) {
   free(s->bind_pos); free(s->tris); free(s->locals); free(s->models);
+  sks_dskin_free(&s->skin);
   memset(s, 0, sizeof *s);
 }
 
@@ -200,8 +243,8 @@ static sks_result source_setup_build(const sks_model *src, source_setup *s, sks_
   s->bind_pos = malloc((s->V ? s->V : 1) * 3 * sizeof(double));
   s->tris = malloc((nt ? nt : 1) * 3 * sizeof(uint32_t));
   s->locals = malloc((J ? J : 1) * sizeof(sks_transform));
-  s->models = malloc((J ? J : 1) * sizeof(sks_mat4));
-  if (!s->bind_pos || !s->tris || !s->locals || !s->models)
+  s->models = malloc((J ? J : 1) * sizeof(sks_daffine));
+  if (!s->bind_pos || !s->tris || !s->locals || !s->models || sks_dskin_init(&s->skin, src) != SKS_OK)
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory preparing the source");
   size_t vtx = 0;
   for (size_t pi = 0; pi < src->part_count; ++pi) {
@@ -218,32 +261,6 @@ static sks_result source_setup_build(const sks_model *src, source_setup *s, sks_
       for (int k = 0; k < 3; ++k) s->bind_pos[3 * vtx + k] = part->positions[3 * v + k];
   }
   return SKS_OK;
-}
-
-/* Skins the source's bind-pose vertices with the palette of `models`. */
-static void source_skin(const sks_model *src, const sks_mat4 *models, double *out) {
-  size_t vtx = 0;
-  for (size_t pi = 0; pi < src->part_count; ++pi) {
-    const sks_mesh_part *part = &src->parts[pi];
-    if (part->skin < 0) continue;
-    const sks_skin *skin = &src->skins[part->skin];
-    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx) {
-      double x[3] = {part->positions[3 * v], part->positions[3 * v + 1], part->positions[3 * v + 2]};
-      double acc[3] = {0, 0, 0};
-      for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w = part->weights[v * part->influence_count + i];
-        uint16_t k = part->joints[v * part->influence_count + i];
-        if (w == 0.0f || k >= skin->joint_count) continue;
-        sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
-        sks_daffine m = sks_daff_from_m4(&models[skin->joints[k]]);
-        double a[3], b[3];
-        sks_daff_point(&ibm, x, a);
-        sks_daff_point(&m, a, b);
-        for (int c = 0; c < 3; ++c) acc[c] += w * b[c];
-      }
-      memcpy(&out[3 * vtx], acc, sizeof acc);
-    }
-  }
 }
 
 static sks_result check_finite(const sks_model *m, const char *role, sks_error *err) {
@@ -416,7 +433,10 @@ typedef struct bake_ctx {
   double *gn_scratch;
   size_t gn_scratch_count;
   sks_daffine *dmodels;
-  sks_mat4 *fmodels;
+  sks_dskin tskin;
+  uint32_t *sub_start, *sub_bones; /* rotation-only: constrained bones of each subtree */
+  double *vscratch;
+  uint32_t *touched;
 } bake_ctx;
 
 static void ctx_free(bake_ctx *c) {
@@ -425,7 +445,9 @@ static void ctx_free(bake_ctx *c) {
   sks_correspondence_free(&c->corr);
   sks_solve_problem_free(&c->prob);
   free(c->y0); free(c->y); free(c->yc); free(c->cur); free(c->src_surf); free(c->solved);
-  free(c->gn_scratch); free(c->dmodels); free(c->fmodels);
+  free(c->gn_scratch); free(c->dmodels);
+  sks_dskin_free(&c->tskin);
+  free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
 }
 
 static void map_surface(const bake_ctx *c, const double *src, double *out) {
@@ -461,14 +483,20 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   st.R = malloc((B ? B : 1) * 9 * sizeof(double));
   st.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  sks_solve_state prev; /* the frame before the previous one (extrapolation) */
+  prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
+  prev.R = NULL;
+  prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
   if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
-      !st.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u);
+      !st.u || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
+    free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
   sks_rotonly ro = {J, tg->skeleton.parents, t->joint_bone, t->bone_joint, t->rest_local,
-                    t->carry, t->carry_inv, t->bone_is_root, c->dmodels};
+                    t->carry, t->carry_inv, t->bone_is_root, c->dmodels, c->sub_start,
+                    c->sub_bones, c->vscratch, c->touched};
+  if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
   sks_metrics_acc acc = {0, 0, 0, 0};
   double solve_ms = 0;
   size_t iters = 0;
@@ -478,35 +506,55 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     /* 1. the source surface at this frame, from bind-pose vertex data */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u);
+      free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
-    sks_local_to_model_job fk = {ssk->parents, c->s.locals, ssk->joint_count, NULL, c->s.models};
-    if (!sks_local_to_model_job_run(&fk)) {
-      free(st.q); free(st.R); free(st.u);
-      return sks_error_set(err, SKS_ERR_INVALID, "%s: skeleton is not parent-first",
-                           model_name(src, "source"));
-    }
-    source_skin(src, c->s.models, c->src_surf);
+    for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&c->s.locals[j].scale);
+    sks_dfk(ssk, c->s.locals, c->s.models);
+    sks_dskin_run(&c->s.skin, src, c->s.models, c->src_surf);
     map_surface(c, c->src_surf, c->y);
     for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
-    /* 2. solve */
+    /* 2. solve, warm-started from the previous frame extrapolated at
+     * constant velocity (free mode, once two frames are solved) */
     double t0 = now_ms();
+    if (mode == SKS_SOLVE_FREE && f >= 2) {
+      double dt1 = (double)out->times[f] - out->times[f - 1], dt0 = (double)out->times[f - 1] - out->times[f - 2];
+      double alpha = dt0 > 0 ? dt1 / dt0 : 1.0;
+      alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
+      for (size_t b = 0; b < B; ++b) {
+        sks_dquat q1 = st.q[b], q0 = prev.q[b];
+        sks_dquat q0c = {-q0.x, -q0.y, -q0.z, q0.w};
+        sks_dquat dq = sks_dq_mul(q1, q0c);
+        if (dq.w < 0) { dq.x = -dq.x; dq.y = -dq.y; dq.z = -dq.z; dq.w = -dq.w; }
+        double sn = sqrt(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z);
+        double ang = 2.0 * atan2(sn, dq.w), v[3] = {0, 0, 0};
+        if (sn > 1e-15)
+          for (int a = 0; a < 3; ++a) v[a] = (&dq.x)[a] / sn * ang * alpha;
+        prev.q[b] = q1;
+        st.q[b] = sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), q1));
+        sks_dq_to_m3(st.q[b], &st.R[9 * b]);
+        for (int a = 0; a < 3; ++a) {
+          double u1 = st.u[3 * b + a], u0 = prev.u[3 * b + a];
+          prev.u[3 * b + a] = u1;
+          st.u[3 * b + a] = u1 + alpha * (u1 - u0);
+        }
+      }
+    } else if (f == 1) {
+      memcpy(prev.q, st.q, B * sizeof(sks_dquat));
+      memcpy(prev.u, st.u, 3 * B * sizeof(double));
+    }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
-      sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 2000, 1e-9, &stats);
+      if (c->opt->solver == SKS_SOLVER_BCD ||
+          !sks_solve_rotonly_gn(p, c->yc, &st, &ro, 100, 1e-10, &stats))
+        sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 200, 1e-7, &stats);
     } else if (c->opt->solver == SKS_SOLVER_BCD) {
       sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
     } else {
-      size_t pre = 0;
-      if (f == 0) { /* rough start from the bind pose, then Levenberg-Marquardt */
-        sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 20, 1e-6, &stats);
-        pre = stats.iterations;
-      }
-      if (!sks_solve_gn(p, c->yc, &st, 60, 1e-8, &stats, c->gn_scratch, c->gn_scratch_count))
+      /* Levenberg-Marquardt (the first frame starts from the bind pose) */
+      if (!sks_solve_gn(p, c->yc, &st, 100, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
         sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
-      stats.iterations += pre;
     }
     iters += stats.iterations;
     /* 3. joint locals (what the clip stores) */
@@ -514,8 +562,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     state_to_locals(tg, t, p, &st, mode, c->dmodels, locals);
     solve_ms += now_ms() - t0;
     /* 4. metrics over ALL target vertices, from the float locals */
-    r = sks_metrics_skin_target(tg, locals, c->fmodels, c->solved, err);
-    if (r != SKS_OK) { free(st.q); free(st.R); free(st.u); return r; }
+    sks_dskin_run(&c->tskin, tg, c->dmodels, c->solved);
     sks_metrics_frame(&acc, c->solved, c->y, c->y0, V, c->D, &out->frame_mean_error_pct[f],
                       &out->frame_worst_error_pct[f],
                       out->vertex_error ? &out->vertex_error[f * V] : NULL);
@@ -526,7 +573,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u);
+  free(st.q); free(st.R); free(st.u); free(prev.q); free(prev.u);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
@@ -550,6 +597,13 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
                          "%s: has no skinned mesh — the source surface cannot be recorded", sname);
   if (source->clip_count == 0)
     return sks_error_set(err, SKS_ERR_INVALID, "%s: has no animation clips to bake", sname);
+  for (int k = 0; k < 2; ++k) {
+    const sks_model *m = k ? source : target;
+    for (size_t j = 0; j < m->skeleton.joint_count; ++j)
+      if (m->skeleton.parents[j] >= (int32_t)j || m->skeleton.parents[j] < -1)
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu: skeleton is not parent-first",
+                             model_name(m, k ? "source" : "target"), j);
+  }
   sks_result r = check_finite(target, "target", err);
   if (r == SKS_OK) r = check_finite(source, "source", err);
   if (r != SKS_OK) return r;
@@ -597,8 +651,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
   c.solved = malloc(V * 3 * sizeof(double));
   c.src_surf = malloc(Vs * 3 * sizeof(double));
   c.dmodels = malloc((c.t.J ? c.t.J : 1) * sizeof(sks_daffine));
-  c.fmodels = malloc((c.t.J ? c.t.J : 1) * sizeof(sks_mat4));
-  if (!c.y0 || !c.y || !c.solved || !c.src_surf || !c.dmodels || !c.fmodels) {
+  if (!c.y0 || !c.y || !c.solved || !c.src_surf || !c.dmodels || sks_dskin_init(&c.tskin, target) != SKS_OK) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     goto fail;
   }
@@ -667,13 +720,47 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
         if (c.t.joint_bone[j] >= 0 && c.prob.wsum2[c.t.joint_bone[j]] > 0) { root = 0; break; }
       c.t.bone_is_root[b] = (uint8_t)root;
     }
+    /* rotation-only subtrees: constrained bones below each bone (itself first) */
+    size_t B = c.t.B, total = 0;
+    c.sub_start = calloc(B + 1, sizeof(uint32_t));
+    c.vscratch = calloc((n ? n : 1) * 5, sizeof(double));
+    c.touched = malloc((n ? n : 1) * sizeof(uint32_t));
+    for (int pass = 0; pass < 2 && c.sub_start && c.vscratch && c.touched; ++pass) {
+      if (pass == 1) {
+        for (size_t b = 0; b < B; ++b) c.sub_start[b + 1] += c.sub_start[b];
+        total = c.sub_start[B];
+        c.sub_bones = malloc((total ? total : 1) * sizeof(uint32_t));
+        if (!c.sub_bones) break;
+      }
+      uint32_t *fill = pass ? calloc(B ? B : 1, sizeof(uint32_t)) : NULL;
+      if (pass && !fill) { free(c.sub_bones); c.sub_bones = NULL; break; }
+      for (size_t b = 0; b < B; ++b) { /* itself first */
+        if (!(c.prob.wsum2[b] > 0)) continue;
+        if (pass == 0) c.sub_start[b + 1]++;
+        else c.sub_bones[c.sub_start[b] + fill[b]++] = (uint32_t)b;
+      }
+      for (size_t b = 0; b < B; ++b) {
+        if (!(c.prob.wsum2[b] > 0)) continue;
+        for (int32_t j = target->skeleton.parents[c.t.bone_joint[b]]; j >= 0; j = target->skeleton.parents[j]) {
+          int32_t a = c.t.joint_bone[j];
+          if (a < 0 || !(c.prob.wsum2[a] > 0)) continue;
+          if (pass == 0) c.sub_start[a + 1]++;
+          else c.sub_bones[c.sub_start[a] + fill[a]++] = (uint32_t)b;
+        }
+      }
+      free(fill);
+    }
+    if (!c.sub_start || !c.sub_bones || !c.vscratch || !c.touched) {
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+      goto fail;
+    }
   }
   out->constraint_count = c.prob.inf.vertex_count;
   out->target_vertex_count = V;
   out->target_joint_count = c.t.J;
   out->diagonal = c.D;
   {
-    int both = opt->mode != SKS_SOLVE_FREE && opt->mode != SKS_SOLVE_ROTATION_ONLY;
+    int both = opt->mode == SKS_SOLVE_BOTH;
     size_t per = both ? 2 : 1;
     out->clips = calloc(nclips * per, sizeof(sks_baked_clip));
     if (!out->clips) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }

@@ -9,10 +9,17 @@ typedef struct sks_metrics_acc {
   size_t count;
 } sks_metrics_acc;
 
-/* Skins every skinned-part vertex of target (part order) from local
- * transforms: float FK, then the palette and the blend in double. */
-sks_result sks_metrics_skin_target(const sks_model *target, const sks_transform *locals,
-                                   sks_mat4 *models_scratch, double *out, sks_error *err);
+/* Double-precision skinning of every skinned-part vertex (part order). */
+typedef struct sks_dskin {
+  sks_daffine *ibm;      /* all skins' inverse bind matrices, concatenated */
+  sks_daffine *palette;
+  size_t *offset;        /* per skin */
+} sks_dskin;
+sks_result sks_dskin_init(sks_dskin *s, const sks_model *m);
+void sks_dskin_free(sks_dskin *s);
+void sks_dskin_run(sks_dskin *s, const sks_model *m, const sks_daffine *models, double *out);
+/* Local -> model in double (parent-first). */
+void sks_dfk(const sks_skeleton *sk, const sks_transform *locals, sks_daffine *models);
 void sks_metrics_frame(sks_metrics_acc *acc, const double *solved, const double *y,
                        const double *y0, size_t vertex_count, double diagonal, float *frame_mean,
                        float *frame_worst, float *vertex_error);

@@ -86,7 +86,14 @@ typedef struct sks_rotonly {
   const double *carry_inv;         /* 9 per bone */
   const uint8_t *bone_is_root;     /* 1: translation free (no weighted ancestor) */
   sks_daffine *scratch_models;     /* joint_count */
+  const uint32_t *sub_start;       /* bone_count + 1: bones of each bone's subtree */
+  const uint32_t *sub_bones;       /* (itself first, then descendants) */
+  double *vscratch;                /* 5 per constraint vertex, zeroed */
+  uint32_t *touched;               /* 1 per constraint vertex */
 } sks_rotonly;
+
+/* Puts a state on the rotation-only manifold (children at their rest offsets). */
+void sks_rotonly_project(const sks_solve_problem *p, sks_solve_state *s, const sks_rotonly *ro);
 
 typedef struct sks_solve_stats {
   size_t iterations;
@@ -105,6 +112,13 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
                  size_t max_iterations, double tol, sks_solve_stats *stats, double *scratch,
                  size_t scratch_count);
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p);
+
+/* Rotation-only Levenberg-Marquardt (subtree rotations about joint origins,
+ * free root translations). The state must satisfy the rotation-only
+ * constraint (sks_rotonly_project). Returns 0 when it cannot run. */
+int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
+                         const sks_rotonly *ro, size_t max_iterations, double tol,
+                         sks_solve_stats *stats);
 
 /* Skinned constraint positions for a state. */
 void sks_solve_skin(const sks_solve_problem *p, const sks_solve_state *s, double *cur);

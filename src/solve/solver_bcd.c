@@ -83,63 +83,107 @@ static double sweep_free(const sks_solve_problem *p, const double *y, sks_solve_
   return change;
 }
 
-/* Rotation-only: joints parent-first; each weighted joint's origin is its
- * parent's model applied to the rest local translation (roots free); the
- * rotation is a Horn fit about that fixed pivot. */
+/* Rotation-only: the unknowns are each constrained joint's rotation (plus the
+ * translation of root joints); children keep their rest local translations,
+ * so rotating joint b moves its whole subtree rigidly about b's origin o.
+ * Exact block step for joint b: with P_v = sum_{i in subtree} w_i (x_i - o),
+ * W_v = sum_{i in subtree} w_i, and T_v = y_v - (cur_v - sum w_i x_i) - W_v o,
+ * minimise sum_v |dR P_v + W_v dt - T_v|^2: Horn with weights W_v^2, points
+ * P_v / W_v, targets T_v / W_v (dt = 0 and no centring for non-roots). */
 static double sweep_rotonly(const sks_solve_problem *p, const double *y, sks_solve_state *s,
                             double *cur, const sks_rotonly *ro) {
   double change = 0;
+  double *P = ro->vscratch; /* 5 per constraint vertex: P (3), W, mark */
+  uint32_t *touched = ro->touched;
+  for (size_t b = 0; b < p->bone_count; ++b) {
+    if (!(p->wsum2[b] > 0)) continue;
+    int root = ro->bone_is_root[b];
+    double o[3];
+    sks_daffine A = sks_state_rigid(p, s, b);
+    memcpy(o, A.t, sizeof o);
+    size_t nt = 0;
+    for (uint32_t k = ro->sub_start[b]; k < ro->sub_start[b + 1]; ++k) {
+      uint32_t c = ro->sub_bones[k];
+      const double *R = &s->R[9 * c], *u = &s->u[3 * c];
+      for (uint32_t e = p->bstart[c]; e < p->bstart[c + 1]; ++e) {
+        uint32_t v = p->bvertex[e];
+        double *pv = &P[5 * v];
+        if (pv[4] == 0.0) { pv[4] = 1.0; touched[nt++] = v; }
+        double w = p->bw[e], x[3];
+        sks_dm3_apply(R, &p->bp[3 * e], x);
+        for (int a = 0; a < 3; ++a) pv[a] += w * (x[a] + u[a] - o[a]);
+        pv[3] += w;
+      }
+    }
+    /* Horn accumulation over touched vertices */
+    double sa = 0, sp[3] = {0, 0, 0}, sq[3] = {0, 0, 0}, S[9] = {0};
+    for (size_t k = 0; k < nt; ++k) {
+      uint32_t v = touched[k];
+      double *pv = &P[5 * v];
+      double W = pv[3];
+      if (!(W > 0)) continue;
+      double T[3];
+      /* cur_v - sum w_i x_i = cur_v - (P_v + W o) */
+      for (int a = 0; a < 3; ++a) T[a] = y[3 * v + a] - (cur[3 * v + a] - pv[a] - W * o[a]) - W * o[a];
+      /* weights W^2, points P/W, targets T/W: a p q^T = P T^T */
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) S[r * 3 + c] += pv[r] * T[c];
+      sa += W * W;
+      for (int a = 0; a < 3; ++a) { sp[a] += W * pv[a]; sq[a] += W * T[a]; }
+    }
+    double dt[3] = {0, 0, 0};
+    if (root && sa > 0) { /* centre: S -= sa pbar qbar^T */
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) S[r * 3 + c] -= sp[r] * sq[c] / sa;
+    }
+    double lam = 1e-9 * (S[0] + S[4] + S[8] > 0 ? (fabs(S[0]) + fabs(S[4]) + fabs(S[8])) : 1.0) + 1e-300;
+    S[0] += lam; S[4] += lam; S[8] += lam;
+    sks_dquat id = {0, 0, 0, 1};
+    sks_dquat dq = sks_horn_rotation(S, id);
+    double dR[9];
+    sks_dq_to_m3(dq, dR);
+    if (root && sa > 0) { /* dt = qbar - dR pbar */
+      double pb[3] = {sp[0] / sa, sp[1] / sa, sp[2] / sa}, rp[3];
+      sks_dm3_apply(dR, pb, rp);
+      for (int a = 0; a < 3; ++a) dt[a] = sq[a] / sa - rp[a];
+    }
+    /* apply to every bone of the subtree and to cur */
+    for (uint32_t k = ro->sub_start[b]; k < ro->sub_start[b + 1]; ++k) {
+      uint32_t c = ro->sub_bones[k];
+      double un[3], d[3];
+      for (int a = 0; a < 3; ++a) d[a] = s->u[3 * c + a] - o[a];
+      sks_dm3_apply(dR, d, un);
+      for (int a = 0; a < 3; ++a) un[a] += o[a] + dt[a];
+      sks_dquat qn = sks_dq_normalize(sks_dq_mul(dq, s->q[c]));
+      if (p->wsum2[c] > 0) change += commit(p, cur, s, c, qn, un);
+      else { s->q[c] = qn; sks_dq_to_m3(qn, &s->R[9 * c]); memcpy(&s->u[3 * c], un, sizeof un); }
+    }
+    for (size_t k = 0; k < nt; ++k) memset(&P[5 * touched[k]], 0, 5 * sizeof(double));
+  }
+  return change;
+}
+
+/* Makes a state satisfy the rotation-only constraint: parent-first, each
+ * non-root constrained joint's origin is put at its parent's model applied
+ * to its rest local translation (rotations kept). */
+void sks_rotonly_project(const sks_solve_problem *p, sks_solve_state *s, const sks_rotonly *ro) {
   sks_daffine *models = ro->scratch_models;
   for (size_t j = 0; j < ro->joint_count; ++j) {
-    int32_t par = ro->parents[j];
-    int32_t b = ro->joint_bone[j];
+    int32_t par = ro->parents[j], b = ro->joint_bone[j];
     sks_daffine parent = par >= 0 ? models[par] : sks_daff_identity();
-    if (b < 0 || (!ro->bone_is_root[b] && !(p->wsum2[b] > 0)) ||
-        (ro->bone_is_root[b] && !(p->wsum2[b] > 0))) {
+    if (b < 0 || !(p->wsum2[b] > 0)) {
       models[j] = sks_daff_mul(&parent, &ro->rest_local[j]);
-      if (b >= 0) { /* unconstrained weighted joint: follows its parent */
-        sks_daffine a = models[j], cinv;
-        memcpy(cinv.l, &ro->carry_inv[9 * b], 9 * sizeof(double));
-        cinv.t[0] = cinv.t[1] = cinv.t[2] = 0;
-        a = sks_daff_mul(&models[j], &cinv);
-        sks_state_set_rigid(p, s, (size_t)b, &a);
-      }
       continue;
     }
-    double swr[3], S[9];
-    accumulate(p, y, cur, s, (size_t)b, swr, S);
-    const double *c = &p->centroid[3 * b];
-    double un[3];
-    if (!ro->bone_is_root[b]) {
-      double o[3];
-      sks_daff_point(&parent, ro->rest_local[j].t, o);
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) S[r * 3 + k] += c[r] * (swr[k] - p->wsum2[b] * o[k]);
-      double lam = prox_weight(p, (size_t)b);
-      const double *R = &s->R[9 * b];
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) S[r * 3 + k] += lam * R[k * 3 + r];
-      sks_dquat qn = sks_horn_rotation(S, s->q[b]);
-      double Rn[9], rc[3];
-      sks_dq_to_m3(qn, Rn);
-      sks_dm3_apply(Rn, c, rc);
-      for (int k = 0; k < 3; ++k) un[k] = rc[k] + o[k];
-      change += commit(p, cur, s, (size_t)b, qn, un);
-    } else {
-      double lam = prox_weight(p, (size_t)b);
-      const double *R = &s->R[9 * b];
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k) S[r * 3 + k] += lam * R[k * 3 + r];
-      sks_dquat qn = sks_horn_rotation(S, s->q[b]);
-      for (int k = 0; k < 3; ++k) un[k] = swr[k] / p->wsum2[b];
-      change += commit(p, cur, s, (size_t)b, qn, un);
-    }
     sks_daffine a = sks_state_rigid(p, s, (size_t)b), cm;
+    if (!ro->bone_is_root[b]) {
+      sks_daff_point(&parent, ro->rest_local[j].t, a.t);
+      sks_state_set_rigid(p, s, (size_t)b, &a);
+    }
     memcpy(cm.l, &ro->carry[9 * b], 9 * sizeof(double));
     cm.t[0] = cm.t[1] = cm.t[2] = 0;
     models[j] = sks_daff_mul(&a, &cm);
   }
-  return change;
 }
 
 void sks_solve_bcd(const sks_solve_problem *p, const double *y, sks_solve_state *s, double *cur,

@@ -1,0 +1,239 @@
+/* Rotation-only Levenberg-Marquardt. Unknowns: a world-frame rotation
+ * increment w_b per constrained joint, applied to b's whole subtree about b's
+ * origin o_b (children keep their rest offsets), plus a translation t_r for
+ * each root joint (no constrained ancestor). An influence point x of bone c
+ * moves by  sum_{b ancestor-or-self of c} w_b x (x - o_b)  + t_root(c), so
+ * vertex v's Jacobian block for joint b is -[s_vb]x with
+ * s_vb = sum_{i in v, bone(i) in subtree(b)} w_i (x_i - o_b), and W_vr I for a
+ * root translation (W_vr = sum of those weights). Dense normal equations:
+ * the parameter count is 3 per joint (+3 per root). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "solve/solve_internal.h"
+
+static double skin_error(const sks_solve_problem *p, const double *y, const double *R,
+                         const double *u, double *x /* 3 per influence, out */) {
+  double F = 0;
+  for (size_t k = 0; k < p->inf.vertex_count; ++k) {
+    double acc[3] = {0, 0, 0};
+    for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
+      uint32_t b = p->inf.bone[i];
+      double *xi = &x[3 * i];
+      sks_dm3_apply(&R[9 * b], &p->inf.p[3 * i], xi);
+      for (int a = 0; a < 3; ++a) { xi[a] += u[3 * b + a]; acc[a] += p->inf.w[i] * xi[a]; }
+    }
+    for (int a = 0; a < 3; ++a) F += (acc[a] - y[3 * k + a]) * (acc[a] - y[3 * k + a]);
+  }
+  return F;
+}
+
+static int dense_solve(const double *H, const double *g, size_t n, double lam, double *L,
+                       double *x) {
+  double maxd = 0;
+  for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, H[i * n + i]);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j <= i; ++j) {
+      double s = H[i * n + j];
+      if (i == j) s += (lam + 1e-12) * H[i * n + i] + 1e-30 * maxd + 1e-300;
+      for (size_t k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+      if (i == j) {
+        if (!(s > 0)) return 0;
+        L[i * n + i] = sqrt(s);
+      } else {
+        L[i * n + j] = s / L[j * n + j];
+      }
+    }
+  for (size_t i = 0; i < n; ++i) {
+    double s = -g[i];
+    for (size_t k = 0; k < i; ++k) s -= L[i * n + k] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  for (size_t i = n; i-- > 0;) {
+    double s = x[i];
+    for (size_t k = i + 1; k < n; ++k) s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  return 1;
+}
+
+/* Applies the increments parent-first: rotate (and for roots translate) each
+ * joint's subtree about its current origin. */
+static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const int32_t *ridx,
+                       const int32_t *tidx, const double *dx, const sks_solve_state *from,
+                       sks_solve_state *to) {
+  size_t B = p->bone_count;
+  memcpy(to->q, from->q, B * sizeof(sks_dquat));
+  memcpy(to->R, from->R, 9 * B * sizeof(double));
+  memcpy(to->u, from->u, 3 * B * sizeof(double));
+  for (size_t b = 0; b < B; ++b) {
+    if (ridx[b] < 0) continue;
+    sks_daffine A = sks_state_rigid(p, to, b);
+    double o[3] = {A.t[0], A.t[1], A.t[2]}, t[3] = {0, 0, 0};
+    if (tidx[b] >= 0) memcpy(t, &dx[tidx[b]], sizeof t);
+    sks_dquat dq = sks_dq_from_rotvec(&dx[ridx[b]]);
+    double dR[9];
+    sks_dq_to_m3(dq, dR);
+    for (uint32_t k = ro->sub_start[b]; k < ro->sub_start[b + 1]; ++k) {
+      uint32_t c = ro->sub_bones[k];
+      double d[3], r[3];
+      for (int a = 0; a < 3; ++a) d[a] = to->u[3 * c + a] - o[a];
+      sks_dm3_apply(dR, d, r);
+      for (int a = 0; a < 3; ++a) to->u[3 * c + a] = r[a] + o[a] + t[a];
+      to->q[c] = sks_dq_normalize(sks_dq_mul(dq, to->q[c]));
+      sks_dq_to_m3(to->q[c], &to->R[9 * c]);
+    }
+  }
+}
+
+int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
+                         const sks_rotonly *ro, size_t max_iterations, double tol,
+                         sks_solve_stats *stats) {
+  size_t B = p->bone_count, V = p->inf.vertex_count, ninf = p->inf.start[V];
+  int32_t *ridx = malloc((B ? B : 1) * 2 * sizeof(int32_t)), *tidx = ridx + B;
+  if (!ridx) return 0;
+  size_t n = 0;
+  for (size_t b = 0; b < B; ++b) ridx[b] = p->wsum2[b] > 0 ? (int32_t)(n += 3) - 3 : -1;
+  for (size_t b = 0; b < B; ++b) tidx[b] = (ridx[b] >= 0 && ro->bone_is_root[b]) ? (int32_t)(n += 3) - 3 : -1;
+  if (n == 0 || n > 900) { free(ridx); return 0; }
+  /* ancestors-or-self (constrained) of each bone, from the subtree lists */
+  uint32_t *anc_start = calloc(B + 1, sizeof(uint32_t));
+  size_t nsub = ro->sub_start[B];
+  uint32_t *anc = malloc((nsub ? nsub : 1) * sizeof(uint32_t)), *fill = calloc(B ? B : 1, sizeof(uint32_t));
+  int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
+  double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
+  double *g = malloc(n * 3 * sizeof(double)), *dx = g + n, *unused = dx + n;
+  double *x = malloc((ninf ? ninf : 1) * 3 * sizeof(double)), *sv = calloc(B ? 3 * B : 1, sizeof(double));
+  double *Wr = calloc(B ? B : 1, sizeof(double));
+  uint32_t *touched = malloc((B ? B : 1) * sizeof(uint32_t));
+  uint8_t *mark = calloc(B ? B : 1, 1);
+  sks_solve_state tr;
+  tr.q = malloc((B ? B : 1) * sizeof(sks_dquat));
+  tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
+  tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
+  int ok = anc_start && anc && fill && root_of && H && L && g && x && sv && Wr && touched && mark &&
+           tr.q && tr.R && tr.u;
+  (void)unused;
+  size_t it = 0;
+  double F = 0;
+  if (ok) {
+    for (size_t b = 0; b < B; ++b)
+      for (uint32_t k = ro->sub_start[b]; k < ro->sub_start[b + 1]; ++k) anc_start[ro->sub_bones[k] + 1]++;
+    for (size_t b = 0; b < B; ++b) anc_start[b + 1] += anc_start[b];
+    for (size_t b = 0; b < B; ++b) root_of[b] = -1;
+    for (size_t b = 0; b < B; ++b) /* b ascending = parent-first: roots come first */
+      for (uint32_t k = ro->sub_start[b]; k < ro->sub_start[b + 1]; ++k) {
+        uint32_t c = ro->sub_bones[k];
+        anc[anc_start[c] + fill[c]++] = (uint32_t)b;
+        if (ro->bone_is_root[b]) root_of[c] = (int32_t)b;
+      }
+    double d = p->scale > 0 ? p->scale : 1.0;
+    F = skin_error(p, y, s->R, s->u, x);
+    double lam = 1e-6, last_step = 1e300;
+    double flat = (double)V * (1e-6 * d) * (1e-6 * d);
+    int converged = 0;
+    while (it < max_iterations && !converged) {
+      ++it;
+      memset(H, 0, n * n * sizeof(double));
+      memset(g, 0, n * sizeof(double));
+      /* pivots */
+      double *o = unused; /* not large enough for 3B: compute on the fly below */
+      (void)o;
+      for (size_t k = 0; k < V; ++k) {
+        double e[3] = {0, 0, 0};
+        size_t nt = 0;
+        for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i)
+          for (int a = 0; a < 3; ++a) e[a] += p->inf.w[i] * x[3 * i + a];
+        for (int a = 0; a < 3; ++a) e[a] -= y[3 * k + a];
+        for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
+          uint32_t c = p->inf.bone[i];
+          double w = p->inf.w[i];
+          for (uint32_t q = anc_start[c]; q < anc_start[c + 1]; ++q) {
+            uint32_t b = anc[q];
+            if (!mark[b]) { mark[b] = 1; touched[nt++] = b; }
+            for (int a = 0; a < 3; ++a) sv[3 * b + a] += w * x[3 * i + a];
+            Wr[b] += w;
+          }
+        }
+        /* s_vb = sum w x - W o_b ; translation weight of root r: Wr[r] */
+        for (size_t q = 0; q < nt; ++q) {
+          uint32_t b = touched[q];
+          sks_daffine A = sks_state_rigid(p, s, b);
+          for (int a = 0; a < 3; ++a) sv[3 * b + a] -= Wr[b] * A.t[a];
+        }
+        for (size_t qa = 0; qa < nt; ++qa) {
+          uint32_t a = touched[qa];
+          const double *sa = &sv[3 * a];
+          double c[3];
+          sks_d3_cross(sa, e, c);
+          int ia = ridx[a], ta = tidx[a];
+          for (int r = 0; r < 3; ++r) g[ia + r] += c[r];
+          if (ta >= 0) for (int r = 0; r < 3; ++r) g[ta + r] += Wr[a] * e[r];
+          for (size_t qb = 0; qb < nt; ++qb) {
+            uint32_t b = touched[qb];
+            const double *sb = &sv[3 * b];
+            int ib = ridx[b], tb = tidx[b];
+            double dot = sks_d3_dot(sa, sb);
+            /* rot a - rot b: (sa.sb) I - sb sa^T */
+            for (int r = 0; r < 3; ++r)
+              for (int cc = 0; cc < 3; ++cc)
+                H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? dot : 0.0) - sb[r] * sa[cc];
+            /* rot a - trans b: W_b [sa]x ; trans a - trans b: W_a W_b I */
+            if (tb >= 0) {
+              double Sk[9] = {0, -sa[2], sa[1], sa[2], 0, -sa[0], -sa[1], sa[0], 0};
+              for (int r = 0; r < 3; ++r)
+                for (int cc = 0; cc < 3; ++cc) {
+                  H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Wr[b] * Sk[r * 3 + cc];
+                  H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Wr[b] * Sk[r * 3 + cc];
+                }
+              if (ta >= 0)
+                for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += Wr[a] * Wr[b];
+            }
+          }
+        }
+        for (size_t q = 0; q < nt; ++q) {
+          uint32_t b = touched[q];
+          mark[b] = 0; Wr[b] = 0;
+          sv[3 * b] = sv[3 * b + 1] = sv[3 * b + 2] = 0;
+        }
+      }
+      int solved = 0;
+      for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
+        if (!dense_solve(H, g, n, lam, L, dx)) { lam = fmax(lam * 10, 1e-9); continue; }
+        double step = 0;
+        for (size_t b = 0; b < B; ++b) {
+          if (ridx[b] < 0) continue;
+          double sb = sqrt(sks_d3_dot(&dx[ridx[b]], &dx[ridx[b]]) * (p->radius2[b] + 0.0)) +
+                      (tidx[b] >= 0 ? sqrt(sks_d3_dot(&dx[tidx[b]], &dx[tidx[b]])) : 0.0);
+          if (sb > step) step = sb;
+        }
+        apply_step(p, ro, ridx, tidx, dx, s, &tr);
+        double Ft = skin_error(p, y, tr.R, tr.u, x);
+        if (Ft <= F || step < tol * d) {
+          double decrease = F - Ft;
+          memcpy(s->q, tr.q, B * sizeof(sks_dquat));
+          memcpy(s->R, tr.R, 9 * B * sizeof(double));
+          memcpy(s->u, tr.u, 3 * B * sizeof(double));
+          F = Ft;
+          lam = fmax(lam * 0.2, 1e-12);
+          solved = 1;
+          if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
+          /* flat valley (non-zero residual): the objective no longer moves in
+           * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
+          if (decrease < flat && step < 1e-5 * d) converged = 1;
+          last_step = step;
+        } else {
+          lam *= 8;
+        }
+      }
+      if (!solved) { skin_error(p, y, s->R, s->u, x); break; }
+    }
+  }
+  if (stats) {
+    stats->iterations = it;
+    stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
+  }
+  free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
+  free(x); free(sv); free(Wr); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u);
+  return ok;
+}

@@ -1,0 +1,47 @@
+/* The control run (seed 003): bake a file's clips onto the file itself. A
+ * perfect solution exists by construction, so every clip must reach
+ * quality >= 99.99%, mean error <= 0.001% D, worst vertex <= 0.01% D.
+ * Real files; each is skipped cleanly when absent. Under sanitizers
+ * (SKS_SANITIZED=1) at most a few frames per clip are solved (--fps). */
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+
+static void control(const char *path, const char *label) {
+  if (!path) return;
+  sks_model m;
+  sks_error err;
+  if (sks_load(path, NULL, &m, &err) != SKS_OK) {
+    CHECK_MSG(0, "%s: %s", label, err.message);
+    return;
+  }
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  const char *san = getenv("SKS_SANITIZED");
+  if (san && san[0] == '1') opt.fps = 4; /* fewer frames: ASan is slow */
+  sks_bake_result r;
+  CHECK_OK(sks_bake(&m, &m, &opt, &r, &err), &err);
+  printf("control %s: %zu vertices (%zu constraints), %zu joints, D = %.5g\n", label,
+         r.target_vertex_count, r.constraint_count, r.target_joint_count, r.diagonal);
+  printf("  %-28s %6s %12s %14s %16s %9s %7s\n", "clip", "frames", "quality %", "mean error %D",
+         "worst vertex %D", "solve ms", "sweeps");
+  CHECK(r.clip_count == m.clip_count);
+  for (size_t i = 0; i < r.clip_count; ++i) {
+    const sks_baked_clip *c = &r.clips[i];
+    printf("  %-28s %6zu %12.6f %14.8f %16.8f %9.1f %7.1f\n", c->name, c->frame_count,
+           c->quality * 100, c->mean_error_pct, c->worst_error_pct, c->solve_ms, c->sweeps_per_frame);
+    CHECK_MSG(c->quality >= 0.9999, "%s '%s': quality %.6f%%", label, c->name, c->quality * 100);
+    CHECK_MSG(c->mean_error_pct <= 0.001, "%s '%s': mean error %g %%D", label, c->name, c->mean_error_pct);
+    CHECK_MSG(c->worst_error_pct <= 0.01, "%s '%s': worst %g %%D", label, c->name, c->worst_error_pct);
+  }
+  sks_bake_result_free(&r);
+  sks_model_free(&m);
+}
+
+int main(void) {
+  control(sks_test_assimp_model("X/Testwuson.X"), "X/Testwuson.X");
+  control(sks_test_assimp_model("X/BCN_Epileptic.X"), "X/BCN_Epileptic.X");
+  control(sks_test_assimp_model("FBX/animation_with_skeleton.fbx"), "FBX/animation_with_skeleton.fbx");
+  control(sks_test_shared_data("Fox/Fox.glb"), "Fox/Fox.glb");
+  return sks_test_finish();
+}
