@@ -391,7 +391,7 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
           js[v * 4 + c] = j[v * slots + (size_t)set * 4 + c];
           ws[v * 4 + c] = w[v * slots + (size_t)set * 4 + c];
         }
-      char key[16];
+      char key[32];
       snprintf(key, sizeof key, "JOINTS_%d", set);
       add_num_i(attr, key, add_accessor(s, js, nv * 4 * sizeof *js, GL_UNSIGNED_SHORT, nv, "VEC4",
                                         GL_ARRAY_BUFFER, NULL, NULL, 0));
