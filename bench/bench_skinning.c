@@ -5,7 +5,8 @@
  * (assimp-testmodels X/Testwuson.X) when the loader is available.
  *
  * Usage: bench_skinning [model-file]
- * Times are the best of several repetitions (the machine may be shared). */
+ * Times are the best of many single runs (the machine may be shared: the
+ * best run is the least disturbed one). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +93,9 @@ static void bench_kernels(void) {
       if (withn) { job.in_normals = nrm; job.out_normals = onrm; }
       /* Short repetitions, best kept: on a shared machine the best one is
        * the least disturbed. */
-      double tr = time_job(sks_skinning_job_run_reference, &job, 1, 15);
-      double to = time_job(sks_skinning_job_run, &job, 4, 25);
-      double tp = time_job(run_par, &job, 4, 25);
+      double tr = time_job(sks_skinning_job_run_reference, &job, 1, 25);
+      double to = time_job(sks_skinning_job_run, &job, 1, 100);
+      double tp = time_job(run_par, &job, 1, 100);
       printf("%-4s %-16s %11.1f M/s %11.1f M/s %11.1f M/s %8.2fx\n", m ? "DQS" : "LBS",
              withn ? "pos+normals" : "positions", VERTS / tr / 1e6, VERTS / to / 1e6, VERTS / tp / 1e6, tr / to);
     }
@@ -103,7 +104,7 @@ static void bench_kernels(void) {
 
 /* Set to 1 once src/io/load.c (sks_load) is part of the library. */
 #ifndef SKS_BENCH_HAVE_LOADER
-#define SKS_BENCH_HAVE_LOADER 0
+#define SKS_BENCH_HAVE_LOADER 1
 #endif
 
 #if !SKS_BENCH_HAVE_LOADER
@@ -134,44 +135,66 @@ static void bench_rig(const char *path) {
   const sks_clip *clip = model.clip_count ? &model.clips[0] : NULL;
   const sks_clip empty = {"(rest)", 0.0f, 0, NULL};
   if (!clip) clip = &empty;
-  const int frames = 20000;
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    double t0 = now();
-    for (int f = 0; f < frames; ++f) {
-      float t = clip->duration > 0 ? clip->duration * (float)f / (float)frames : 0.0f;
-      sks_sampling_job sj = {clip, model.skeleton.rest, jc, t, 1, 0, locals};
-      sks_local_to_model_job fk = {model.skeleton.parents, locals, jc, NULL, models};
-      if (!sks_sampling_job_run(&sj) || !sks_local_to_model_job_run(&fk)) {
-        printf("rig: sampling/FK failed\n");
-        goto done;
+  /* Per stage, best of 15 repetitions of 2000 frames spread over the clip. */
+  const int frames = 2000;
+  double best[4] = {1e30, 1e30, 1e30, 1e30}; /* slerp sampling, nlerp sampling, FK, palette */
+  for (int rep = 0; rep < 15; ++rep) {
+    for (int stage = 0; stage < 4; ++stage) {
+      double t0 = now();
+      for (int f = 0; f < frames; ++f) {
+        float t = clip->duration > 0 ? clip->duration * (float)f / (float)frames : 0.0f;
+        int ok = 1;
+        if (stage < 2) {
+          sks_sampling_job sj = {clip, model.skeleton.rest, jc, t, 1, stage, locals};
+          ok = sks_sampling_job_run(&sj);
+        } else if (stage == 2) {
+          sks_local_to_model_job fk = {model.skeleton.parents, locals, jc, NULL, models};
+          ok = sks_local_to_model_job_run(&fk);
+        } else {
+          for (size_t s = 0; s < model.skin_count && ok; ++s) {
+            sks_palette_job pj = {&model.skins[s], models, jc, palette};
+            ok = sks_palette_job_run(&pj);
+          }
+        }
+        if (!ok) { printf("rig: sampling/FK/palette failed\n"); goto done; }
       }
-      for (size_t s = 0; s < model.skin_count; ++s) {
-        sks_palette_job pj = {&model.skins[s], models, jc, palette};
-        if (!sks_palette_job_run(&pj)) { printf("rig: palette failed\n"); goto done; }
-      }
+      double dt = (now() - t0) / frames;
+      if (dt < best[stage]) best[stage] = dt;
     }
-    double dt = (now() - t0) / frames;
-    if (dt < best) best = dt;
   }
   {
     size_t tracks = clip->track_count;
+    double total = best[0] + best[2] + best[3];
     printf("rig %s: %zu joints, %zu skin(s), clip '%s' (%zu tracks, %.2f s)\n", path, jc, model.skin_count,
            clip->name ? clip->name : "", tracks, (double)clip->duration);
-    printf("rig: sampling + FK + palette: %.2f us per frame (%.0f frames/s)\n", best * 1e6, 1.0 / best);
+    printf("rig: per frame: sampling %.2f us (nlerp %.2f us), FK %.2f us, palette %.2f us; "
+           "sampling + FK + palette %.2f us (%.0f frames/s)\n",
+           best[0] * 1e6, best[1] * 1e6, best[2] * 1e6, best[3] * 1e6, total * 1e6, 1.0 / total);
     size_t nv = sks_model_total_vertex_count(&model);
     float *out = malloc(sizeof(float) * 3 * (nv ? nv : 1));
-    if (out) {
-      double t0 = now();
-      int iters = 50;
-      for (int i = 0; i < iters; ++i)
-        if (sks_skin_model(&model, models, SKS_SKIN_LBS, out, NULL, &err) != SKS_OK) {
-          printf("rig: sks_skin_model failed: %s\n", err.message);
-          break;
+    float *nout = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+    if (out && nout) {
+      for (int m = 0; m < 2; ++m)
+        for (int withn = 0; withn < 2; ++withn) {
+          double bt = 1e30;
+          for (int rep = 0; rep < 25; ++rep) {
+            double t0 = now();
+            for (int i = 0; i < 4; ++i)
+              if (sks_skin_model(&model, models, m ? SKS_SKIN_DQS : SKS_SKIN_LBS, out, withn ? nout : NULL, &err) !=
+                  SKS_OK) {
+                printf("rig: sks_skin_model failed: %s\n", err.message);
+                rep = 25;
+                break;
+              }
+            double dt = (now() - t0) / 4;
+            if (dt < bt) bt = dt;
+          }
+          printf("rig: sks_skin_model %s %-11s (%zu vertices): %7.1f us per frame (%.1f M vertices/s)\n",
+                 m ? "DQS" : "LBS", withn ? "pos+normals" : "positions", nv, bt * 1e6, nv / bt / 1e6);
         }
-      printf("rig: sks_skin_model (LBS, %zu vertices): %.1f us per frame\n", nv, (now() - t0) / iters * 1e6);
-      free(out);
     }
+    free(out);
+    free(nout);
   }
 done:
   free(locals); free(models); free(palette);

@@ -7,6 +7,10 @@
  *   mkdir -p corpus && cp ../shared/data/Fox/Fox.glb \
  *     ../shared/data/RiggedSimple/RiggedSimple.gltf corpus/
  *   ./fuzz_gltf -max_len=400000 -rss_limit_mb=2048 corpus
+ * Small structural seeds: the unit test writes every glTF it generates to
+ * $SKS_GLTF_CORPUS_DIR when set:
+ *   SKS_GLTF_CORPUS_DIR=$PWD/small build/test_gltf_read
+ *   ./fuzz_gltf -max_len=8192 small
  *
  * base_dir is NULL, so external buffer URIs are refused: the fuzzer only
  * exercises the bytes it generates, never the file system. */

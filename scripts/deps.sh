@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what skinsolve needs on a fresh Debian machine (as root, or with sudo).
+# SKS_WITH_BROWSER=0 skips chromium / node / npm (the demo needs none of them).
 # Debian packages via apt-get; npm packages (glTF validator, browser driver) via npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev assimp-testmodels)
-if [ "${SKS_WITH_BROWSER:-1}" = 1 ]; then pkgs+=(chromium nodejs npm); fi
+# npm fetches over HTTPS: a fresh Debian image has no CA certificates.
+if [ "${SKS_WITH_BROWSER:-1}" = 1 ]; then pkgs+=(chromium nodejs npm ca-certificates); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

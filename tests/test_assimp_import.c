@@ -332,7 +332,7 @@ static void test_bones_without_nodes(void) {
   CHECK(m.part_count == 1 && m.parts[0].node == mesh_node && m.skin_count == 1);
   const sks_skin *sk = &m.skins[0];
   CHECK(sk->joint_count == 4);
-  /* model[j] * inverse_bind[j] == model[mesh node] at rest, for the new joints. */
+  /* The new joints rest at their bind pose: palette entry = identity. */
   sks_mat4 *models = malloc(m.skeleton.joint_count * sizeof *models);
   sks_local_to_model_job fk = {m.skeleton.parents, m.skeleton.rest, m.skeleton.joint_count, NULL, models};
   CHECK(sks_local_to_model_job_run(&fk));
@@ -340,15 +340,48 @@ static void test_bones_without_nodes(void) {
   for (size_t b = 0; b < sk->joint_count; ++b) {
     if (sk->joints[b] != j3 && sk->joints[b] != j4) continue;
     ++found;
-    sks_mat4 pal = sks_m4_mul(&models[sk->joints[b]], &sk->inverse_bind[b]);
-    CHECK_MSG(mat_diff(&pal, &models[mesh_node]) < 1e-5, "bone %zu: palette at rest %g from mesh node",
-              b, mat_diff(&pal, &models[mesh_node]));
+    sks_mat4 pal = sks_m4_mul(&models[sk->joints[b]], &sk->inverse_bind[b]), id = sks_m4_identity();
+    CHECK_MSG(mat_diff(&pal, &id) < 1e-5, "bone %zu: palette at rest %g from identity", b, mat_diff(&pal, &id));
   }
   CHECK(found == 2);
   /* The file gives 24 ticks per second: 24 ticks = 1 s. */
   CHECK(m.clip_count == 1);
   if (m.clip_count == 1) CHECK_NEAR(m.clips[0].duration, 1.0, 1e-6);
   free(models);
+  sks_model_free(&m);
+}
+
+/* A node-less bone under a TRANSLATED mesh frame (procedural .x): X offsets
+ * map from the scene root, so the new joint's rest local must undo the
+ * frame's translation for it to rest at its bind pose. */
+static void test_bone_without_node_under_moved_frame(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/ghost.x", sks_test_tmpdir());
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs("xof 0303txt 0032\nFrame Body {\n FrameTransformMatrix {\n"
+        "  1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,5.0,0.0,0.0,1.0;;\n }\n"
+        " Mesh body {\n  3;\n  0.0;0.0;0.0;,\n  1.0;0.0;0.0;,\n  0.0;1.0;0.0;;\n  1;\n  3;0,1,2;;\n"
+        "  SkinWeights {\n   \"ghost\";\n   3;\n   0,\n   1,\n   2;\n   1.0,\n   1.0,\n   1.0;\n"
+        "   1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,-2.0,0.0,1.0;;\n  }\n }\n}\n", f);
+  fclose(f);
+  sks_model m;
+  sks_error err = {0};
+  sks_result r = sks_load(path, NULL, &m, &err);
+  CHECK_MSG(r == SKS_OK, "%s", err.message);
+  if (r != SKS_OK) return;
+  int32_t body = sks_skeleton_find(&m.skeleton, "Body"), ghost = sks_skeleton_find(&m.skeleton, "ghost");
+  CHECK(body >= 0 && ghost > body && m.skeleton.parents[ghost] == body);
+  CHECK(m.skin_count == 1 && m.skins[0].joint_count == 1 && m.skins[0].joints[0] == ghost);
+  if (ghost > body && body >= 0 && m.skin_count == 1) {
+    sks_mat4 models[2];
+    sks_local_to_model_job fk = {m.skeleton.parents, m.skeleton.rest, m.skeleton.joint_count, NULL, models};
+    CHECK(m.skeleton.joint_count == 2 && sks_local_to_model_job_run(&fk));
+    sks_mat4 pal = sks_m4_mul(&models[ghost], &m.skins[0].inverse_bind[0]), id = sks_m4_identity();
+    CHECK_MSG(mat_diff(&pal, &id) < 1e-6, "palette at rest is %g from identity", mat_diff(&pal, &id));
+    CHECK_NEAR(models[ghost].m[13], 2.0, 1e-6); /* bind world = inverse(offset): y = 2 */
+  }
   sks_model_free(&m);
 }
 
@@ -395,6 +428,16 @@ static void test_fbx_pivots(void) {
   for (size_t i = 0; i < m.skeleton.joint_count; ++i)
     if (m.skeleton.rest[i].scale.x * m.skeleton.rest[i].scale.y * m.skeleton.rest[i].scale.z < 0) negative = 1;
   CHECK(negative);
+  /* Materials: names and diffuse colours as the file has them. */
+  CHECK(m.material_count == 2);
+  if (m.material_count == 2) {
+    CHECK(strcmp(m.materials[0].name, "Mat_Green") == 0 && strcmp(m.materials[1].name, "Mat_Red") == 0);
+    CHECK_NEAR(m.materials[0].base_color[0], 0.0, 1e-6);
+    CHECK_NEAR(m.materials[0].base_color[1], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[0], 0.8, 1e-6);
+    CHECK_NEAR(m.materials[1].base_color[3], 1.0, 1e-6);
+  }
+  CHECK(m.part_count == 4 && m.parts[2].material == 1);
   sks_model_free(&m);
 }
 
@@ -456,6 +499,77 @@ static void test_compare_models(void) {
   if (fox) compare_with_assimp("Fox/Fox.glb", fox);
 }
 
+/* Joint a of model A and joint b of model B have the same name chain up to
+ * the first unnamed-by-us ancestor (Assimp adds a "ROOT" above a glTF scene's
+ * several roots; names of unnamed nodes differ between the readers). */
+static int same_chain(const sks_model *A, int32_t a, const sks_model *B, int32_t b) {
+  while (a >= 0 && b >= 0) {
+    if (strcmp(A->skeleton.names[a], B->skeleton.names[b]) != 0) return 0;
+    a = A->skeleton.parents[a];
+    b = B->skeleton.parents[b];
+  }
+  return 1;
+}
+
+/* The same glTF through the native reader and through Assimp (force_assimp):
+ * Fox_blender35_raw.glb has two armatures with identical bone names, so bones
+ * and channels must resolve to their own armature, not the first match. */
+static void test_cross_reader(const char *rel) {
+  const char *path = sks_test_shared_data(rel);
+  if (!path) return;
+  sks_model a, b;
+  sks_error err = {0};
+  sks_load_options force = {1};
+  CHECK_OK(sks_load(path, NULL, &a, &err), &err);
+  if (err.code) return;
+  CHECK_OK(sks_load(path, &force, &b, &err), &err);
+  if (err.code) { sks_model_free(&a); return; }
+  CHECK(a.part_count == b.part_count && a.skin_count == b.skin_count && a.clip_count == b.clip_count);
+  for (size_t i = 0; i < a.part_count && i < b.part_count; ++i) {
+    const sks_mesh_part *p = &a.parts[i], *q = &b.parts[i];
+    CHECK_MSG(p->vertex_count == q->vertex_count, "%s part %zu: %zu vs %zu vertices", rel, i, p->vertex_count, q->vertex_count);
+    CHECK(same_chain(&a, p->node, &b, q->node));
+    CHECK((p->skin < 0) == (q->skin < 0));
+    if (p->vertex_count != q->vertex_count) continue;
+    CHECK(memcmp(p->positions, q->positions, p->vertex_count * 3 * sizeof(float)) == 0);
+    if (p->uvs && q->uvs) CHECK(memcmp(p->uvs, q->uvs, p->vertex_count * 2 * sizeof(float)) == 0);
+    if (p->skin < 0 || q->skin < 0) continue;
+    const sks_skin *sa = &a.skins[p->skin], *sb = &b.skins[q->skin];
+    /* Per vertex: the same (joint chain, weight) influences. */
+    int infl_ok = 1;
+    for (size_t v = 0; v < p->vertex_count && infl_ok; ++v)
+      for (uint32_t k = 0; k < p->influence_count; ++k) {
+        float w = p->weights[v * p->influence_count + k];
+        if (w == 0) continue;
+        int32_t ja = sa->joints[p->joints[v * p->influence_count + k]];
+        int found = 0;
+        for (uint32_t l = 0; l < q->influence_count && !found; ++l)
+          if (fabs(q->weights[v * q->influence_count + l] - w) < 1e-6 &&
+              same_chain(&a, ja, &b, sb->joints[q->joints[v * q->influence_count + l]]))
+            found = 1;
+        if (!found) infl_ok = 0;
+      }
+    CHECK_MSG(infl_ok, "%s part %zu: influences resolve to other joints through Assimp", rel, i);
+  }
+  for (size_t c = 0; c < a.clip_count && c < b.clip_count; ++c) {
+    size_t matched = 0;
+    for (size_t t = 0; t < a.clips[c].track_count; ++t) {
+      const sks_track *ta = &a.clips[c].tracks[t];
+      for (size_t u = 0; u < b.clips[c].track_count; ++u) {
+        const sks_track *tb = &b.clips[c].tracks[u];
+        if (tb->path != ta->path || tb->key_count != ta->key_count || !same_chain(&a, ta->joint, &b, tb->joint)) continue;
+        size_t nv = ta->key_count * sks_track_components(ta->path);
+        if (memcmp(ta->values, tb->values, nv * sizeof(float)) == 0) ++matched;
+        break;
+      }
+    }
+    CHECK_MSG(matched == a.clips[c].track_count, "%s clip %zu: %zu of %zu tracks found through Assimp", rel, c,
+              matched, a.clips[c].track_count);
+  }
+  sks_model_free(&a);
+  sks_model_free(&b);
+}
+
 static void test_load_errors(void) {
   sks_model m;
   sks_error err = {0};
@@ -479,10 +593,13 @@ int main(void) {
   test_testwuson();
   test_bcn_epileptic();
   test_bones_without_nodes();
+  test_bone_without_node_under_moved_frame();
   test_ticks_per_second_zero();
   test_fbx_pivots();
   test_more_than_eight_influences();
   test_compare_models();
+  test_cross_reader("Fox/raw/Fox_blender35_raw.glb");
+  test_cross_reader("Fox/Fox.glb");
   test_load_errors();
   return sks_test_finish();
 }

@@ -45,6 +45,20 @@ only_files() {
   [ "$got" = "$want" ] || { echo "  files in out dir: '$got', expected '$want'" >&2; return 1; }
 }
 mkdir -p "$T/o"
+# Khronos glTF validator (tools/, npm) for written .glb files, when installed.
+SRC="${SKS_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+have_validator=0
+if command -v node >/dev/null && [ -f "$SRC/tools/node_modules/gltf-validator/package.json" ]; then
+  have_validator=1
+else
+  echo "SKIP part: glTF validator not installed (scripts/deps.sh runs npm install in tools/)"
+fi
+validate() {
+  [ "$have_validator" = 1 ] || return 0
+  if node "$SRC/tools/validate_gltf.mjs" "$1" >"$T/validator.log" 2>&1; then ok; else
+    bad "validator errors in $1"; head -12 "$T/validator.log" >&2
+  fi
+}
 
 # ---- --help on every command -------------------------------------------------
 run 0 "skinsolve --help" "$CLI" --help
@@ -100,6 +114,7 @@ run 0 "repair defects" "$CLI" repair "$D" -o "$T/o/fixed.glb"
 check "repair reports renormalising" has "$T/out" "1 vertices renormalised"
 check "repair reports the zero vertex" has "$T/out" "1 all-zero vertices"
 run 0 "check repaired" "$CLI" check "$T/o/fixed.glb"
+validate "$T/o/fixed.glb"
 run 0 "pose repaired" "$CLI" pose "$T/o/fixed.glb" -o "$T/o/fixed_rest.f32"
 # 0.7/0.5 -> 0.583/0.417: vertex 0 moves by bone's weight along y.
 check "repaired vertex 0 y = 0.5/1.2 (0.417)" near "$(f32_at "$T/o/fixed_rest.f32" 1)" 0.416667 1e-3
@@ -109,6 +124,17 @@ check "zero vertex bound to root: stays at (0,1,0)" near "$(f32_at "$T/o/fixed_r
 run 0 "repair --max-influences 1" "$CLI" repair "$D" -o "$T/o/fixed1.glb" --max-influences 1
 run 0 "pose limited" "$CLI" pose "$T/o/fixed1.glb" -o "$T/o/fixed1.f32"
 check "limit 1 keeps the larger weight (root, 0.7 -> 1): y = 0" near "$(f32_at "$T/o/fixed1.f32" 1)" 0 1e-6
+# The same rig with bone's inverse bind matrix all zeros: repair cannot fix
+# that, so it lists it and writes nothing.
+sed 's|CAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgL8AAAAAAACAPw==|AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==|' \
+  "$D" >"$T/singular.gltf"
+check "singular variant differs" sh -c "! cmp -s '$D' '$T/singular.gltf'"
+run 1 "check singular bind" "$CLI" check "$T/singular.gltf"
+check "singular bind finding" has "$T/out" "singular.gltf: skin 0 'skin', joint 1 'bone': inverse bind matrix is not invertible"
+run 1 "repair refuses to write with unfixable errors" "$CLI" repair "$T/singular.gltf" -o "$T/o/singular_fixed.glb"
+check "repair lists the unfixable error" has "$T/err" "inverse bind matrix is not invertible"
+check "repair says nothing was written" has "$T/err" "nothing written"
+run 1 "pose --bind refuses a singular bind matrix" "$CLI" pose "$T/singular.gltf" --bind -o "$T/o/singular_bind.obj"
 run 2 "repair --max-influences 0" "$CLI" repair "$D" -o "$T/o/bad.glb" --max-influences 0
 run 2 "repair --max-influences 9" "$CLI" repair "$D" -o "$T/o/bad.glb" --max-influences 9
 run 2 "repair to a non-.glb" "$CLI" repair "$D" -o "$T/o/bad.obj"
@@ -148,9 +174,10 @@ if [ -r "$TESTWUSON" ]; then
   check "info shows the tree with skinned joints" has "$T/out" "* Spine_Back01"
   check "info shows D" has "$T/out" "D         "
   run 0 "info Testwuson --json" "$CLI" info "$TESTWUSON" --json
-  n="$(json_num "$T/out" total_vertex_count)"
+  cp "$T/out" "$T/tw.json"
+  n="$(json_num "$T/tw.json" total_vertex_count)"
   check "Testwuson has vertices" [ "${n:-0}" -gt 0 ]
-  check "json lists clips" has "$T/out" '"name":	"Wuson_Walk"'
+  check "json lists clips" has "$T/tw.json" '"name":	"Wuson_Walk"'
   run 0 "check Testwuson" "$CLI" check "$TESTWUSON"
   run 0 "pose Testwuson rest .f32" "$CLI" pose "$TESTWUSON" -o "$T/o/tw_rest.f32"
   check "f32 size = 12 x vertices ($n)" [ "$(stat -c %s "$T/o/tw_rest.f32")" = $((12 * n)) ]
@@ -167,6 +194,12 @@ if [ -r "$TESTWUSON" ]; then
   check "obj v lines equal the f32 values" awk -v n="$n" 'NR == FNR { if ($1 == "v") { x[c++] = $2; x[c++] = $3; x[c++] = $4 } next }
     { d = $1 - x[k++]; if (d < 0) d = -d; if (d > 1e-5 * (1 + ($1 < 0 ? -$1 : $1))) bad = 1 }
     END { exit bad || k != 3 * n }' "$T/o/tw_walk.obj" <(od -An -v -f -w4 "$T/o/tw_walk.f32")
+  # The file's own 'Wuson_Bind' clip is its bind pose: it must agree with the
+  # pose computed from the inverse bind matrices (--bind).
+  run 0 "pose Testwuson Wuson_Bind clip" "$CLI" pose "$TESTWUSON" --clip Wuson_Bind -o "$T/o/tw_bindclip.f32"
+  D_tw="$(json_num "$T/tw.json" diagonal)"
+  d="$(f32_maxdiff "$T/o/tw_bindclip.f32" "$T/o/tw_bind.f32")"
+  check "Wuson_Bind clip = --bind pose (max diff $d, D $D_tw)" lt "$d" "$(awk -v D="$D_tw" 'BEGIN {print 1e-5 * D}')"
   run 0 "pose Testwuson walk DQS" "$CLI" pose "$TESTWUSON" --clip Wuson_Walk --time 1.5 --dqs -o "$T/o/tw_walk_dqs.f32"
   check "DQS output has the same size" [ "$(stat -c %s "$T/o/tw_walk_dqs.f32")" = $((12 * n)) ]
   run 1 "unknown clip" "$CLI" pose "$TESTWUSON" --clip Gallop -o "$T/o/tw_x.obj"
@@ -175,6 +208,21 @@ if [ -r "$TESTWUSON" ]; then
   check "no output for unknown clip" [ ! -e "$T/o/tw_x.obj" ]
 else
   echo "SKIP part: $TESTWUSON not found (install Debian's assimp-testmodels)"
+fi
+
+# A real file whose weights do not sum to 1 (as Assimp reads it): check
+# names them, repair fixes them, the result is clean and valid glTF.
+HUES="$ASSIMP_MODELS/FBX/huesitos.fbx"
+if [ -r "$HUES" ]; then
+  real=1
+  run 1 "check huesitos.fbx finds weight sums" "$CLI" check "$HUES"
+  check "huesitos finding names file, part, vertex" grep -q "^error: huesitos.fbx: part 0 'Cylinder', vertex [0-9]*: weights sum to 0\.9" "$T/out"
+  run 0 "repair huesitos.fbx" "$CLI" repair "$HUES" -o "$T/o/hues.glb"
+  run 0 "repaired huesitos is clean" "$CLI" check "$T/o/hues.glb"
+  validate "$T/o/hues.glb"
+  run 0 "pose repaired huesitos" "$CLI" pose "$T/o/hues.glb" --bind -o "$T/o/hues.f32"
+else
+  echo "SKIP part: $HUES not found"
 fi
 
 if [ -r "$FOX" ]; then
@@ -208,6 +256,19 @@ if [ -r "$FOX" ]; then
   check "time is clamped to the duration (max diff $d)" lt "$d" 1e-4
   run 1 "Fox unknown clip" "$CLI" pose "$FOX" --clip walk -o "$T/o/fox_x.f32"
   check "Fox clips listed" has "$T/err" "'Survey'"
+  # repair of a clean file round-trips: same surface at a clip time
+  run 0 "repair Fox" "$CLI" repair "$FOX" -o "$T/o/fox_repaired.glb"
+  validate "$T/o/fox_repaired.glb"
+  run 0 "pose repaired Fox" "$CLI" pose "$T/o/fox_repaired.glb" --clip Walk --time 0.3 -o "$T/o/fox_rep_walk.f32"
+  d="$(f32_maxdiff "$T/o/fox_walk.f32" "$T/o/fox_rep_walk.f32")"
+  check "repaired Fox poses like the original (max diff $d)" lt "$d" "$(awk -v D="$D_fox" 'BEGIN {print 1e-5 * D}')"
+  run 0 "repair Fox --max-influences 2" "$CLI" repair "$FOX" -o "$T/o/fox_k2.glb" --max-influences 2
+  check "repair reports limited vertices" has "$T/out" "vertices limited to 2 influences"
+  validate "$T/o/fox_k2.glb"
+  run 0 "check Fox k2 --max-influences 2" "$CLI" check "$T/o/fox_k2.glb" --max-influences 2
+  check "no vertex over 2 influences" has "$T/out" "0 errors, 0 warnings"
+  run 0 "check Fox --max-influences 2 warns" "$CLI" check "$FOX" --max-influences 2
+  check "Fox has vertices with 3-4 influences" has "$T/out" "too_many_influences 39"
   cp "$FOX" "$T/Fox.glb"
   run 2 "repair Fox onto itself refused" "$CLI" repair "$T/Fox.glb" -o "$T/Fox.glb"
   check "Fox copy unchanged" cmp -s "$T/Fox.glb" "$FOX"

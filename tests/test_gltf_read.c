@@ -143,15 +143,32 @@ static uint8_t *make_glb(const char *json, size_t json_len, const uint8_t *bin, 
   return o;
 }
 
+/* SKS_GLTF_CORPUS_DIR=dir: every generated case is also written there
+ * (seed corpus for fuzz/fuzz_gltf.c). */
+static void save_case(const void *data, size_t n, const char *ext) {
+  static int counter = 0;
+  const char *dir = getenv("SKS_GLTF_CORPUS_DIR");
+  if (!dir) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/case_%03d.%s", dir, counter++, ext);
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fwrite(data, 1, n, f);
+    fclose(f);
+  }
+}
+
 static sks_result tb_load(int glb, sks_model *m, sks_error *e) {
   char *json = tb_json(glb);
   sks_result r;
   if (glb) {
     size_t n;
     uint8_t *g = make_glb(json, strlen(json), B.bin, B.size, &n);
+    save_case(g, n, "glb");
     r = sks_load_gltf_memory(g, n, NULL, "case.glb", m, e);
     free(g);
   } else {
+    save_case(json, strlen(json), "gltf");
     r = sks_load_gltf_memory(json, strlen(json), NULL, "case.gltf", m, e);
   }
   free(json);
@@ -396,7 +413,47 @@ static void test_weight_encodings(void) {
   CHECK(tb_load(0, &m, &e) == SKS_ERR_PARSE);
   CHECK_MSG(strstr(e.message, "case.gltf: accessor 4 (WEIGHTS_0 of mesh 0 primitive 0)") != NULL,
             "%s", e.message);
+  /* Normalized joint indices are meaningless too. */
+  build_reference(5126, 5121);
+  cJSON_AddBoolToObject(cJSON_GetArrayItem(tb_arr("accessors"), 3), "normalized", 1);
+  CHECK(tb_load(1, &m, &e) == SKS_ERR_PARSE);
+  CHECK_MSG(strstr(e.message, "joint indices must not be normalized") != NULL, "%s", e.message);
   sks_model_free(&ref);
+}
+
+/* KHR_mesh_quantization: integer positions, normalized byte normals
+ * (signed: max(c / 127, -1)), normalized unsigned byte UVs. Draco: refused. */
+static void test_quantized(void) {
+  tb_begin();
+  const uint16_t qpos[12] = {0, 0, 0, 300, 0, 0, 300, 200, 0, 0, 200, 65535};
+  const int8_t qn[12] = {127, 0, 0, -128, 0, 0, 0, -127, 0, 0, 64, 0};
+  const uint8_t quv[8] = {0, 255, 51, 0, 0, 0, 255, 255};
+  int pos = tb_data(qpos, 5123, 4, "VEC3", 0);
+  int8_t qn4[16]; /* VEC3 of bytes padded to a 4-byte stride */
+  for (int v = 0; v < 4; ++v) {
+    memcpy(qn4 + v * 4, qn + v * 3, 3);
+    qn4[v * 4 + 3] = 99;
+  }
+  int nacc = tb_acc(tb_view(qn4, sizeof qn4, 4), 0, 5120, 4, "VEC3", 1);
+  int uv = tb_data(quv, 5121, 4, "VEC2", 1);
+  tb_set("extensionsRequired", "[\"KHR_mesh_quantization\"]");
+  tb_set("nodes", "[{\"mesh\":0,\"scale\":[0.01,0.01,0.01]}]");
+  tb_set("meshes", "[{\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"NORMAL\":%d,\"TEXCOORD_0\":%d}}]}]",
+         pos, nacc, uv);
+  sks_model m;
+  sks_error e = {0};
+  CHECK_OK(tb_load(1, &m, &e), &e);
+  if (m.part_count == 1) {
+    const sks_mesh_part *p = &m.parts[0];
+    CHECK(p->positions[3] == 300.0f && p->positions[7] == 200.0f && p->positions[11] == 65535.0f);
+    CHECK(p->normals[0] == 1.0f && p->normals[3] == -1.0f && p->normals[4] == 0.0f);
+    CHECK(p->normals[7] == -1.0f && p->normals[10] == (float)(64 / 127.0));
+    CHECK(p->uvs[1] == 1.0f && p->uvs[2] == 0.2f && p->uvs[7] == 1.0f);
+  }
+  sks_model_free(&m);
+  tb_set("extensionsRequired", "[\"KHR_draco_mesh_compression\"]");
+  CHECK(tb_load(0, &m, &e) == SKS_ERR_UNSUPPORTED);
+  CHECK_MSG(strstr(e.message, "KHR_draco_mesh_compression") != NULL, "%s", e.message);
 }
 
 /* A skin without inverseBindMatrices binds with identity (spec). */
@@ -556,6 +613,52 @@ static void test_eight_influences(void) {
   cJSON_DeleteItemFromObjectCaseSensitive(attrs, "WEIGHTS_1");
   CHECK(tb_load(0, &m, &e) == SKS_ERR_PARSE);
   CHECK_MSG(strstr(e.message, "has JOINTS_1 without WEIGHTS_1") != NULL, "%s", e.message);
+}
+
+/* Three sets (12 influences): the 8 largest weights are kept, rescaled so
+ * the vertex's sum is unchanged. */
+static void test_twelve_influences(void) {
+  tb_begin();
+  uint16_t j[3][16];
+  float w[3][16];
+  /* every vertex: joint k has weight (k + 1) / 78 (sum over k = 0..11 is 1) */
+  for (int s = 0; s < 3; ++s)
+    for (int i = 0; i < 16; ++i) {
+      j[s][i] = (uint16_t)(s * 4 + i % 4);
+      w[s][i] = (float)(s * 4 + i % 4 + 1) / 78.0f;
+    }
+  int pos = tb_data(kPos, 5126, 4, "VEC3", 0);
+  int a[3], b[3];
+  for (int s = 0; s < 3; ++s) {
+    a[s] = tb_data(j[s], 5123, 4, "VEC4", 0);
+    b[s] = tb_data(w[s], 5126, 4, "VEC4", 0);
+  }
+  char nodes[1024] = "[{\"mesh\":0,\"skin\":0}";
+  for (int k = 0; k < 12; ++k) strcat(nodes, ",{}");
+  strcat(nodes, "]");
+  tb_set("nodes", "%s", nodes);
+  tb_set("skins", "[{\"joints\":[1,2,3,4,5,6,7,8,9,10,11,12]}]");
+  tb_set("meshes", "[{\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,"
+                   "\"WEIGHTS_0\":%d,\"JOINTS_1\":%d,\"WEIGHTS_1\":%d,\"JOINTS_2\":%d,\"WEIGHTS_2\":%d}}]}]",
+         pos, a[0], b[0], a[1], b[1], a[2], b[2]);
+  sks_model m;
+  sks_error e = {0};
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  if (m.part_count == 1) {
+    const sks_mesh_part *p = &m.parts[0];
+    CHECK(p->influence_count == 8);
+    double sum = 0;
+    int ok = 1;
+    for (int k = 0; k < 8; ++k) {
+      ok &= p->joints[8 + k] == 11 - k; /* vertex 1: largest first */
+      sum += p->weights[8 + k];
+    }
+    CHECK(ok);
+    CHECK_NEAR(sum, 1.0, 1e-6);
+    /* kept weights keep their ratios: 12/78 : 5/78 */
+    CHECK_NEAR(p->weights[8] / p->weights[15], 12.0 / 5.0, 1e-5);
+  }
+  sks_model_free(&m);
 }
 
 /* Hierarchy errors and other malformed structure: clean errors naming the place. */
@@ -1055,10 +1158,12 @@ int main(void) {
   test_reference();
   test_weight_encodings();
   test_skin_without_ibm();
+  test_quantized();
   test_sparse();
   test_node_matrix();
   test_interleaved();
   test_eight_influences();
+  test_twelve_influences();
   test_structure_errors();
   test_glb_container();
   test_long_chain();

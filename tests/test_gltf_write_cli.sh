@@ -29,6 +29,14 @@ validate() {
   if node "$src/tools/validate_gltf.mjs" "$1"; then ok; else bad "validator errors in $1"; fi
 }
 
+# the validator wrapper itself: errors -> exit 1 (rotation component 2 is out of range)
+if [ "$have_validator" = 1 ]; then
+  printf '{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"rotation":[0,0,0,2]}]}' > "$tmp/bad.gltf"
+  expect_rc 1 "validator on a bad file" node "$src/tools/validate_gltf.mjs" "$tmp/bad.gltf"
+  grep -q "error VALUE_NOT_IN_RANGE" "$tmp/out" && ok || bad "validator message: $(cat "$tmp/out")"
+  expect_rc 2 "validator without a file" node "$src/tools/validate_gltf.mjs"
+fi
+
 expect_rc 0 "reweight --help" "$cli" reweight --help
 grep -q "usage: skinsolve reweight FILE -o OUT.glb" "$tmp/out" && ok || bad "--help text"
 expect_rc 2 "no arguments" "$cli" reweight

@@ -341,12 +341,19 @@ static TGW_UNUSED int tgw_validator_available(void) {
   return access(p, R_OK) == 0 && system("node --version > /dev/null 2>&1") == 0;
 }
 
-/* Runs tools/validate_gltf.mjs; returns its exit code (0 = no errors). */
-static TGW_UNUSED int tgw_validate(const char *glb) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "node '%s/tools/validate_gltf.mjs' '%s'", SKS_SOURCE_DIR, glb);
+/* Runs tools/validate_gltf.mjs on `files` (one or more single-quoted paths,
+ * or one plain path); returns its exit code (0 = no errors). */
+static TGW_UNUSED int tgw_validate(const char *files) {
+  size_t n = strlen(files) + strlen(SKS_SOURCE_DIR) + 64;
+  char *cmd = malloc(n);
+  if (files[0] == '\'')
+    snprintf(cmd, n, "node '%s/tools/validate_gltf.mjs' %s", SKS_SOURCE_DIR, files);
+  else
+    snprintf(cmd, n, "node '%s/tools/validate_gltf.mjs' '%s'", SKS_SOURCE_DIR, files);
   fflush(stdout);
+  fflush(stderr);
   int rc = system(cmd);
+  free(cmd);
   return rc == -1 ? -1 : (rc >> 8) & 0xff;
 }
 

@@ -136,7 +136,7 @@ static void skin_model(const sks_model *m, const sks_transform *locals, float *o
 
 /* A second part on a second skin (joints listed in the other order) with 6
  * influence slots, weights in scrambled slots: exercises the palette offsets
- * and the 4-largest selection the viewer uploads. */
+ * and the largest-4 selection the viewer uploads. */
 static void add_fin(sks_model *m) {
   m->skins = realloc(m->skins, 2 * sizeof(sks_skin));
   sks_skin *s = &m->skins[1];
@@ -166,7 +166,8 @@ static void add_fin(sks_model *m) {
   p->joints = malloc(V * 6 * sizeof(uint16_t));
   p->weights = malloc(V * 6 * sizeof(float));
   static const uint16_t js[6] = {1, 0, 1, 0, 0, 1};
-  static const float ws[6] = {0.0f, 0.0f, 0.1f, 0.0f, 0.9f, 0.0f};
+  /* Summing to 1.1: files do this, and the solver skins with them as stored. */
+  static const float ws[6] = {0.0f, 0.0f, 0.1f, 0.0f, 1.0f, 0.0f};
   for (size_t v = 0; v < V; ++v) {
     memcpy(p->joints + 6 * v, js, sizeof js);
     memcpy(p->weights + 6 * v, ws, sizeof ws);
@@ -340,7 +341,9 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   uint16_t *joints = blob(mesh, "joints", &nj);
   float *weights = blob(mesh, "weights", &nw);
   float *pos = blob(mesh, "positions", &np);
-  CHECK(nj == V * 4 * 2 && nw == V * 4 * 4 && np == V * 3 * 4);
+  size_t K = (size_t)cJSON_GetObjectItem(mesh, "influences")->valuedouble;
+  CHECK(K == 4 || K == 8);
+  CHECK(nj == V * K * 2 && nw == V * K * 4 && np == V * 3 * 4);
   size_t P = (size_t)cJSON_GetObjectItem(mesh, "palette_size")->valuedouble;
   const cJSON *clips = cJSON_GetObjectItem(d, "clips");
   CHECK((size_t)cJSON_GetArraySize(clips) == res[0]->clip_count);
@@ -382,11 +385,11 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
         for (size_t v = 0; v < V; ++v) {
           /* What the vertex shader does. */
           double p[3] = {0, 0, 0};
-          for (int s = 0; s < 4; ++s) {
-            const float *row = pal + (f * P + joints[4 * v + (size_t)s]) * 12;
+          for (size_t s = 0; s < K; ++s) {
+            const float *row = pal + (f * P + joints[K * v + s]) * 12;
             for (int k = 0; k < 3; ++k)
-              p[k] += weights[4 * v + (size_t)s] * (row[4 * k] * pos[3 * v] + row[4 * k + 1] * pos[3 * v + 1] +
-                                                    row[4 * k + 2] * pos[3 * v + 2] + row[4 * k + 3]);
+              p[k] += weights[K * v + s] * (row[4 * k] * pos[3 * v] + row[4 * k + 1] * pos[3 * v + 1] +
+                                            row[4 * k + 2] * pos[3 * v + 2] + row[4 * k + 3]);
           }
           const float *s = ref->solved_surface + (f * V + v) * 3;
           double dd = sqrt((p[0] - s[0]) * (p[0] - s[0]) + (p[1] - s[1]) * (p[1] - s[1]) + (p[2] - s[2]) * (p[2] - s[2])) / D;
@@ -479,10 +482,10 @@ int main(int argc, char **argv) {
   snprintf(json_path, sizeof json_path, "%s/report_control.json", dir);
   write_cli_json(json_path, ctl, 1);
 
-  /* More than 4 influences: the page keeps the 4 largest and says so. */
+  /* More than 4 non-zero influences: the page switches to 8 on the GPU. */
   {
     char p5[1100];
-    snprintf(p5, sizeof p5, "%s/report_5_influences.html", dir);
+    snprintf(p5, sizeof p5, "%s/report_8_influences.html", dir);
     float saved_w[6];
     memcpy(saved_w, m.parts[1].weights, sizeof saved_w);
     static const float w5[6] = {0.1f, 0.1f, 0.2f, 0.05f, 0.5f, 0.05f};
@@ -490,13 +493,27 @@ int main(int argc, char **argv) {
     CHECK_OK(sks_report_write_html(p5, &in, &err), &err);
     size_t n5 = 0;
     char *h5 = read_all(p5, &n5);
-    CHECK(h5 && strstr(h5, "1 vertices have more than 4 influences") != NULL);
     cJSON *d5 = h5 ? page_data(h5) : NULL;
     const cJSON *m5 = d5 ? cJSON_GetObjectItem(d5, "mesh") : NULL;
-    CHECK(m5 && cJSON_GetObjectItem(m5, "truncated_influences")->valuedouble == 1);
-    CHECK(m5 && fabs(cJSON_GetObjectItem(m5, "largest_dropped_weight")->valuedouble - 0.1) < 1e-6);
+    CHECK(m5 && cJSON_GetObjectItem(m5, "influences")->valuedouble == 8);
+    CHECK(m5 && cJSON_GetObjectItem(m5, "truncated_influences")->valuedouble == 0);
     cJSON_Delete(d5);
     free(h5);
+    /* The palette check covers the 8-influence path too. */
+    const sks_bake_result *five[2];
+    sks_bake_result f5, r5;
+    make_result(&m, &f5, SKS_SOLVE_FREE, 0.8f, 1, 8, 0);
+    make_result(&m, &r5, SKS_SOLVE_ROTATION_ONLY, 0.9f, 1, 8, 0);
+    five[0] = &f5;
+    five[1] = &r5;
+    sks_report_input in5 = {"8 influences", &m, &m, five, 2};
+    CHECK_OK(sks_report_write_html(p5, &in5, &err), &err);
+    check_page(p5, &m, five, 2);
+    char j5[1100];
+    snprintf(j5, sizeof j5, "%s/report_8_influences.json", dir);
+    write_cli_json(j5, five, 2);
+    free_result(&f5);
+    free_result(&r5);
     memcpy(m.parts[1].weights, saved_w, sizeof saved_w);
   }
 
@@ -515,6 +532,21 @@ int main(int argc, char **argv) {
   free_res.target_vertex_count -= 1;
   CHECK(sks_report_write_html("/nonexistent-dir/x/report.html", &in, &err) == SKS_ERR_IO);
   CHECK(strstr(err.message, "/nonexistent-dir/x/report.html") != NULL);
+  size_t saved_clips = free_res.clip_count, saved_rot = rot_res.clip_count;
+  free_res.clip_count = rot_res.clip_count = 0;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(strstr(err.message, "no baked clips") != NULL);
+  free_res.clip_count = saved_clips;
+  rot_res.clip_count = saved_rot;
+  size_t saved_frames = rot_res.clips[0].frame_count;
+  rot_res.clips[0].frame_count = 0;
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  rot_res.clips[0].frame_count = saved_frames;
+  rot_res.clips[0].frame_count = saved_frames - 1; /* modes disagree on a clip's frames */
+  CHECK(sks_report_write_html(bad_path, &in, &err) == SKS_ERR_ARGUMENT);
+  CHECK(strstr(err.message, "frames in one result") != NULL);
+  rot_res.clips[0].frame_count = saved_frames;
+  CHECK(!file_exists(bad_path));
   sks_report_input empty = {NULL, NULL, &m, NULL, 0};
   CHECK(sks_report_write_html(bad_path, &empty, &err) == SKS_ERR_ARGUMENT);
   free_result(&free_res);

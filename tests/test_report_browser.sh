@@ -37,6 +37,8 @@ node "$CHECK" --html "$OUT/report_procedural.html" --json "$OUT/report_procedura
   --screens "$OUT" --name procedural --imperfect || fail=1
 node "$CHECK" --html "$OUT/report_control.html" --json "$OUT/report_control.json" \
   --screens "$OUT" --name procedural_control --control || fail=1
+node "$CHECK" --html "$OUT/report_8_influences.html" --json "$OUT/report_8_influences.json" \
+  --screens "$OUT" --name procedural_8_influences --imperfect || fail=1
 
 # Written by test_report --write when ../shared/data has the Fox (library bake).
 if [ -f "$OUT/report_fox_lib_bake.html" ]; then

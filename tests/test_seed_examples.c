@@ -19,6 +19,23 @@ static sks_mat4 translation(float x, float y, float z) {
   return m;
 }
 
+/* Skins one vertex with two influences through the skinning job. */
+static int skin_one_vertex(sks_skinning_method method, int reference, const sks_mat4 *palette,
+                           const uint16_t *joints, const float *weights, const float *p, float *out) {
+  sks_skinning_job job;
+  memset(&job, 0, sizeof job);
+  job.method = method;
+  job.vertex_count = 1;
+  job.influence_count = 2;
+  job.palette = palette;
+  job.palette_count = 2;
+  job.joints = joints;
+  job.weights = weights;
+  job.in_positions = p;
+  job.out_positions = out;
+  return reference ? sks_skinning_job_run_reference(&job) : sks_skinning_job_run(&job);
+}
+
 /* Exercise 1: Root (0,0,0) -> Thigh (0,-1,0) -> Shin (0,-1,0) -> Foot (0,-0.5,0):
  * Foot world position (0, -2.5, 0). */
 static void chain_world_position(void) {
@@ -97,27 +114,14 @@ static void elbow_vertex(void) {
   CHECK(sks_palette_job_run(&pj));
 
   for (int method = 0; method < 2; ++method) {
-    float out[3] = {9, 9, 9};
-    sks_skinning_job job;
-    memset(&job, 0, sizeof job);
-    job.method = method ? SKS_SKIN_DQS : SKS_SKIN_LBS;
-    job.vertex_count = 1;
-    job.influence_count = 2;
-    job.palette = palette;
-    job.palette_count = 2;
-    job.joints = joints;
-    job.weights = weights;
-    job.in_positions = positions;
-    job.out_positions = out;
-    CHECK(sks_skinning_job_run(&job));
-    CHECK_NEAR(out[0], 0.5, 1e-6);
-    CHECK_NEAR(out[1], 2.0, 1e-6);
-    CHECK_NEAR(out[2], 0.0, 1e-6);
-    float ref[3];
-    job.out_positions = ref;
-    CHECK(sks_skinning_job_run_reference(&job));
-    CHECK_NEAR(ref[0], 0.5, 1e-6);
-    CHECK_NEAR(ref[1], 2.0, 1e-6);
+    const sks_skinning_method m = method ? SKS_SKIN_DQS : SKS_SKIN_LBS;
+    for (int reference = 0; reference < 2; ++reference) {
+      float out[3] = {9, 9, 9};
+      CHECK(skin_one_vertex(m, reference, palette, joints, weights, positions, out));
+      CHECK_NEAR(out[0], 0.5, 1e-6);
+      CHECK_NEAR(out[1], 2.0, 1e-6);
+      CHECK_NEAR(out[2], 0.0, 1e-6);
+    }
   }
 
   float whole[3] = {0};
@@ -137,18 +141,7 @@ static void knee_vertex(void) {
   const uint16_t joints[2] = {0, 1};
   const float weights[2] = {0.8f, 0.2f};
   float out[3];
-  sks_skinning_job job;
-  memset(&job, 0, sizeof job);
-  job.method = SKS_SKIN_LBS;
-  job.vertex_count = 1;
-  job.influence_count = 2;
-  job.palette = palette;
-  job.palette_count = 2;
-  job.joints = joints;
-  job.weights = weights;
-  job.in_positions = p;
-  job.out_positions = out;
-  CHECK(sks_skinning_job_run(&job));
+  CHECK(skin_one_vertex(SKS_SKIN_LBS, 0, palette, joints, weights, p, out));
   CHECK_NEAR(out[0], 0.0, 1e-6);
   CHECK_NEAR(out[1], -1.0, 1e-6);
   CHECK_NEAR(out[2], 0.2, 1e-6);

@@ -191,12 +191,15 @@ try {
       await page.evaluate((i) => window.sksReport.setResult(i), r);
       // Every frame: the numbers shown equal the CLI's.
       for (let k = 0; k < clip.frame_count; k += 1) {
-        await page.evaluate((f) => window.sksReport.setFrame(f), k);
-        const shown = await page.evaluate(() => ({
-          mean: document.getElementById("frame-mean-error").textContent,
-          worst: document.getElementById("frame-worst-error").textContent,
-          counter: document.getElementById("frame-counter").textContent
-        }));
+        // setFrame updates the DOM synchronously (and draws); read it at once.
+        const shown = await page.evaluate((f) => {
+          window.sksReport.setFrame(f);
+          return {
+            mean: document.getElementById("frame-mean-error").textContent,
+            worst: document.getElementById("frame-worst-error").textContent,
+            counter: document.getElementById("frame-counter").textContent
+          };
+        }, k);
         for (const [key, text] of [["mean", shown.mean], ["worst", shown.worst]]) {
           const want = ref[`frame_${key}_error_pct`][k];
           const got = parseFloat(text);
@@ -251,6 +254,34 @@ try {
     });
     console.log(`${args.name}: screenshot ${shot}`);
   }
+
+  // The controls a person uses: drag orbits, wheel zooms, Play advances frames.
+  await page.evaluate(() => window.sksReport.setClip(0));
+  const before = await viewer.screenshot();
+  const cx = canvasBox.x + canvasBox.width * 0.75;
+  const cy = canvasBox.y + canvasBox.height * 0.5;
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  await page.mouse.move(cx + 120, cy + 30, { steps: 6 });
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const dragged = await viewer.screenshot();
+  check(!before.equals(dragged), "mouse drag did not change the view (orbit camera)");
+  await page.mouse.wheel(0, 400);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const zoomed = await viewer.screenshot();
+  check(!dragged.equals(zoomed), "mouse wheel did not change the view (zoom)");
+  if (data.clips[0].frame_count > 2) {
+    await page.click("#play-button");
+    await page.waitForFunction(() => window.sksReport.state().frame > 0, null, { timeout: 20000 })
+      .catch(() => {});
+    const st = await page.evaluate(() => window.sksReport.state());
+    check(st.playing && st.frame > 0, `Play did not advance the frame (${JSON.stringify(st)})`);
+    await page.evaluate(() => window.sksReport.pause());
+  }
+  await page.selectOption("#clip-select", String(clipCount - 1));
+  const picked = await page.evaluate(() => window.sksReport.state().clip);
+  check(picked === clipCount - 1, `clip selector: state says clip ${picked}`);
 
   // The whole page once (table, plots), and a view from another angle.
   await page.evaluate(() => window.sksReport.setClip(0));

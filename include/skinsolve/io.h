@@ -26,7 +26,17 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
                                 const char *name_for_messages, sks_model *out,
                                 sks_error *err);
 
-/* Assimp import (any format Assimp reads). */
+/* Assimp import (any format Assimp reads).
+ *  - Skeleton: every aiNode, pre-order (FBX pivot nodes "*_$AssimpFbx$_*"
+ *    included); a bone with no node of its name becomes a joint under the
+ *    mesh's node, posed at its bind pose.
+ *  - One part per aiMesh, vertices exactly as Assimp gives them (X and FBX
+ *    importers emit one vertex per face corner: X/Testwuson.X stores 3,205
+ *    positions, Assimp gives 11,196). UV0 uses glTF's top-left origin.
+ *  - FBX skinned parts are stored in scene-root space (Assimp's FBX offsets
+ *    include the mesh node's transform); skinning results are unchanged.
+ *  - More than 8 influences on a vertex: the 8 largest, renormalised.
+ *  - Clips: key times = ticks / ticks-per-second (0 means 25), LINEAR. */
 sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err);
 
 /* glTF 2.0 binary writer: mesh parts, skins, materials, clips.

@@ -13,11 +13,13 @@
  *    identical with and without it on every rigged test model); polygons that
  *    remain anyway are fan-triangulated here, points and lines are dropped
  *    from the index list.
- *  - One skin per mesh with bones: joints = the nodes named like the bones,
- *    inverse bind = aiBone.mOffsetMatrix. A bone whose name matches no node
- *    (X/anim_test.x: joint3, joint4) gets a joint of its own, a child of the
- *    mesh's node whose rest local is inverse(offset), i.e. the bind pose the
- *    offset matrix describes, so skinning still works.
+ *  - One skin per mesh with bones: joints = the nodes named like the bones
+ *    (repeated names: the one in the mesh's own subtree), inverse bind =
+ *    aiBone.mOffsetMatrix. A bone whose name matches no node (X/anim_test.x:
+ *    joint3, joint4) gets a joint of its own, a child of the mesh's node
+ *    resting at the bind pose its offset describes, so skinning still works.
+ *  - FBX only: Assimp's FBX offsets include the mesh node's global matrix G;
+ *    such parts are moved to scene-root space (see rebase_to_scene_root).
  *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
  *    one vertex keeps the largest ones, renormalised.
  *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
@@ -40,7 +42,7 @@
 #include "math/sks_math.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
-#define SKS_ASSIMP_MAX_NODES (1u << 22)
+#define SKS_ASSIMP_MAX_NODES (1u << 20)
 #define SKS_ASSIMP_DEFAULT_TPS 25.0
 
 /* ---- conversions ------------------------------------------------------- */
@@ -83,6 +85,8 @@ static int ai_name_equals(const struct aiString *s, const char *name) {
 
 /* ---- import state ------------------------------------------------------ */
 
+typedef struct name_entry { const char *name; size_t index; } name_entry;
+
 typedef struct importer {
   const char *path;
   const struct aiScene *scene;
@@ -90,6 +94,8 @@ typedef struct importer {
   sks_error *err;
   const struct aiNode **nodes;  /* skeleton order, joint_count of them are nodes */
   sks_mat4 *globals;            /* node_count rest global matrices (unrounded by TRS) */
+  struct name_entry *by_name;   /* nodes sorted by (name, index) */
+  int32_t *depth;               /* node_count depths (root 0) */
   size_t node_count;
   size_t joint_capacity;        /* skeleton arrays capacity (extra joints grow it) */
   int offsets_include_mesh_node; /* FBX: see rebase_to_scene_root */
@@ -216,9 +222,82 @@ static sks_result compute_globals(importer *im) {
   return SKS_OK;
 }
 
-/* Joint for a bone with no node of its name: child of the mesh's node, rest =
- * inverse(offset) relative to that node (Assimp: offset maps mesh space to
- * bone space in the bind pose). */
+/* ---- names -> nodes ----------------------------------------------------- */
+/* Names are not unique in real files (Fox_blender35_raw.glb holds two
+ * armatures with the same bone names; FBX files repeat names), so bones and
+ * channels are resolved with a sorted index and a tie-break, not "first". */
+
+static int cmp_by_name(const void *a, const void *b) {
+  const name_entry *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+static sks_result build_name_index(importer *im) {
+  size_t n = im->node_count;
+  im->by_name = malloc((n ? n : 1) * sizeof *im->by_name);
+  im->depth = malloc((n ? n : 1) * sizeof *im->depth);
+  if (!im->by_name || !im->depth) return oom(im);
+  const sks_skeleton *sk = &im->model->skeleton;
+  for (size_t i = 0; i < n; ++i) {
+    im->by_name[i].name = sk->names[i];
+    im->by_name[i].index = i;
+    im->depth[i] = sk->parents[i] >= 0 ? im->depth[sk->parents[i]] + 1 : 0;
+  }
+  qsort(im->by_name, n, sizeof *im->by_name, cmp_by_name);
+  return SKS_OK;
+}
+
+/* Nodes named `name`: by_name[*first .. *first + *count), in pre-order. */
+static void name_range(const importer *im, const char *name, size_t *first, size_t *count) {
+  size_t lo = 0, hi = im->node_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(im->by_name[mid].name, name) < 0) lo = mid + 1; else hi = mid;
+  }
+  size_t end = lo;
+  while (end < im->node_count && strcmp(im->by_name[end].name, name) == 0) ++end;
+  *first = lo;
+  *count = end - lo;
+}
+
+static int32_t lca_depth(const importer *im, int32_t a, int32_t b) {
+  const int32_t *parents = im->model->skeleton.parents;
+  while (a >= 0 && b >= 0 && a != b) {
+    if (im->depth[a] >= im->depth[b]) a = parents[a]; else b = parents[b];
+  }
+  return a >= 0 && a == b ? im->depth[a] : -1;
+}
+
+/* The node a bone of the mesh held by `mesh_node` means: among nodes of that
+ * name, the one sharing the deepest common ancestor with the mesh (its own
+ * armature); ties go to the first in pre-order, as Assimp's FindNode. Falls
+ * back to joints added for node-less bones; -1 if none. */
+static int32_t resolve_bone(const importer *im, const char *name, int32_t mesh_node) {
+  size_t first, count;
+  name_range(im, name, &first, &count);
+  if (count == 0) {
+    const sks_skeleton *sk = &im->model->skeleton;
+    for (size_t i = im->node_count; i < sk->joint_count; ++i)
+      if (strcmp(sk->names[i], name) == 0) return (int32_t)i;
+    return -1;
+  }
+  int32_t best = (int32_t)im->by_name[first].index;
+  if (count == 1 || mesh_node < 0) return best;
+  int32_t best_depth = lca_depth(im, best, mesh_node);
+  for (size_t k = 1; k < count; ++k) {
+    int32_t c = (int32_t)im->by_name[first + k].index, d = lca_depth(im, c, mesh_node);
+    if (d > best_depth) { best = c; best_depth = d; }
+  }
+  return best;
+}
+
+/* Joint for a bone with no node of its name (X/anim_test.x: joint3, joint4):
+ * a child of the mesh's node, resting at the bind pose its offset describes.
+ * Its bind WORLD matrix is inverse(offset) where offsets map from the scene
+ * root (X, Collada, glTF...), G * inverse(offset) where they include the mesh
+ * node's global G (FBX); the rest local is inverse(G) * that, so at rest its
+ * palette entry is the identity, like a bone in bind pose. */
 static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
                                  const sks_mat4 *offset, int32_t *out_joint) {
   sks_skeleton *sk = &im->model->skeleton;
@@ -228,9 +307,18 @@ static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
   sk->names[idx] = dup_n(name, strlen(name));
   if (!sk->names[idx]) return oom(im);
   sk->parents[idx] = parent;
-  sks_mat4 bind;
-  if (sks_m4_inverse(offset, &bind)) sk->rest[idx] = sks_m4_decompose(&bind);
-  else sk->rest[idx] = sks_transform_identity();
+  sk->rest[idx] = sks_transform_identity();
+  sks_mat4 bind, ginv, local;
+  if (sks_m4_inverse(offset, &bind)) {
+    if (im->offsets_include_mesh_node || parent < 0 || (size_t)parent >= im->node_count) {
+      local = bind; /* G * inverse(offset) relative to G, or no parent */
+    } else if (sks_m4_inverse(&im->globals[parent], &ginv)) {
+      local = sks_m4_mul(&ginv, &bind);
+    } else {
+      local = bind;
+    }
+    sk->rest[idx] = sks_m4_decompose(&local);
+  }
   sk->joint_count = idx + 1;
   *out_joint = (int32_t)idx;
   return SKS_OK;
@@ -275,15 +363,20 @@ static sks_result import_materials(importer *im) {
 
 typedef struct influence { float weight; uint32_t joint; } influence;
 
-/* First node in skeleton order that references mesh `mesh`, or -1. */
-static int32_t node_of_mesh(const importer *im, unsigned mesh) {
-  for (size_t i = 0; i < im->node_count; ++i) {
+/* For every mesh, the first node in skeleton order whose mMeshes lists it
+ * (-1 if none): one pass over the nodes. */
+static int32_t *map_mesh_nodes(const importer *im) {
+  unsigned nm = im->scene->mNumMeshes;
+  int32_t *map = malloc((nm ? nm : 1) * sizeof *map);
+  if (!map) return NULL;
+  for (unsigned i = 0; i < nm; ++i) map[i] = -1;
+  for (size_t i = im->node_count; i-- > 0;) { /* backwards: the first node wins */
     const struct aiNode *n = im->nodes[i];
     if (!n->mMeshes) continue;
     for (unsigned k = 0; k < n->mNumMeshes; ++k)
-      if (n->mMeshes[k] == mesh) return (int32_t)i;
+      if (n->mMeshes[k] < nm) map[n->mMeshes[k]] = (int32_t)i;
   }
-  return -1;
+  return map;
 }
 
 static sks_result import_indices(importer *im, unsigned mi, const struct aiMesh *mesh,
@@ -356,11 +449,7 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
     skin->inverse_bind[b] = mat_from_ai(&bone->mOffsetMatrix);
     char *name = dup_ai_string(&bone->mName);
     if (!name) { r = oom(im); break; }
-    int32_t j = -1;
-    /* Nodes first (the bone's node), then joints added for earlier
-     * node-less bones of the same name. */
-    for (size_t i = 0; i < m->skeleton.joint_count && j < 0; ++i)
-      if (strcmp(m->skeleton.names[i], name) == 0) j = (int32_t)i;
+    int32_t j = resolve_bone(im, name, part->node);
     if (j < 0) r = add_bone_joint(im, name, part->node, &skin->inverse_bind[b], &j);
     free(name);
     skin->joints[b] = j;
@@ -473,6 +562,58 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
 }
 
+static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
+  const struct aiScene *s = im->scene;
+  sks_model *m = im->model;
+  sks_mesh_part *p = &m->parts[i];
+  p->skin = -1;
+  p->material = -1;
+  const struct aiMesh *mesh = s->mMeshes[i];
+  if (!mesh) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u missing", im->path, i);
+  p->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("mesh_", i);
+  if (!p->name) return oom(im);
+  if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
+  p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
+
+  size_t nv = mesh->mNumVertices;
+  if (nv && !mesh->mVertices)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
+  p->vertex_count = nv;
+  if (nv) {
+    p->positions = malloc(nv * 3 * sizeof(float));
+    if (!p->positions) return oom(im);
+    for (size_t v = 0; v < nv; ++v) {
+      p->positions[3 * v] = (float)mesh->mVertices[v].x;
+      p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
+      p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
+    }
+    if (mesh->mNormals) {
+      p->normals = malloc(nv * 3 * sizeof(float));
+      if (!p->normals) return oom(im);
+      for (size_t v = 0; v < nv; ++v) {
+        p->normals[3 * v] = (float)mesh->mNormals[v].x;
+        p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
+        p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
+      }
+    }
+    if (mesh->mTextureCoords[0]) {
+      p->uvs = malloc(nv * 2 * sizeof(float));
+      if (!p->uvs) return oom(im);
+      for (size_t v = 0; v < nv; ++v) {
+        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
+        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
+      }
+    }
+  }
+  sks_result r = import_indices(im, i, mesh, p);
+  if (r != SKS_OK) return r;
+  if (mesh->mNumBones) {
+    if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
+    if (im->offsets_include_mesh_node) rebase_to_scene_root(im, p);
+  }
+  return SKS_OK;
+}
+
 static sks_result import_meshes(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
@@ -481,56 +622,13 @@ static sks_result import_meshes(importer *im) {
   m->parts = calloc(s->mNumMeshes, sizeof *m->parts);
   if (!m->parts) return oom(im);
   m->part_count = s->mNumMeshes;
-  for (unsigned i = 0; i < s->mNumMeshes; ++i) {
-    sks_mesh_part *p = &m->parts[i];
-    p->skin = -1;
-    p->material = -1;
-    const struct aiMesh *mesh = s->mMeshes[i];
-    if (!mesh) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u missing", im->path, i);
-    p->name = mesh->mName.length ? dup_ai_string(&mesh->mName) : dup_fmt_index("mesh_", i);
-    if (!p->name) return oom(im);
-    if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
-    int32_t node = node_of_mesh(im, i);
-    p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
-
-    size_t nv = mesh->mNumVertices;
-    if (nv && !mesh->mVertices)
-      return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
-    p->vertex_count = nv;
-    if (nv) {
-      p->positions = malloc(nv * 3 * sizeof(float));
-      if (!p->positions) return oom(im);
-      for (size_t v = 0; v < nv; ++v) {
-        p->positions[3 * v] = (float)mesh->mVertices[v].x;
-        p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
-        p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
-      }
-      if (mesh->mNormals) {
-        p->normals = malloc(nv * 3 * sizeof(float));
-        if (!p->normals) return oom(im);
-        for (size_t v = 0; v < nv; ++v) {
-          p->normals[3 * v] = (float)mesh->mNormals[v].x;
-          p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
-          p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
-        }
-      }
-      if (mesh->mTextureCoords[0]) {
-        p->uvs = malloc(nv * 2 * sizeof(float));
-        if (!p->uvs) return oom(im);
-        for (size_t v = 0; v < nv; ++v) {
-          p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
-          p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
-        }
-      }
-    }
-    sks_result r = import_indices(im, i, mesh, p);
-    if (r != SKS_OK) return r;
-    if (mesh->mNumBones) {
-      if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;
-      if (im->offsets_include_mesh_node) rebase_to_scene_root(im, p);
-    }
-  }
-  return SKS_OK;
+  int32_t *mesh_node = map_mesh_nodes(im);
+  if (!mesh_node) return oom(im);
+  sks_result r = SKS_OK;
+  for (unsigned i = 0; i < s->mNumMeshes && r == SKS_OK; ++i)
+    r = import_mesh(im, i, mesh_node[i]);
+  free(mesh_node);
+  return r;
 }
 
 /* ---- clips ------------------------------------------------------------- */
@@ -583,9 +681,26 @@ static sks_result import_clips(importer *im) {
     for (unsigned c = 0; c < anim->mNumChannels; ++c) {
       const struct aiNodeAnim *ch = anim->mChannels[c];
       if (!ch) continue;
+      /* The k-th channel naming a repeated node name animates the k-th node
+       * of that name (Assimp's glTF importer emits one channel per node, in
+       * node order); a unique name is simply that node. */
+      char *cname = dup_ai_string(&ch->mNodeName);
+      if (!cname) return oom(im);
+      size_t first, count;
+      name_range(im, cname, &first, &count);
       int32_t joint = -1;
-      for (size_t i = 0; i < m->skeleton.joint_count && joint < 0; ++i)
-        if (ai_name_equals(&ch->mNodeName, m->skeleton.names[i])) joint = (int32_t)i;
+      if (count == 1) {
+        joint = (int32_t)im->by_name[first].index;
+      } else if (count > 1) {
+        size_t k = 0;
+        for (unsigned e = 0; e < c; ++e)
+          if (anim->mChannels[e] && ai_name_equals(&anim->mChannels[e]->mNodeName, cname)) ++k;
+        joint = (int32_t)im->by_name[first + (k < count ? k : 0)].index;
+      } else {
+        for (size_t i = im->node_count; i < m->skeleton.joint_count && joint < 0; ++i)
+          if (strcmp(m->skeleton.names[i], cname) == 0) joint = (int32_t)i;
+      }
+      free(cname);
       if (joint < 0) continue; /* animates a node the scene does not have */
       for (int path = 0; path < 3; ++path) {
         unsigned n = path == 0 ? ch->mNumPositionKeys : path == 1 ? ch->mNumRotationKeys : ch->mNumScalingKeys;
@@ -641,23 +756,56 @@ static int scene_is_from_fbx(const struct aiScene *s) {
 
 /* ---- preflight ---------------------------------------------------------- */
 
-/* Assimp 5.2's OFF reader believes the header's vertex/face counts and
- * allocates (and touches) that much before noticing the file is short:
+/* Assimp 5.2's OFF and PLY readers believe the header's element counts and
+ * allocate (and touch) that much before noticing the file is short:
  * assimp-testmodels' invalid/OutOfMemory.off makes it take ~16 GB and half a
- * minute. Counts larger than the file's byte size cannot be real. */
-static sks_result preflight_off(const char *path, sks_error *err) {
+ * minute. Every vertex/face takes at least one byte, so a count larger than
+ * the file cannot be real. */
+static sks_result check_count(const char *path, const char *what, unsigned long long count, long size,
+                              sks_error *err) {
+  if (count > (unsigned long long)size)
+    return sks_error_set(err, SKS_ERR_PARSE, "%s: header declares %llu %s but the file has only %ld bytes",
+                         path, count, what, size);
+  return SKS_OK;
+}
+
+static sks_result preflight_counts(const char *path, sks_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return SKS_OK; /* Assimp reports it */
-  char buf[512];
+  char buf[4096];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   buf[n] = '\0';
   long size = -1;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   fclose(f);
-  /* Header keyword: [ST][C][N][4][n]OFF, then (possibly after comments) the counts. */
+  if (size < 0) return SKS_OK;
+
+  if (strncmp(buf, "ply", 3) == 0 && (buf[3] == '\n' || buf[3] == '\r')) {
+    /* "element <name> <count>" lines until end_header. */
+    const char *p = buf;
+    while ((p = strstr(p, "element ")) != NULL) {
+      const char *end_header = strstr(buf, "end_header");
+      if (end_header && p > end_header) break;
+      p += 8;
+      while (*p == ' ') ++p;
+      const char *name = p;
+      while (*p && *p != ' ' && *p != '\n') ++p;
+      char *e;
+      unsigned long long count = strtoull(p, &e, 10);
+      if (e == p) continue;
+      char what[64];
+      snprintf(what, sizeof what, "'%.*s' elements", (int)(p - name < 40 ? p - name : 40), name);
+      sks_result r = check_count(path, what, count, size, err);
+      if (r != SKS_OK) return r;
+      p = e;
+    }
+    return SKS_OK;
+  }
+
+  /* OFF: keyword [ST][C][N][4][n]OFF, then (after comments) the counts. */
   const char *p = buf;
   while (*p == 'S' || *p == 'T' || *p == 'C' || *p == 'N' || *p == '4' || *p == 'n') ++p;
-  if (strncmp(p, "OFF", 3) != 0 || size < 0) return SKS_OK;
+  if (strncmp(p, "OFF", 3) != 0) return SKS_OK;
   p += 3;
   for (;;) {
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
@@ -668,9 +816,8 @@ static sks_result preflight_off(const char *path, sks_error *err) {
     char *end;
     unsigned long long count = strtoull(p, &end, 10);
     if (end == p) return SKS_OK;
-    if (count > (unsigned long long)size)
-      return sks_error_set(err, SKS_ERR_PARSE, "%s: OFF header declares %llu %s but the file has only %ld bytes",
-                           path, count, k == 0 ? "vertices" : "faces", size);
+    sks_result r = check_count(path, k == 0 ? "vertices" : "faces", count, size, err);
+    if (r != SKS_OK) return r;
     p = end;
   }
   return SKS_OK;
@@ -686,7 +833,7 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   /* Triangulate rewrites faces only; ValidateDataStructure turns broken
    * scenes into an error instead of a crash later; FlipUVs gives glTF's UV
    * origin. Nothing that merges, splits or reorders vertices. */
-  sks_result pre = preflight_off(path, err);
+  sks_result pre = preflight_counts(path, err);
   if (pre != SKS_OK) return pre;
 
   const unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure | aiProcess_FlipUVs;
@@ -712,11 +859,14 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   if (!out->source_path) r = oom(&im);
   if (r == SKS_OK) r = build_skeleton(&im);
   if (r == SKS_OK) r = compute_globals(&im);
+  if (r == SKS_OK) r = build_name_index(&im);
   if (r == SKS_OK) r = import_materials(&im);
   if (r == SKS_OK) r = import_meshes(&im);
   if (r == SKS_OK) r = import_clips(&im);
   free((void *)im.nodes);
   free(im.globals);
+  free(im.by_name);
+  free(im.depth);
   aiReleaseImport(scene);
   if (r != SKS_OK) sks_model_free(out);
   return r;

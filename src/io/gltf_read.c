@@ -1077,6 +1077,11 @@ static sks_result read_skin_sets(gl_ctx *c, const cJSON *attrs, const char *wher
         (r = acc_expect(c, &wa, wu, 4, M_FLOAT | M_UBYTE | M_USHORT, M_UBYTE | M_USHORT,
                         "VEC4 of float / normalized unsigned byte / normalized unsigned short")))
       break;
+    if (ja.normalized) {
+      r = gl_fail(c, SKS_ERR_PARSE, "accessor %zu (%s): joint indices must not be normalized",
+                  ja.index, ju);
+      break;
+    }
     if (ja.count != nv || wa.count != nv) {
       r = gl_fail(c, SKS_ERR_PARSE, "%s: JOINTS_%u has %zu and WEIGHTS_%u %zu elements for %zu vertices",
                   where, s, ja.count, s, wa.count, nv);
@@ -1168,6 +1173,9 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
         (r = acc_expect(c, &a, usage, 1, M_UBYTE | M_USHORT | M_UINT, 0,
                         "SCALAR of unsigned byte/short/int")))
       return r;
+    if (a.normalized)
+      return gl_fail(c, SKS_ERR_PARSE, "accessor %zu (%s): indices must not be normalized", a.index,
+                     usage);
     uint32_t *all = malloc(a.count * sizeof *all);
     if (!all) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     acc_read_u(&a, all);
@@ -1437,9 +1445,16 @@ static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
     }
     if (!json) return gl_fail(c, SKS_ERR_PARSE, "GLB has no JSON chunk");
   }
-  c->root = cJSON_ParseWithLength(json, json_len);
+  if (!glb) {
+    size_t i = 0;
+    while (i < json_len && (json[i] == ' ' || json[i] == '\t' || json[i] == '\r' || json[i] == '\n'))
+      ++i;
+    if (i == json_len || json[i] != '{')
+      return gl_fail(c, SKS_ERR_PARSE, "not a glTF file (no GLB header, no JSON object)");
+  }
+  const char *at = NULL;
+  c->root = cJSON_ParseWithLengthOpts(json, json_len, &at, 0);
   if (!c->root) {
-    const char *at = cJSON_GetErrorPtr();
     long off = (at && at >= json && at <= json + json_len) ? (long)(at - json) : -1;
     return gl_fail(c, SKS_ERR_PARSE, "invalid JSON%s (near byte %ld)",
                    glb ? " in the GLB JSON chunk" : "", off);

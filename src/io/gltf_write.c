@@ -18,7 +18,14 @@
  *    renormalise; unused slots get joint 0, weight 0.
  *  - Every float in the JSON is printed so it parses back to exactly the
  *    float32 value (min/max must match the buffer data exactly).
- *  - One bufferView per accessor, every view 4-byte aligned. */
+ *  - One bufferView per accessor, every view 4-byte aligned.
+ *  - options->embed_normals: 0 (default) writes normals when a part has
+ *    them (normalised: the validator rejects non-unit normals), < 0 omits them.
+ *  - Refused (SKS_ERR_INVALID, naming file/part/vertex or clip/track/key):
+ *    non-finite data, negative weights, all-zero weights, joints outside the
+ *    skin with nonzero weight, key times that are negative or not increasing.
+ *    A second track for the same (joint, path) in a clip is dropped (glTF
+ *    allows one channel per target). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -239,8 +246,7 @@ static int32_t skin_common_root(const sks_skeleton *sk, const sks_skin *skin) {
   int32_t lca = skin->joints[0];
   for (size_t i = 1; i < skin->joint_count && lca >= 0; ++i) {
     int32_t j = skin->joints[i];
-    /* Walk j up until it is lca or an ancestor of lca... simpler: raise lca
-     * until it is an ancestor-or-self of j. */
+    /* raise lca until it is an ancestor-or-self of j */
     for (;;) {
       int32_t a = j;
       while (a >= 0 && a != lca) a = sk->parents[a];
@@ -385,7 +391,7 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
           js[v * 4 + c] = j[v * slots + (size_t)set * 4 + c];
           ws[v * 4 + c] = w[v * slots + (size_t)set * 4 + c];
         }
-      char key[16];
+      char key[32];
       snprintf(key, sizeof key, "JOINTS_%d", set);
       add_num_i(attr, key, add_accessor(s, js, nv * 4 * sizeof *js, GL_UNSIGNED_SHORT, nv, "VEC4",
                                         GL_ARRAY_BUFFER, NULL, NULL, 0));

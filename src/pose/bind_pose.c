@@ -4,7 +4,11 @@
  * local, so its model follows its parent (a non-skin joint between two skin
  * joints is placed by its skin parent's bind model and its own rest local).
  * Locals of skin joints are then recovered as inverse(parent model) * model and
- * decomposed into T*R*S; non-skin joints output their rest local unchanged. */
+ * decomposed into T*R*S; non-skin joints output their rest local unchanged.
+ * A bind model with shear (non-uniform scale under a rotation, e.g. a mesh
+ * node's scale baked into the inverse binds) has no exact T*R*S local; the
+ * decomposition then keeps the column lengths and an approximate rotation
+ * (the skinning identity holds only approximately for such files). */
 #include "skinsolve/pose.h"
 #include "math/sks_math.h"
 

@@ -34,7 +34,10 @@
 
 /* Colour ramp end (percent of D): blue at 0, red at this or worse. */
 #define SKS_REPORT_RAMP_MAX_PCT 3.0
-#define SKS_REPORT_INFLUENCES 4
+/* Influences per vertex on the GPU: 4 (seeds 000/002), or 8 when any vertex
+ * of the target has more than 4 non-zero weights, so the picture is the
+ * solver's surface even for 8-influence rigs. */
+#define SKS_REPORT_MAX_INFLUENCES 8
 
 /* ---- growable text buffer ----------------------------------------------- */
 
@@ -178,8 +181,9 @@ static const char *mode_name(sks_solve_mode m) {
 
 typedef struct report_mesh {
   size_t vertex_count, index_count, palette_size;
-  float *positions, *normals, *weights; /* 3V, 3V, 4V */
-  uint16_t *joints;                     /* 4V palette indices */
+  size_t influences;                    /* 4 or 8 per vertex */
+  float *positions, *normals, *weights; /* 3V, 3V, influences * V */
+  uint16_t *joints;                     /* influences * V palette indices */
   uint32_t *indices;
   size_t *skin_offset;                  /* per skin: first palette entry */
   size_t truncated;                     /* vertices whose weights beyond the 4 largest were dropped */
@@ -209,14 +213,24 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
     return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints: the viewer supports 65535",
                          file, m->palette_size);
   size_t V = sks_model_vertex_count(t), I = 0;
-  for (size_t p = 0; p < t->part_count; ++p)
-    if (t->parts[p].skin >= 0) I += t->parts[p].index_count;
+  m->influences = 4;
+  for (size_t p = 0; p < t->part_count; ++p) {
+    const sks_mesh_part *part = &t->parts[p];
+    if (part->skin < 0) continue;
+    I += part->index_count;
+    for (size_t v = 0; v < part->vertex_count && part->influence_count > 4 && m->influences == 4; ++v) {
+      int nonzero = 0;
+      for (size_t i = 0; i < part->influence_count; ++i) nonzero += part->weights[v * part->influence_count + i] > 0;
+      if (nonzero > 4) m->influences = 8;
+    }
+  }
+  const size_t K = m->influences;
   m->vertex_count = V;
   m->index_count = I;
   m->positions = malloc((V ? V : 1) * 3 * sizeof(float));
   m->normals = calloc((V ? V : 1) * 3, sizeof(float));
-  m->weights = calloc((V ? V : 1) * 4, sizeof(float));
-  m->joints = calloc((V ? V : 1) * 4, sizeof(uint16_t));
+  m->weights = calloc((V ? V : 1) * K, sizeof(float));
+  m->joints = calloc((V ? V : 1) * K, sizeof(uint16_t));
   m->indices = malloc((I ? I : 1) * sizeof(uint32_t));
   if (!m->positions || !m->normals || !m->weights || !m->joints || !m->indices)
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu vertices", V);
@@ -230,14 +244,15 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
     size_t nv = part->vertex_count, k = part->influence_count;
     memcpy(m->positions + 3 * base, part->positions, nv * 3 * sizeof(float));
     for (size_t v = 0; v < nv; ++v) {
-      /* The 4 largest influences (the GPU path of seeds 000/002), renormalised. */
-      int pick[SKS_REPORT_INFLUENCES] = {-1, -1, -1, -1};
+      /* The K largest influences, largest first. */
+      int pick[SKS_REPORT_MAX_INFLUENCES];
+      for (size_t s = 0; s < K; ++s) pick[s] = -1;
       for (size_t i = 0; i < k; ++i) {
         float w = part->weights[v * k + i];
         if (!(w > 0)) continue;
-        for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s) {
+        for (size_t s = 0; s < K; ++s) {
           if (pick[s] < 0 || w > part->weights[v * k + (size_t)pick[s]]) {
-            for (int u = SKS_REPORT_INFLUENCES - 1; u > s; --u) pick[u] = pick[u - 1];
+            for (size_t u = K - 1; u > s; --u) pick[u] = pick[u - 1];
             pick[s] = (int)i;
             break;
           }
@@ -246,21 +261,24 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
       double sum = 0, total = 0;
       for (size_t i = 0; i < k; ++i)
         if (part->weights[v * k + i] > 0) total += part->weights[v * k + i];
-      for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s)
+      for (size_t s = 0; s < K; ++s)
         if (pick[s] >= 0) sum += part->weights[v * k + (size_t)pick[s]];
       if (total - sum > 1e-6) {
         ++m->truncated;
         if (total - sum > m->dropped_weight) m->dropped_weight = total - sum;
       }
-      for (int s = 0; s < SKS_REPORT_INFLUENCES; ++s) {
-        size_t o = 4 * (base + v) + (size_t)s;
+      for (size_t s = 0; s < K; ++s) {
+        size_t o = K * (base + v) + s;
         if (pick[s] < 0) continue;
         uint16_t j = part->joints[v * k + (size_t)pick[s]];
         if (j >= skin->joint_count)
           return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, vertex %zu: joint %u out of skin range %zu",
                                file, p, v, (unsigned)j, skin->joint_count);
         m->joints[o] = (uint16_t)(m->skin_offset[part->skin] + j);
-        m->weights[o] = (float)(part->weights[v * k + (size_t)pick[s]] / (sum > 0 ? sum : 1));
+        /* Weights as stored (the solver skins with them, summing to 1 or
+         * not); renormalised only when influences had to be dropped. */
+        double scale = total - sum > 1e-6 && sum > 0 ? total / sum : 1.0;
+        m->weights[o] = (float)(part->weights[v * k + (size_t)pick[s]] * scale);
       }
     }
     if (part->normals) {
@@ -331,10 +349,10 @@ static double report_gpu_check(const report_mesh *m, const sks_baked_clip *c, co
     for (size_t v = 0; v < V; ++v) {
       const float *x = m->positions + 3 * v;
       double p[3] = {0, 0, 0};
-      for (int s = 0; s < 4; ++s) {
-        float w = m->weights[4 * v + (size_t)s];
+      for (size_t s = 0; s < m->influences; ++s) {
+        float w = m->weights[m->influences * v + s];
         if (w == 0) continue;
-        const float *row = pf + 12 * m->joints[4 * v + (size_t)s];
+        const float *row = pf + 12 * m->joints[m->influences * v + s];
         for (int r = 0; r < 3; ++r)
           p[r] += w * (row[4 * r] * x[0] + row[4 * r + 1] * x[1] + row[4 * r + 2] * x[2] + row[4 * r + 3]);
       }
@@ -352,7 +370,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   if (!in || !in->target || !in->results || in->result_count == 0)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "report: needs a target model and at least one bake result");
   const sks_model *t = in->target;
-  size_t V = sks_model_vertex_count(t);
+  size_t V = sks_model_vertex_count(t), clips = 0;
+  if (V == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no skinned vertices to show");
+  for (size_t r = 0; r < in->result_count; ++r) clips += in->results[r] ? in->results[r]->clip_count : 0;
+  if (clips == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no baked clips to show");
   for (size_t r = 0; r < in->result_count; ++r) {
     const sks_bake_result *res = in->results[r];
     if (!res) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: result %zu is NULL", r);
@@ -366,7 +387,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
         return sks_error_set(err, SKS_ERR_ARGUMENT,
                              "report: clip '%s' (%s) has no per-frame surfaces: bake with keep_surfaces = 1",
                              bc->name ? bc->name : "?", mode_name(bc->mode));
-      if (bc->frame_count && (!bc->locals || !bc->times))
+      if (bc->frame_count == 0)
+        return sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' (%s) has no frames",
+                             bc->name ? bc->name : "?", mode_name(bc->mode));
+      if (!bc->locals || !bc->times)
         return sks_error_set(err, SKS_ERR_ARGUMENT, "report: clip '%s' has no solved locals or times",
                              bc->name ? bc->name : "?");
       if (bc->joint_count != t->skeleton.joint_count)
@@ -490,7 +514,8 @@ static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row,
 /* ---- the data blob ------------------------------------------------------ */
 
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
-                             const clip_row *rows, size_t row_count, double D, sks_error *err) {
+                             const clip_row *rows, size_t row_count, double D, double *gpu_check_max,
+                             sks_error *err) {
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   sb_puts(b, "{\"version\":1,\"title\":");
@@ -508,16 +533,16 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
               in->results[r]->constraint_count);
   }
   sb_printf(b, "],\n\"mesh\":{\"vertex_count\":%zu,\"triangle_count\":%zu,\"palette_size\":%zu,"
-               "\"joint_count\":%zu,\"truncated_influences\":%zu,\"largest_dropped_weight\":%.9g",
-            V, m->index_count / 3, P, J, m->truncated, m->dropped_weight);
+               "\"joint_count\":%zu,\"influences\":%zu,\"truncated_influences\":%zu,\"largest_dropped_weight\":%.9g",
+            V, m->index_count / 3, P, J, m->influences, m->truncated, m->dropped_weight);
   sb_puts(b, ",\n\"positions\":");
   sb_base64(b, m->positions, V * 3 * sizeof(float));
   sb_puts(b, ",\n\"normals\":");
   sb_base64(b, m->normals, V * 3 * sizeof(float));
   sb_puts(b, ",\n\"joints\":");
-  sb_base64(b, m->joints, V * 4 * sizeof(uint16_t));
+  sb_base64(b, m->joints, V * m->influences * sizeof(uint16_t));
   sb_puts(b, ",\n\"weights\":");
-  sb_base64(b, m->weights, V * 4 * sizeof(float));
+  sb_base64(b, m->weights, V * m->influences * sizeof(float));
   sb_puts(b, ",\n\"indices\":");
   sb_base64(b, m->indices, m->index_count * sizeof(uint32_t));
   sb_puts(b, "},\n\"clips\":[");
@@ -600,6 +625,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
         break;
       }
       double check = report_gpu_check(m, bc, pal, D);
+      if (!(check <= *gpu_check_max)) *gpu_check_max = check;
       size_t over = 0;
       for (size_t i = 0; i < F * V; ++i) {
         float e = bc->vertex_error[i];
@@ -693,7 +719,8 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
   sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0};
   write_table(&table, input, rows, row_count);
   for (size_t c = 0; c < row_count; ++c) write_plot(&plots, input, &rows[c], c);
-  rc = write_data(&data, input, &mesh, rows, row_count, D, err);
+  double gpu_check = 0;
+  rc = write_data(&data, input, &mesh, rows, row_count, D, &gpu_check, err);
 
   const char *title = input->title ? input->title : "skinsolve report";
   sb_puts(&summary, "<dl class=\"summary\"><dt>source</dt><dd>");
@@ -701,13 +728,16 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
   sb_puts(&summary, "</dd><dt>target</dt><dd>");
   sb_html(&summary, t->source_path ? t->source_path : "(unnamed)");
   sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
-                      "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd></dl>\n",
-            mesh.vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, D);
+                      "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
+                      "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
+                      "skinning (%zu influences) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
+            mesh.vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, D,
+            gpu_check * 100.0, mesh.influences, gpu_check * 100.0);
   if (mesh.truncated)
-    sb_printf(&summary, "<p class=\"note\">%zu vertices have more than 4 influences; the viewer keeps the "
-                        "4 largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
+    sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
+                        "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
                         "slightly off the solved surface. The colours are the solver's errors regardless.</p>\n",
-              mesh.truncated, mesh.dropped_weight);
+              mesh.truncated, mesh.influences, mesh.influences, mesh.dropped_weight);
 
   /* Fill the template: {{name}} markers. */
   for (const char *p = tmpl; rc == SKS_OK && *p;) {

@@ -13,12 +13,18 @@
  *         p' = r p r* + t,  t = 2 (r.w d.v - d.w r.v + r.v x d.v),
  *         n' = r n r*.
  *
- * run_reference() is the plain per-vertex formula. run() uses separate loops
- * per influence count (1..8) and with/without normals, blends matrices as
- * 12 floats (SSE2 when available), and for DQS converts the palette to dual
- * quaternions once per run into a stack table (palettes of up to
- * SKS_DQ_TABLE joints; larger palettes use the reference DQS loop).
- * run_parallel() splits the vertex range over pthreads. Nothing allocates. */
+ * run_reference() is the plain per-vertex formula (DQS converts each
+ * influence's matrix per vertex). run() uses separate loops per influence
+ * count (1..8) and with/without normals (compile-time constants, so each is
+ * fully unrolled). LBS blends the 3x4 part of the palette matrices: with SSE2
+ * as four column vectors (normals normalised 4 vertices at a time), else as
+ * 12 scalars. DQS converts the palette to dual quaternions once per run into
+ * a stack table (palettes of up to SKS_DQ_TABLE joints; larger palettes use
+ * the reference loop) and, with SSE2, skins 4 vertices per step in SSE lanes.
+ * Build with -DSKS_NO_SIMD for the portable C paths (tested to agree).
+ * run_parallel() splits the vertex range over pthreads (thread structs on the
+ * stack, at most SKS_MAX_THREADS, at least SKS_MIN_VERTICES_PER_THREAD
+ * vertices each). Nothing allocates. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>

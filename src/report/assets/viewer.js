@@ -1,8 +1,8 @@
 /* skinsolve report viewer: plain WebGL2, no framework, no network.
  *
  * Data (written by src/report/report.c into <script id="sks-data">):
- *   mesh: bind positions/normals (f32), 4 palette indices (u16) and weights
- *         (f32) per vertex, triangles (u32);
+ *   mesh: bind positions/normals (f32), 4 (or 8, mesh.influences) palette
+ *         indices (u16) and weights (f32) per vertex, triangles (u32);
  *   clip: ground truth y_fj per frame as a residual from one bake's skinned
  *         surface (signed bytes, square-root law, scale per frame);
  *   bake: palette per frame (3 rows of model * inverse bind per joint, f32)
@@ -14,7 +14,17 @@
  * Colour ramp, linear in e / D, up to ramp_max_pct (3% of D):
  *   0 blue (26,64,242), 0.25 cyan (0,191,242), 0.5 green (51,217,51),
  *   0.75 yellow (250,217,26), 1 and above red (230,26,26).
- * Keep style.css's .ramp gradient in step with RAMP_GLSL below. */
+ * Keep style.css's .ramp gradient in step with RAMP_GLSL below.
+ *
+ * For tests and scripting: document.body.dataset.ready = "1" once the first
+ * frame is drawn ("no-webgl" / "error" otherwise); #frame-mean-error and
+ * #frame-worst-error show the current frame's numbers for the result chosen
+ * in "numbers for" (text in %, data-value full precision); window.sksReport
+ * has setClip(i | name), setFrame(k), setResult(r), play(), pause(),
+ * setView(yaw, pitch, zoom), state(), panels() (CSS px inside the canvas)
+ * and vertexErrorStats(clip, result); the setters return a promise that
+ * resolves once the new frame is on screen. Keys: space play/pause,
+ * arrows step, u toggles the up axis (Y / Z). */
 (function () {
   "use strict";
 
@@ -53,9 +63,18 @@ mat4 skinMatrix(uint j) {
   return mat4(r0.x, r1.x, r2.x, 0.0, r0.y, r1.y, r2.y, 0.0,
               r0.z, r1.z, r2.z, 0.0, r0.w, r1.w, r2.w, 1.0);
 }
+#ifdef INFLUENCES8
+layout(location = 6) in uvec4 aJoints1;
+layout(location = 7) in vec4 aWeights1;
+#endif
 mat4 skin() {
-  return aWeights.x * skinMatrix(aJoints.x) + aWeights.y * skinMatrix(aJoints.y) +
-         aWeights.z * skinMatrix(aJoints.z) + aWeights.w * skinMatrix(aJoints.w);
+  mat4 s = aWeights.x * skinMatrix(aJoints.x) + aWeights.y * skinMatrix(aJoints.y) +
+           aWeights.z * skinMatrix(aJoints.z) + aWeights.w * skinMatrix(aJoints.w);
+#ifdef INFLUENCES8
+  s += aWeights1.x * skinMatrix(aJoints1.x) + aWeights1.y * skinMatrix(aJoints1.y) +
+       aWeights1.z * skinMatrix(aJoints1.z) + aWeights1.w * skinMatrix(aJoints1.w);
+#endif
+  return s;
 }`;
 
   // A baked target: skinned positions and normals, coloured by e_fj.
@@ -246,6 +265,11 @@ void main() {
 
   const gl = canvas.getContext("webgl2", { antialias: true, preserveDrawingBuffer: true });
 
+  // 4 influences as in the seeds; 8 when the rig has vertices with more.
+  function withInfluences(text) {
+    return mesh.influences === 8 ? text.replace("#version 300 es\n", "#version 300 es\n#define INFLUENCES8\n") : text;
+  }
+
   function compile(vsText, fsText) {
     const prog = gl.createProgram();
     [[gl.VERTEX_SHADER, vsText], [gl.FRAGMENT_SHADER, fsText]].forEach(([type, text]) => {
@@ -276,8 +300,8 @@ void main() {
   let glState = null;
 
   function initGl() {
-    const skin = compile(SKIN_VS, SKIN_FS);
-    const ground = compile(GT_VS, GT_FS);
+    const skin = compile(withInfluences(SKIN_VS), SKIN_FS);
+    const ground = compile(withInfluences(GT_VS), GT_FS);
     const positions = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.positions)));
     const normals = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.normals)));
     const joints = staticBuffer(gl.ARRAY_BUFFER, new Uint16Array(decodeBase64(mesh.joints)));
@@ -292,12 +316,21 @@ void main() {
       gl.bindBuffer(gl.ARRAY_BUFFER, positions);
       gl.enableVertexAttribArray(0);
       gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+      const k = mesh.influences;
       gl.bindBuffer(gl.ARRAY_BUFFER, joints);
       gl.enableVertexAttribArray(2);
-      gl.vertexAttribIPointer(2, 4, gl.UNSIGNED_SHORT, 0, 0);
+      gl.vertexAttribIPointer(2, 4, gl.UNSIGNED_SHORT, 2 * k, 0);
+      if (k === 8) {
+        gl.enableVertexAttribArray(6);
+        gl.vertexAttribIPointer(6, 4, gl.UNSIGNED_SHORT, 16, 8);
+      }
       gl.bindBuffer(gl.ARRAY_BUFFER, weights);
       gl.enableVertexAttribArray(3);
-      gl.vertexAttribPointer(3, 4, gl.FLOAT, false, 0, 0);
+      gl.vertexAttribPointer(3, 4, gl.FLOAT, false, 4 * k, 0);
+      if (k === 8) {
+        gl.enableVertexAttribArray(7);
+        gl.vertexAttribPointer(7, 4, gl.FLOAT, false, 32, 16);
+      }
       gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
     }
 
