@@ -475,6 +475,25 @@ int main(int argc, char **argv) {
   snprintf(json_path, sizeof json_path, "%s/report_procedural.json", dir);
   write_cli_json(json_path, both, 2);
 
+  /* One result holding both modes (SKS_SOLVE_BOTH: free, then rotation-only
+   * per clip) lays out like two results. */
+  {
+    sks_bake_result merged = free_res;
+    merged.clip_count = 4;
+    merged.clips = calloc(4, sizeof(sks_baked_clip));
+    for (size_t c = 0; c < 2; ++c) {
+      merged.clips[2 * c] = free_res.clips[c];     /* shallow: freed with free_res / rot_res */
+      merged.clips[2 * c + 1] = rot_res.clips[c];
+    }
+    const sks_bake_result *one[1] = {&merged};
+    char mp[1100];
+    snprintf(mp, sizeof mp, "%s/report_both_modes.html", dir);
+    sks_report_input min = {"both modes in one result", &m, &m, one, 1};
+    CHECK_OK(sks_report_write_html(mp, &min, &err), &err);
+    check_page(mp, &m, both, 2); /* same page data as the two-result report */
+    free(merged.clips);
+  }
+
   const sks_bake_result *ctl[1] = {&control};
   sks_report_input cin = {"Procedural two-bone rig: control", &m, &m, ctl, 1};
   CHECK_OK(sks_report_write_html(control_path, &cin, &err), &err);

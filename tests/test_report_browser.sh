@@ -12,8 +12,9 @@
 # 2. the Fox baked through the library (test_report --write, with the CLI
 #    --json shape written from the result): onto fox_rig_autoweights, and
 #    onto itself (control);
-# 3. once `skinsolve bake --report` exists: the same two through the CLI,
-#    compared against the CLI's own --json output.
+# 3. through the CLI: `skinsolve bake --mode both` of the Fox onto
+#    fox_rig_autoweights and `skinsolve control` of the Fox, each compared
+#    against the CLI's own --json output.
 # Skips (77) when chromium or tools/node_modules are missing.
 set -u
 CLI=${1:?usage: test_report_browser.sh path/to/skinsolve}
@@ -56,21 +57,21 @@ if "$CLI" bake --help 2>&1 | grep -q "not implemented"; then
 elif [ ! -f "$FOX" ] || [ ! -f "$TGT" ]; then
   echo "NOTE: $FOX or $TGT missing: Fox reports not checked"
 else
-  echo "== skinsolve bake: Fox onto fox_rig_autoweights"
-  if "$CLI" bake --source "$FOX" --target "$TGT" --json --report "$OUT/report_fox_bake.html" \
-      >"$OUT/report_fox_bake.json"; then
-    node "$CHECK" --html "$OUT/report_fox_bake.html" --json "$OUT/report_fox_bake.json" \
-      --screens "$OUT" --name fox_bake --imperfect || fail=1
-  else
-    echo "FAIL: skinsolve bake --report"; fail=1
-  fi
-  echo "== skinsolve control: Fox"
-  if "$CLI" control "$FOX" --json --report "$OUT/report_fox_control.html" >"$OUT/report_fox_control.json"; then
-    node "$CHECK" --html "$OUT/report_fox_control.html" --json "$OUT/report_fox_control.json" \
-      --screens "$OUT" --name fox_control --control || fail=1
-  else
-    echo "FAIL: skinsolve control --report"; fail=1
-  fi
+  # name, check kind, command line (reports + --json written by the CLI itself)
+  run_cli() {
+    local name=$1 kind=$2; shift 2
+    echo "== skinsolve $*"
+    if "$CLI" "$@" --json --report "$OUT/report_$name.html" >"$OUT/report_$name.json" 2>"$OUT/report_$name.err"; then
+      node "$CHECK" --html "$OUT/report_$name.html" --json "$OUT/report_$name.json" \
+        --screens "$OUT" --name "$name" "$kind" || fail=1
+    elif grep -q "not available in this build" "$OUT/report_$name.err"; then
+      echo "NOTE: this skinsolve still has the placeholder for --report (src/cli/cmd_bake.c): CLI report not checked"
+    else
+      cat "$OUT/report_$name.err"; echo "FAIL: skinsolve $* --report"; fail=1
+    fi
+  }
+  run_cli fox_bake --imperfect bake --source "$FOX" --target "$TGT" --mode both
+  run_cli fox_control --control control "$FOX"
 fi
 echo "screenshots: $(ls "$OUT"/*.png 2>/dev/null | wc -l) PNGs in $OUT"
 if [ $fail -ne 0 ]; then echo "0 passed, 1 failed"; exit 1; fi

@@ -285,6 +285,7 @@ try {
 
   // The whole page once (table, plots), and a view from another angle.
   await page.evaluate(() => window.sksReport.setClip(0));
+  await page.evaluate(() => window.sksReport.setView(0.6, 0.18, 1));
   await page.screenshot({ path: path.join(args.screens, `${args.name}_page.png`), fullPage: true });
   await page.evaluate(() => window.sksReport.setView(-0.9, 0.45, 0.9));
   await viewer.screenshot({ path: path.join(args.screens, `${args.name}_orbit.png`) });

@@ -402,10 +402,17 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   return SKS_OK;
 }
 
-/* Clips in first-seen order over all results, matched by name. */
+/* The page's layout: one column (viewer panel, table rows, plot series) per
+ * (result, mode) pair in first-seen order, since one result may hold both
+ * modes (SKS_SOLVE_BOTH); one row per clip name, first-seen order. */
+typedef struct report_column {
+  size_t result;
+  sks_solve_mode mode;
+} report_column;
+
 typedef struct clip_row {
   const char *name;
-  const sks_baked_clip **baked; /* result_count, NULL where a result lacks the clip */
+  const sks_baked_clip **baked; /* one per column, NULL where a column lacks the clip */
 } clip_row;
 
 /* ---- HTML pieces -------------------------------------------------------- */
@@ -415,12 +422,12 @@ static void table_cell(sbuf *b, double v, int decimals) {
   else sb_puts(b, "<td data-value=\"NaN\">n/a</td>");
 }
 
-static void write_table(sbuf *b, const sks_report_input *in, const clip_row *rows, size_t row_count) {
+static void write_table(sbuf *b, size_t ncols, const clip_row *rows, size_t row_count) {
   sb_puts(b, "<table class=\"quality\" id=\"quality-table\">\n<thead><tr><th>clip</th><th>mode</th>"
              "<th>frames</th><th>quality %</th><th>mean error %D</th><th>worst vertex %D</th>"
              "<th>solve ms</th></tr></thead>\n<tbody>\n");
   for (size_t c = 0; c < row_count; ++c) {
-    for (size_t r = 0; r < in->result_count; ++r) {
+    for (size_t r = 0; r < ncols; ++r) {
       const sks_baked_clip *bc = rows[c].baked[r];
       if (!bc) continue;
       sb_printf(b, "<tr data-clip=\"%zu\" data-result=\"%zu\"><td>", c, r);
@@ -437,12 +444,16 @@ static void write_table(sbuf *b, const sks_report_input *in, const clip_row *row
 }
 
 /* Mean (solid) and worst (dashed) error per frame, one colour per mode. */
-static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row, size_t clip_index) {
+static void write_plot(sbuf *b, size_t ncols, const clip_row *row, size_t clip_index) {
   static const char *colors[] = {"#1764c0", "#c2410c", "#15803d", "#7e22ce"};
-  const double W = 640, H = 220, L = 58, R = 16, T = 14, B = 34;
+  size_t entries = 0;
+  for (size_t r = 0; r < ncols; ++r) entries += row->baked[r] ? 2 : 0;
+  const double W = 640, L = 58, R = 16, B = 34;
+  const double T = 10 + 14 * (double)((entries + 3) / 4); /* legend rows above the plot */
+  const double H = T + 172 + B;
   size_t F = 0;
   double ymax = 0;
-  for (size_t r = 0; r < in->result_count; ++r) {
+  for (size_t r = 0; r < ncols; ++r) {
     const sks_baked_clip *bc = row->baked[r];
     if (!bc) continue;
     if (bc->frame_count > F) F = bc->frame_count;
@@ -479,7 +490,7 @@ static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row,
     sb_printf(b, "<line class=\"ramp-max\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", L, y, L + pw, y);
   }
   size_t legend = 0;
-  for (size_t r = 0; r < in->result_count; ++r) {
+  for (size_t r = 0; r < ncols; ++r) {
     const sks_baked_clip *bc = row->baked[r];
     if (!bc) continue;
     const char *col = colors[r % 4];
@@ -495,7 +506,7 @@ static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row,
         sb_printf(b, "%.1f,%.1f ", L + xs * (double)f, T + ph - ph * v / ymax);
       }
       sb_puts(b, "\"/>\n");
-      double lx = L + 10 + 150 * (double)(legend % 3), ly = T + 12 + 14 * (double)(legend / 3);
+      double lx = L + 140 * (double)(legend % 4), ly = 14 + 14 * (double)(legend / 4);
       sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
                    "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">%s %s</text>\n",
                 lx, ly - 4, lx + 18, ly - 4, col, series == 0 ? "" : " stroke-dasharray=\"5 3\"", lx + 22, ly,
@@ -514,8 +525,8 @@ static void write_plot(sbuf *b, const sks_report_input *in, const clip_row *row,
 /* ---- the data blob ------------------------------------------------------ */
 
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
-                             const clip_row *rows, size_t row_count, double D, double *gpu_check_max,
-                             sks_error *err) {
+                             const report_column *cols, size_t ncols, const clip_row *rows,
+                             size_t row_count, double D, double *gpu_check_max, sks_error *err) {
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   sb_puts(b, "{\"version\":1,\"title\":");
@@ -527,11 +538,9 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_puts(b, ",\"diagonal\":");
   sb_json_num(b, D, 0);
   sb_printf(b, ",\"ramp_max_pct\":%g,\"results\":[", SKS_REPORT_RAMP_MAX_PCT);
-  for (size_t r = 0; r < in->result_count; ++r) {
-    const sks_solve_mode mode = in->results[r]->clip_count ? in->results[r]->clips[0].mode : SKS_SOLVE_FREE;
-    sb_printf(b, "%s{\"mode\":\"%s\",\"constraints\":%zu}", r ? "," : "", mode_name(mode),
-              in->results[r]->constraint_count);
-  }
+  for (size_t r = 0; r < ncols; ++r)
+    sb_printf(b, "%s{\"mode\":\"%s\",\"result\":%zu,\"constraints\":%zu}", r ? "," : "",
+              mode_name(cols[r].mode), cols[r].result, in->results[cols[r].result]->constraint_count);
   sb_printf(b, "],\n\"mesh\":{\"vertex_count\":%zu,\"triangle_count\":%zu,\"palette_size\":%zu,"
                "\"joint_count\":%zu,\"influences\":%zu,\"truncated_influences\":%zu,\"largest_dropped_weight\":%.9g",
             V, m->index_count / 3, P, J, m->influences, m->truncated, m->dropped_weight);
@@ -549,7 +558,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
 
   size_t maxF = 0;
   for (size_t c = 0; c < row_count; ++c)
-    for (size_t r = 0; r < in->result_count; ++r)
+    for (size_t r = 0; r < ncols; ++r)
       if (rows[c].baked[r] && rows[c].baked[r]->frame_count > maxF) maxF = rows[c].baked[r]->frame_count;
   size_t n_pal = maxF * P * 12, n_gt = maxF * V;
   float *pal = malloc((n_pal ? n_pal : 1) * sizeof(float));
@@ -565,7 +574,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sks_result rc = SKS_OK;
   for (size_t c = 0; c < row_count && rc == SKS_OK; ++c) {
     const sks_baked_clip *first = NULL;
-    for (size_t r = 0; r < in->result_count && !first; ++r) first = rows[c].baked[r];
+    for (size_t r = 0; r < ncols && !first; ++r) first = rows[c].baked[r];
     size_t F = first->frame_count;
     sb_puts(b, c ? ",\n{" : "\n{");
     sb_puts(b, "\"name\":");
@@ -611,7 +620,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     sb_puts(b, ",\n\"gt_residual\":");
     sb_base64(b, residual, F * V * 3);
     sb_puts(b, ",\n\"baked\":[");
-    for (size_t r = 0; r < in->result_count; ++r) {
+    for (size_t r = 0; r < ncols; ++r) {
       const sks_baked_clip *bc = rows[c].baked[r];
       if (r) sb_puts(b, ",");
       if (!bc) { sb_puts(b, "null"); continue; }
@@ -691,36 +700,46 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
   rc = report_mesh_build(t, &mesh, err);
   if (rc != SKS_OK) { report_mesh_free(&mesh); return rc; }
 
-  /* Union of clip names over the results, first-seen order. */
+  /* Columns (result, mode) and rows (clip names), first-seen order. */
   size_t cap = 0;
   for (size_t r = 0; r < input->result_count; ++r) cap += input->results[r]->clip_count;
+  size_t maxcols = input->result_count * 2;
+  report_column *cols = calloc(maxcols, sizeof(report_column));
   clip_row *rows = calloc(cap ? cap : 1, sizeof(clip_row));
-  const sks_baked_clip **cells = calloc((cap ? cap : 1) * input->result_count, sizeof(*cells));
-  if (!rows || !cells) {
-    free(rows); free(cells); report_mesh_free(&mesh);
+  const sks_baked_clip **cells = calloc((cap ? cap : 1) * maxcols, sizeof(*cells));
+  if (!cols || !rows || !cells) {
+    free(cols); free(rows); free(cells); report_mesh_free(&mesh);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
   }
-  size_t row_count = 0;
+  size_t row_count = 0, ncols = 0;
   for (size_t r = 0; r < input->result_count; ++r) {
     const sks_bake_result *res = input->results[r];
     for (size_t c = 0; c < res->clip_count; ++c) {
+      sks_solve_mode mode = res->clips[c].mode == SKS_SOLVE_ROTATION_ONLY ? SKS_SOLVE_ROTATION_ONLY : SKS_SOLVE_FREE;
+      size_t col = 0;
+      while (col < ncols && !(cols[col].result == r && cols[col].mode == mode)) ++col;
+      if (col == ncols) {
+        cols[col].result = r;
+        cols[col].mode = mode;
+        ++ncols;
+      }
       const char *name = res->clips[c].name ? res->clips[c].name : "";
       size_t k = 0;
       while (k < row_count && strcmp(rows[k].name, name) != 0) ++k;
       if (k == row_count) {
         rows[k].name = name;
-        rows[k].baked = cells + k * input->result_count;
+        rows[k].baked = cells + k * maxcols;
         ++row_count;
       }
-      if (!rows[k].baked[r]) rows[k].baked[r] = &res->clips[c];
+      if (!rows[k].baked[col]) rows[k].baked[col] = &res->clips[c];
     }
   }
 
   sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0};
-  write_table(&table, input, rows, row_count);
-  for (size_t c = 0; c < row_count; ++c) write_plot(&plots, input, &rows[c], c);
+  write_table(&table, ncols, rows, row_count);
+  for (size_t c = 0; c < row_count; ++c) write_plot(&plots, ncols, &rows[c], c);
   double gpu_check = 0;
-  rc = write_data(&data, input, &mesh, rows, row_count, D, &gpu_check, err);
+  rc = write_data(&data, input, &mesh, cols, ncols, rows, row_count, D, &gpu_check, err);
 
   const char *title = input->title ? input->title : "skinsolve report";
   sb_puts(&summary, "<dl class=\"summary\"><dt>source</dt><dd>");
@@ -766,7 +785,7 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
   if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
   free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data);
-  free(rows); free(cells);
+  free(cols); free(rows); free(cells);
   report_mesh_free(&mesh);
   return rc;
 }
