@@ -55,6 +55,11 @@ if [ -f "$fox" ]; then
   expect_rc 0 "reweight Fox --coarsen --rename" "$cli" reweight "$fox" -o "$tmp/fox_coarse.glb" --coarsen --rename
   grep -q "14 joints (was 26), 10 weighted" "$tmp/out" && ok || bad "Fox coarse summary: $(cat "$tmp/out")"
   validate "$tmp/fox_coarse.glb"
+  # never overwrite an input: -o naming the input (even through another spelling) is refused
+  cp "$tmp/fox_coarse.glb" "$tmp/input_copy.glb"
+  before=$(cksum < "$tmp/input_copy.glb")
+  expect_rc 2 "reweight -o INPUT" "$cli" reweight "$tmp/input_copy.glb" -o "$tmp/./input_copy.glb"
+  [ "$(cksum < "$tmp/input_copy.glb")" = "$before" ] && ok || bad "reweight overwrote its input"
   # the output is itself a valid input
   expect_rc 0 "reweight the reweighted Fox" "$cli" reweight "$tmp/fox_coarse.glb" -o "$tmp/fox_again.glb"
   validate "$tmp/fox_again.glb"

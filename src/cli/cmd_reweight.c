@@ -47,6 +47,9 @@ int sks_cmd_reweight(int argc, char **argv) {
     usage(stderr);
     return sks_cli_fail(SKS_EXIT_USAGE, "reweight: %s", !in ? "no input file" : "no output file (-o OUT.glb)");
   }
+  const char *inputs[1] = {in};
+  int rc = sks_cli_check_output(out_path, inputs, 1);
+  if (rc) return rc;
   sks_model model, target;
   sks_error err = {0};
   if (sks_load(in, NULL, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
