@@ -55,7 +55,8 @@ typedef struct sks_baked_clip {
   double quality;                 /* 1 - sum e / sum m (fraction, not percent) */
   double mean_error_pct;          /* mean e / D * 100 */
   double worst_error_pct;         /* max e / D * 100 */
-  double solve_ms;
+  double solve_ms;                /* thread CPU time of the solver + local conversion (not the
+                                     source recording, not the metrics) */
   double sweeps_per_frame;        /* mean solver iterations per frame */
   float *frame_mean_error_pct;    /* frame_count */
   float *frame_worst_error_pct;   /* frame_count */

@@ -28,7 +28,8 @@ static void bake_usage(FILE *f) {
           "  --fps F              resample each clip uniformly (default: its key times)\n"
           "  --solver S           default (Levenberg-Marquardt over all joints) or bcd\n"
           "                       (the seed's block coordinate descent with Horn fits)\n"
-          "  --json               print the results as JSON\n"
+          "  --json               print the results as JSON (quality and *_pct in percent,\n"
+          "                       per-frame mean/worst errors, sweeps per frame)\n"
           "  --report OUT.html    write the self-contained HTML report with the viewer\n");
 }
 

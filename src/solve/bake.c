@@ -614,6 +614,10 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
   memset(out, 0, sizeof *out);
   if (!source || !target) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL model");
+  if (opt->mode != SKS_SOLVE_FREE && opt->mode != SKS_SOLVE_ROTATION_ONLY && opt->mode != SKS_SOLVE_BOTH)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown mode %d", (int)opt->mode);
+  if (opt->solver != SKS_SOLVER_DEFAULT && opt->solver != SKS_SOLVER_BCD)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown solver %d", (int)opt->solver);
   const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
   if (target->skin_count == 0 || sks_model_vertex_count(target) == 0)
     return sks_error_set(err, SKS_ERR_INVALID,
