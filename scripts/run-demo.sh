@@ -28,18 +28,12 @@ echo "== skinsolve pose =="
 "$cli" pose "$model" --clip Wuson_Walk --time 1.0 -o out/testwuson_walk_lbs.obj
 "$cli" pose "$model" --clip Wuson_Walk --time 1.0 --dqs -o out/testwuson_walk_dqs.obj
 
-# ---- BAKE STEP -------------------------------------------------------------
-# GUARD: runs only once `skinsolve bake` exists (its --help exits 0).
-# Integrator: remove this if/else when bake and reweight have landed.
-if "$cli" bake --help >/dev/null 2>&1; then
-  echo "== skinsolve reweight + bake =="
-  "$cli" reweight "$model" -o out/testwuson_target.glb --coarsen --rename
-  "$cli" bake --source "$model" --target out/testwuson_target.glb \
-    -o out/testwuson_baked.glb --report out/report.html
-else
-  echo "== bake: not in this build yet (skinsolve bake --help fails) — skipped =="
-fi
-# ---- END BAKE STEP ---------------------------------------------------------
+echo "== skinsolve reweight: a simpler target rig (coarsened skeleton, bones renamed bone_N) =="
+"$cli" reweight "$model" -o out/testwuson_target.glb --coarsen --rename
 
-echo "== wrote =="
+echo "== skinsolve bake: Testwuson's clips onto that target, both solve modes =="
+"$cli" bake --source "$model" --target out/testwuson_target.glb --mode both \
+  -o out/testwuson_baked.glb --report out/report.html
+
+echo "== wrote (open out/report.html in a browser) =="
 ls -l out/

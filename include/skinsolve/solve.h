@@ -52,7 +52,8 @@ typedef struct sks_baked_clip {
   size_t joint_count;             /* target skeleton joints */
   sks_transform *locals;          /* frame_count * joint_count solved local transforms */
   /* Metrics (MISSION.md), over ALL target vertices: */
-  double quality;                 /* 1 - sum e / sum m (fraction, not percent) */
+  double quality;                 /* 1 - sum e / sum m (fraction, not percent); NaN when the
+                                     clip does not move (mean m < 1e-5 D): nothing to transfer */
   double mean_error_pct;          /* mean e / D * 100 */
   double worst_error_pct;         /* max e / D * 100 */
   double solve_ms;                /* thread CPU time of the solver + local conversion (not the

@@ -1,6 +1,7 @@
 /* skinsolve bake — solve a source rig's clips onto a target rig. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,9 +55,18 @@ static void print_table(const sks_bake_result *r, const char *src, const char *t
          "mean error %D", "worst vertex %D", "solve ms");
   for (size_t i = 0; i < r->clip_count; ++i) {
     const sks_baked_clip *c = &r->clips[i];
-    printf("%-24s %-13s %6zu %10.4f %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode),
-           c->frame_count, c->quality * 100.0, c->mean_error_pct, c->worst_error_pct, c->solve_ms);
+    char q[32];
+    if (isnan(c->quality)) snprintf(q, sizeof q, "n/a");  /* the clip does not move */
+    else snprintf(q, sizeof q, "%.4f", c->quality * 100.0);
+    printf("%-24s %-13s %6zu %10s %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode),
+           c->frame_count, q, c->mean_error_pct, c->worst_error_pct, c->solve_ms);
   }
+  for (size_t i = 0; i < r->clip_count; ++i)
+    if (isnan(r->clips[i].quality)) {
+      printf("n/a: the clip does not move (mean motion < 0.001%% of D): no motion to transfer,\n"
+             "     so quality is undefined; its errors are still measured.\n");
+      break;
+    }
 }
 
 static int print_json(const sks_bake_result *r) {
@@ -66,7 +76,8 @@ static int print_json(const sks_bake_result *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", c->name);
     cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
-    cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
+    if (isnan(c->quality)) cJSON_AddNullToObject(o, "quality"); /* no motion: undefined */
+    else cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
     cJSON_AddNumberToObject(o, "mean_error_pct", c->mean_error_pct);
     cJSON_AddNumberToObject(o, "worst_error_pct", c->worst_error_pct);
     cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);

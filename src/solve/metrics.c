@@ -94,7 +94,12 @@ void sks_metrics_frame(sks_metrics_acc *acc, const double *solved, const double 
 
 void sks_metrics_finish(const sks_metrics_acc *acc, double diagonal, double *quality,
                         double *mean_pct, double *worst_pct) {
-  *quality = acc->sum_m > 0 ? 1.0 - acc->sum_e / acc->sum_m : (acc->sum_e > 0 ? 0.0 : 1.0);
+  /* quality = 1 - sum e / sum m is a ratio of two tiny numbers when the clip
+   * does not move (X/Testwuson.X's one-frame Wuson_Bind: float noise of
+   * ~5e-7 D): it then says nothing, so it is undefined (NaN, shown "n/a")
+   * when the mean motion is below SKS_METRICS_MIN_MOTION of D. */
+  double mean_m = acc->count ? acc->sum_m / (double)acc->count : 0.0;
+  *quality = mean_m > SKS_METRICS_MIN_MOTION * diagonal ? 1.0 - acc->sum_e / acc->sum_m : NAN;
   *mean_pct = acc->count ? acc->sum_e / (double)acc->count / diagonal * 100.0 : 0.0;
   *worst_pct = acc->worst / diagonal * 100.0;
 }

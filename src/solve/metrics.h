@@ -23,6 +23,9 @@ void sks_dfk(const sks_skeleton *sk, const sks_transform *locals, sks_daffine *m
 void sks_metrics_frame(sks_metrics_acc *acc, const double *solved, const double *y,
                        const double *y0, size_t vertex_count, double diagonal, float *frame_mean,
                        float *frame_worst, float *vertex_error);
+/* Below this mean motion (fraction of D: 0.001% D, the control's mean-error
+ * bound) a clip has no measurable motion and its quality is undefined (NaN). */
+#define SKS_METRICS_MIN_MOTION 1e-5
 void sks_metrics_finish(const sks_metrics_acc *acc, double diagonal, double *quality,
                         double *mean_pct, double *worst_pct);
 
