@@ -237,7 +237,8 @@ static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, s
 
 static void make_result(const sks_model *m, sks_bake_result *r, sks_solve_mode mode, float scale,
                         size_t clips, size_t frames, size_t frame_step) {
-  static const char *names[] = {"Bend", "Wave", "Reach", "Curl", "Sway"};
+  /* "Wave ..." carries markup: the page must escape it everywhere. */
+  static const char *names[] = {"Bend", "Wave </script><b>&amp;\"'", "Reach", "Curl", "Sway"};
   memset(r, 0, sizeof *r);
   r->diagonal = sks_model_bind_diagonal(m);
   r->target_vertex_count = sks_model_vertex_count(m);
@@ -328,6 +329,7 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   CHECK(strstr(html, "id=\"quality-table\"") != NULL);
   CHECK(strstr(html, "<svg id=\"plot-0\"") != NULL);
   CHECK(strstr(html, "{{") == NULL); /* every template marker filled */
+  CHECK(strstr(html, "<b>") == NULL);  /* names are escaped (see make_result) */
   CHECK(strstr(html, "http://") == NULL && strstr(html, "https://") == NULL); /* no network */
   CHECK(strstr(html, "<script src") == NULL && strstr(html, "<link") == NULL);
   cJSON *d = page_data(html);
