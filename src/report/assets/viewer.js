@@ -470,7 +470,7 @@ void main() {
     const f = state.frame;
     return {
       title: `Baked: ${data.results[r].mode}`,
-      detail: `quality ${(b.quality * 100).toFixed(2)} % \u00b7 frame mean ${formatPct(b.frame_mean_error_pct[f])}` +
+      detail: `quality ${b.quality === null ? "n/a (no motion)" : `${(b.quality * 100).toFixed(2)} %`} \u00b7 frame mean ${formatPct(b.frame_mean_error_pct[f])}` +
         ` \u00b7 worst ${formatPct(b.frame_worst_error_pct[f])}`
     };
   }
