@@ -491,7 +491,51 @@ static void test_more_than_eight_influences(void) {
     }
     CHECK_MSG(ok, "kept influences are not bones 3..10 renormalised");
     CHECK_NEAR(sum, 1.0, 1e-6);
+    /* The loss is recorded and check reports it as a warning at that vertex. */
+    CHECK(p->dropped_influence_vertices == 1 && p->first_dropped_influence_vertex == v0 &&
+          p->file_max_influences == 10);
+    sks_findings fs;
+    CHECK_OK(sks_check(&m, NULL, &fs, &err), &err);
+    CHECK(fs.total_by_kind[SKS_FINDING_TOO_MANY_INFLUENCES] == 1 && fs.error_count == 0);
+    for (size_t i = 0; i < fs.count; ++i) {
+      if (fs.items[i].kind != SKS_FINDING_TOO_MANY_INFLUENCES) continue;
+      char want[96];
+      snprintf(want, sizeof want, "many.smd: part 0 '%s', vertex %zu: 1 vertex(es)", p->name, v0);
+      CHECK_MSG(strstr(fs.items[i].message, want) == fs.items[i].message &&
+                    strstr(fs.items[i].message, "(up to 10) than the kernel supports (8)"),
+                "%s", fs.items[i].message);
+      CHECK(fs.items[i].severity == SKS_SEVERITY_WARNING && fs.items[i].vertex == (int64_t)v0);
+    }
+    sks_findings_free(&fs);
   }
+  sks_model_free(&m);
+
+  /* Weights that sum to 1.1 in the file (i/50): the 8 kept are rescaled to
+   * the file's sum, not to 1, so check still reports the bad sum. */
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fprintf(f, "version 1\nnodes\n");
+  for (int i = 0; i <= 10; ++i) fprintf(f, "%d \"b%d\" %d\n", i, i, i == 0 ? -1 : 0);
+  fprintf(f, "end\nskeleton\ntime 0\n");
+  for (int i = 0; i <= 10; ++i) fprintf(f, "%d %f 0 0 0 0 0\n", i, 0.1 * i);
+  fprintf(f, "end\ntriangles\nmat.bmp\n0 0 0 0 0 0 1 0 0 10");
+  for (int i = 1; i <= 10; ++i) fprintf(f, " %d %f", i, i / 50.0);
+  fprintf(f, "\n0 1 0 0 0 0 1 1 0 1 1 1.0\n0 0 1 0 0 0 1 0 1 1 2 1.0\nend\n");
+  fclose(f);
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  if (err.code) return;
+  p = &m.parts[0];
+  double sum = 0;
+  for (size_t v = 0; v < p->vertex_count && p->influence_count == 8; ++v)
+    if (p->positions[3 * v] == 0 && p->positions[3 * v + 1] == 0 && p->positions[3 * v + 2] == 0)
+      for (int k = 0; k < 8; ++k) sum += p->weights[v * 8 + k];
+  CHECK_NEAR(sum, 1.1, 1e-5);
+  sks_findings fs;
+  CHECK_OK(sks_check(&m, NULL, &fs, &err), &err);
+  CHECK(fs.total_by_kind[SKS_FINDING_WEIGHT_SUM] == 1 &&
+        fs.total_by_kind[SKS_FINDING_TOO_MANY_INFLUENCES] == 1);
+  sks_findings_free(&fs);
   sks_model_free(&m);
 }
 

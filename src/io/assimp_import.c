@@ -22,7 +22,9 @@
  *  - FBX only: Assimp's FBX offsets include the mesh node's global matrix G;
  *    such parts are moved to scene-root space (see rebase_to_scene_root).
  *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
- *    one vertex keeps the largest ones, renormalised.
+ *    one vertex keeps the largest ones, rescaled to the vertex's weight sum,
+ *    and the loss is recorded in the part (dropped_influence_vertices ...)
+ *    for sks_check's too_many_influences finding.
  *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
  *    times = ticks / ticks-per-second; ticks per second 0 means 25 (what
  *    Assimp itself assumes, aiAnimation docs). Quaternions (w,x,y,z) -> xyzw.
@@ -502,18 +504,30 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
   }
   for (size_t v = 0; v < nv; ++v) {
     influence *in = &all[start[v]];
-    uint32_t c = counts[v];
+    uint32_t c = counts[v], nonzero = 0;
+    for (uint32_t a = 0; a < c; ++a) nonzero += in[a].weight != 0.0f;
+    if (nonzero > part->file_max_influences) part->file_max_influences = nonzero;
     if (c > k) {
-      /* Keep the k largest (stable: ties keep bone order), renormalise. */
+      /* Keep the k largest (stable: ties keep bone order), rescaled so the
+       * vertex's weight sum stays the file's (check still sees a bad sum). */
       for (uint32_t a = 1; a < c; ++a) {
         influence x = in[a];
         uint32_t b = a;
         while (b > 0 && in[b - 1].weight < x.weight) { in[b] = in[b - 1]; --b; }
         in[b] = x;
       }
-      double sum = 0;
-      for (uint32_t a = 0; a < k; ++a) sum += in[a].weight;
-      for (uint32_t a = 0; a < k; ++a) in[a].weight = sum > 0 ? (float)(in[a].weight / sum) : 0.0f;
+      double wsum = 0, kept = 0;
+      int lost = 0;
+      for (uint32_t a = 0; a < c; ++a) {
+        wsum += in[a].weight;
+        if (a < k) kept += in[a].weight; else lost |= in[a].weight != 0.0f;
+      }
+      if (lost) {
+        /* Recorded so sks_check can say the file had more than we keep. */
+        if (part->dropped_influence_vertices++ == 0) part->first_dropped_influence_vertex = v;
+        if (kept > 0 && isfinite(wsum) && wsum > 0)
+          for (uint32_t a = 0; a < k; ++a) in[a].weight = (float)(in[a].weight * (wsum / kept));
+      }
       c = k;
     }
     for (uint32_t a = 0; a < c; ++a) {
