@@ -23,6 +23,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ "${SKS_WITH_BROWSER:-1}" = 1 ] && [ -f "$here/tools/package.json" ]; then
+  # Debian 12's nodejs is 18.x: eslint 9 needs >= 18.18, and playwright-core
+  # is kept at ~1.61 in tools/package.json because 1.62+ refuses Node < 20
+  # (measured: 1.65 exits "Playwright requires Node.js 20 or higher" on 18.20;
+  # 1.61 drives Debian's chromium 156 on Node 18 and 20).
+  node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if [ "$node_major" -lt 18 ]; then
+    echo "deps: warning: Node.js $(node --version 2>/dev/null || echo missing) is older than 18: the npm tools (glTF validator, report browser check, lint) need 18.18+" >&2
+  fi
   if [ ! -d "$here/tools/node_modules" ] || [ "$here/tools/package.json" -nt "$here/tools/node_modules" ]; then
     echo "deps: npm install in tools/"
     (cd "$here/tools" && npm install --no-audit --no-fund --loglevel=error && touch node_modules)

@@ -67,12 +67,14 @@ static void compare_with_assimp(const char *rel, const char *path) {
   sks_result r = sks_load_assimp(path, &m, &err);
   CHECK_MSG(r == SKS_OK, "%s: %s", rel, err.message);
   if (r != SKS_OK) return;
-  /* Same vertex policy as the importer: .x files get their face corners joined. */
+  /* .x: Assimp gives one vertex per face corner; the importer maps corners
+   * back to the file's vertices. Here corner c of Assimp's mesh is compared
+   * with our vertex vmap[c], read off the triangles (same faces, same order). */
   FILE *xf = fopen(path, "rb");
   char magic[4] = {0};
   int is_x = xf && fread(magic, 1, 4, xf) == 4 && memcmp(magic, "xof ", 4) == 0;
   if (xf) fclose(xf);
-  const struct aiScene *s = aiImportFile(path, is_x ? aiProcess_JoinIdenticalVertices : 0);
+  const struct aiScene *s = aiImportFile(path, is_x ? aiProcess_Triangulate : 0);
   CHECK(s != NULL);
   if (!s) { sks_model_free(&m); return; }
 
@@ -107,9 +109,27 @@ static void compare_with_assimp(const char *rel, const char *path) {
   for (unsigned i = 0; i < s->mNumMeshes && i < m.part_count; ++i) {
     const struct aiMesh *a = s->mMeshes[i];
     const sks_mesh_part *p = &m.parts[i];
-    CHECK_MSG(p->vertex_count == a->mNumVertices, "%s: mesh %u: %zu vertices, Assimp %u", rel, i,
-              p->vertex_count, a->mNumVertices);
-    if (p->vertex_count != a->mNumVertices) continue;
+    size_t *vmap = NULL;
+    if (is_x) {
+      vmap = malloc((a->mNumVertices + 1) * sizeof *vmap);
+      int map_ok = vmap && p->index_count == 3 * (size_t)a->mNumFaces;
+      for (unsigned c = 0; map_ok && c < a->mNumVertices; ++c) vmap[c] = SIZE_MAX;
+      for (unsigned f = 0; map_ok && f < a->mNumFaces; ++f)
+        for (unsigned k = 0; k < 3 && map_ok; ++k) {
+          unsigned c = a->mFaces[f].mNumIndices == 3 ? a->mFaces[f].mIndices[k] : a->mNumVertices;
+          map_ok = c < a->mNumVertices && (vmap[c] == SIZE_MAX || vmap[c] == p->indices[3 * f + k]);
+          if (map_ok) vmap[c] = p->indices[3 * f + k];
+        }
+      for (unsigned c = 0; map_ok && c < a->mNumVertices; ++c) map_ok = vmap[c] < p->vertex_count;
+      CHECK_MSG(map_ok, "%s: mesh %u: triangles do not map Assimp's corners to our vertices", rel, i);
+      CHECK_MSG(p->vertex_count < a->mNumVertices, "%s: mesh %u: %zu vertices, %u corners", rel, i,
+                p->vertex_count, a->mNumVertices);
+      if (!map_ok) { free(vmap); continue; }
+    } else {
+      CHECK_MSG(p->vertex_count == a->mNumVertices, "%s: mesh %u: %zu vertices, Assimp %u", rel, i,
+                p->vertex_count, a->mNumVertices);
+      if (p->vertex_count != a->mNumVertices) continue;
+    }
     /* FBX skinned parts are moved to the scene root's frame (G = the mesh
      * node's global matrix, which Assimp's FBX importer folds into the
      * offsets); everything else is stored exactly as Assimp gives it. */
@@ -120,13 +140,14 @@ static void compare_with_assimp(const char *rel, const char *path) {
     double gs = fmax(1.0, mat_max_abs(g));
     int pos_ok = 1, nrm_ok = 1, uv_ok = 1;
     for (unsigned v = 0; v < a->mNumVertices; ++v) {
+      const size_t u = vmap ? vmap[v] : v; /* our vertex for Assimp's vertex v */
       sks_vec3 want = sks_v3(a->mVertices[v].x, a->mVertices[v].y, a->mVertices[v].z);
       if (rebased) {
         want = sks_m4_point(g, want);
-        if (fabs(p->positions[3 * v] - want.x) > 1e-5 * gs || fabs(p->positions[3 * v + 1] - want.y) > 1e-5 * gs ||
-            fabs(p->positions[3 * v + 2] - want.z) > 1e-5 * gs) pos_ok = 0;
-      } else if (p->positions[3 * v] != want.x || p->positions[3 * v + 1] != want.y ||
-                 p->positions[3 * v + 2] != want.z) pos_ok = 0;
+        if (fabs(p->positions[3 * u] - want.x) > 1e-5 * gs || fabs(p->positions[3 * u + 1] - want.y) > 1e-5 * gs ||
+            fabs(p->positions[3 * u + 2] - want.z) > 1e-5 * gs) pos_ok = 0;
+      } else if (p->positions[3 * u] != want.x || p->positions[3 * u + 1] != want.y ||
+                 p->positions[3 * u + 2] != want.z) pos_ok = 0;
       if (a->mNormals && !p->normals) nrm_ok = 0;
       if (a->mNormals && p->normals) {
         sks_vec3 n = sks_v3(a->mNormals[v].x, a->mNormals[v].y, a->mNormals[v].z);
@@ -134,13 +155,13 @@ static void compare_with_assimp(const char *rel, const char *path) {
           n = sks_v3_normalize(sks_v3(ginv.m[0] * n.x + ginv.m[1] * n.y + ginv.m[2] * n.z,
                                       ginv.m[4] * n.x + ginv.m[5] * n.y + ginv.m[6] * n.z,
                                       ginv.m[8] * n.x + ginv.m[9] * n.y + ginv.m[10] * n.z));
-          if (fabs(p->normals[3 * v] - n.x) > 1e-5 || fabs(p->normals[3 * v + 1] - n.y) > 1e-5 ||
-              fabs(p->normals[3 * v + 2] - n.z) > 1e-5) nrm_ok = 0;
-        } else if (p->normals[3 * v] != n.x || p->normals[3 * v + 1] != n.y || p->normals[3 * v + 2] != n.z)
+          if (fabs(p->normals[3 * u] - n.x) > 1e-5 || fabs(p->normals[3 * u + 1] - n.y) > 1e-5 ||
+              fabs(p->normals[3 * u + 2] - n.z) > 1e-5) nrm_ok = 0;
+        } else if (p->normals[3 * u] != n.x || p->normals[3 * u + 1] != n.y || p->normals[3 * u + 2] != n.z)
           nrm_ok = 0;
       }
-      if (a->mTextureCoords[0] && (!p->uvs || p->uvs[2 * v] != a->mTextureCoords[0][v].x ||
-                                   fabs(p->uvs[2 * v + 1] - (1.0 - a->mTextureCoords[0][v].y)) > 1e-6))
+      if (a->mTextureCoords[0] && (!p->uvs || p->uvs[2 * u] != a->mTextureCoords[0][v].x ||
+                                   fabs(p->uvs[2 * u + 1] - (1.0 - a->mTextureCoords[0][v].y)) > 1e-6))
         uv_ok = 0;
     }
     CHECK_MSG(pos_ok, "%s: mesh %u: positions differ from Assimp's (order?)", rel, i);
@@ -162,9 +183,9 @@ static void compare_with_assimp(const char *rel, const char *path) {
 
     /* Skin: joints named like the bones, inverse bind = offset matrix,
      * per-vertex weight sums equal the bones' sums (<= 8 influences here). */
-    if (!a->mNumBones) { CHECK(p->skin < 0); continue; }
+    if (!a->mNumBones) { CHECK(p->skin < 0); free(vmap); continue; }
     CHECK(p->skin >= 0 && (size_t)p->skin < m.skin_count);
-    if (p->skin < 0 || (size_t)p->skin >= m.skin_count) continue;
+    if (p->skin < 0 || (size_t)p->skin >= m.skin_count) { free(vmap); continue; }
     const sks_skin *sk = &m.skins[p->skin];
     CHECK_MSG(sk->joint_count == a->mNumBones, "%s: mesh %u: %zu skin joints, %u bones", rel, i,
               sk->joint_count, a->mNumBones);
@@ -189,7 +210,8 @@ static void compare_with_assimp(const char *rel, const char *path) {
       sks_mat4 theirs = sks_m4_mul(&rn->global[bn], &off);
       for (unsigned w = 0; w < bone->mNumWeights; ++w) {
         unsigned v = bone->mWeights[w].mVertexId;
-        sks_vec3 x = sks_m4_point(&ours, sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]));
+        const size_t u = vmap ? vmap[v] : v;
+        sks_vec3 x = sks_m4_point(&ours, sks_v3(p->positions[3 * u], p->positions[3 * u + 1], p->positions[3 * u + 2]));
         sks_vec3 y = sks_m4_point(&theirs, sks_v3(a->mVertices[v].x, a->mVertices[v].y, a->mVertices[v].z));
         double sc = fmax(1.0, fmax(fabs(y.x), fmax(fabs(y.y), fabs(y.z))));
         skin_worst = fmax(skin_worst, sks_v3_len(sks_v3_sub(x, y)) / sc);
@@ -209,7 +231,8 @@ static void compare_with_assimp(const char *rel, const char *path) {
     unsigned maxcnt = 0;
     for (unsigned v = 0; v < a->mNumVertices; ++v) {
       double ours = 0;
-      for (uint32_t k = 0; k < p->influence_count; ++k) ours += p->weights[v * p->influence_count + k];
+      const size_t u = vmap ? vmap[v] : v;
+      for (uint32_t k = 0; k < p->influence_count; ++k) ours += p->weights[u * p->influence_count + k];
       if (cnt[v] <= SKS_MAX_INFLUENCES) wworst = fmax(wworst, fabs(ours - sum[v]));
       if (cnt[v] > maxcnt) maxcnt = cnt[v];
     }
@@ -218,6 +241,7 @@ static void compare_with_assimp(const char *rel, const char *path) {
               "%s: mesh %u: influence_count %u, max bones per vertex %u", rel, i, p->influence_count, maxcnt);
     free(sum);
     free(cnt);
+    free(vmap);
   }
 
   /* Clips: one per animation; key times = ticks / tps (0 -> 25); quaternion
@@ -279,7 +303,7 @@ static void test_testwuson(void) {
   CHECK_OK(sks_load(path, NULL, &m, &err), &err);
   /* The file stores 3,205 positions; Assimp's X importer gives one vertex per
    * face corner (3,732 triangles -> 11,196), with or without Triangulate; the
-   * importer joins identical corners back to the file's 3,205. */
+   * importer maps corners back to the file's 3,205 (see test_x_file_order). */
   CHECK(m.part_count == 1);
   if (m.part_count == 1) {
     CHECK(m.parts[0].vertex_count == 3205);
@@ -299,6 +323,79 @@ static void test_testwuson(void) {
   }
   CHECK(strstr(m.source_path, "Testwuson.X") != NULL);
   sks_model_free(&m);
+}
+
+/* Text .x files: part p, vertex i is the file's Mesh p, vertex i (z negated:
+ * Assimp makes the left-handed file right-handed), every vertex of the file
+ * is there, and each triangle uses the file's face indices. Read here with a
+ * few lines of strtod, independently of the importer. Before: Testwuson had
+ * the right count in Assimp's first-use order (2,079 of 3,205 at their file
+ * index) and anim_test.x 485 vertices instead of 1,720. */
+static const char *x_skip(const char *q) {
+  while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' || *q == ',' || *q == ';') ++q;
+  return q;
+}
+
+static void test_x_file_order(const char *rel, size_t parts, const size_t *counts) {
+  const char *path = sks_test_assimp_model(rel);
+  if (!path) return;
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (!f) return;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = calloc((size_t)size + 1, 1);
+  CHECK(text && fread(text, 1, (size_t)size, f) == (size_t)size);
+  fclose(f);
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  CHECK(m.part_count == parts);
+  const char *q = text;
+  size_t pi = 0, bad_pos = 0, bad_tri = 0;
+  while (text && err.code == SKS_OK && (q = strstr(q, "Mesh ")) != NULL) {
+    int is_template = q >= text + 9 && strncmp(q - 9, "template ", 9) == 0;
+    q += 5;
+    if (is_template || q[-6] == 'r' /* "...Mesh" in a longer word */) continue;
+    q = strchr(q, '{');
+    if (!q || pi >= m.part_count) break;
+    const sks_mesh_part *p = &m.parts[pi];
+    char *e;
+    size_t nv = strtoul(x_skip(q + 1), &e, 10);
+    q = e;
+    CHECK_MSG(nv == counts[pi] && p->vertex_count == nv, "%s: mesh %zu: file %zu vertices, part %zu, expected %zu",
+              rel, pi, nv, p->vertex_count, counts[pi]);
+    for (size_t v = 0; v < nv; ++v) {
+      double x[3];
+      for (int c = 0; c < 3; ++c) { x[c] = strtod(x_skip(q), &e); q = e; }
+      /* Assimp's fast_atof may differ from strtod in the last bit. */
+      double tol = 1e-6 * (1.0 + fabs(x[0]) + fabs(x[1]) + fabs(x[2]));
+      if (v < p->vertex_count && (fabs(p->positions[3 * v] - x[0]) > tol || fabs(p->positions[3 * v + 1] - x[1]) > tol ||
+                                  fabs(p->positions[3 * v + 2] + x[2]) > tol))
+        ++bad_pos;
+    }
+    size_t nf = strtoul(x_skip(q), &e, 10);
+    q = e;
+    CHECK(p->index_count == 3 * nf);
+    for (size_t t = 0; t < nf; ++t) {
+      size_t n = strtoul(x_skip(q), &e, 10), idx[3] = {0, 0, 0};
+      q = e;
+      for (size_t k = 0; k < n; ++k) { size_t x = strtoul(x_skip(q), &e, 10); q = e; if (k < 3) idx[k] = x; }
+      if (n != 3 || 3 * t + 2 >= p->index_count) { ++bad_tri; continue; }
+      const uint32_t *tri = &p->indices[3 * t]; /* same corners; Assimp flips the winding */
+      int same = 1;
+      for (int k = 0; k < 3; ++k) same &= tri[0] == idx[k] || tri[1] == idx[k] || tri[2] == idx[k];
+      if (!same) ++bad_tri;
+    }
+    ++pi;
+  }
+  CHECK_MSG(pi == parts, "%s: %zu meshes read from the file", rel, pi);
+  CHECK_MSG(bad_pos == 0, "%s: %zu vertices are not the file's vertex at that index", rel, bad_pos);
+  CHECK_MSG(bad_tri == 0, "%s: %zu triangles do not use the file's face indices", rel, bad_tri);
+  printf("%s: %zu part(s), every vertex at its file index, every triangle the file's face\n", rel, pi);
+  if (err.code == SKS_OK) sks_model_free(&m);
+  free(text);
 }
 
 static void test_bcn_epileptic(void) {
@@ -491,7 +588,51 @@ static void test_more_than_eight_influences(void) {
     }
     CHECK_MSG(ok, "kept influences are not bones 3..10 renormalised");
     CHECK_NEAR(sum, 1.0, 1e-6);
+    /* The loss is recorded and check reports it as a warning at that vertex. */
+    CHECK(p->dropped_influence_vertices == 1 && p->first_dropped_influence_vertex == v0 &&
+          p->file_max_influences == 10);
+    sks_findings fs;
+    CHECK_OK(sks_check(&m, NULL, &fs, &err), &err);
+    CHECK(fs.total_by_kind[SKS_FINDING_TOO_MANY_INFLUENCES] == 1 && fs.error_count == 0);
+    for (size_t i = 0; i < fs.count; ++i) {
+      if (fs.items[i].kind != SKS_FINDING_TOO_MANY_INFLUENCES) continue;
+      char want[96];
+      snprintf(want, sizeof want, "many.smd: part 0 '%s', vertex %zu: 1 vertex(es)", p->name, v0);
+      CHECK_MSG(strstr(fs.items[i].message, want) == fs.items[i].message &&
+                    strstr(fs.items[i].message, "(up to 10) than the kernel supports (8)"),
+                "%s", fs.items[i].message);
+      CHECK(fs.items[i].severity == SKS_SEVERITY_WARNING && fs.items[i].vertex == (int64_t)v0);
+    }
+    sks_findings_free(&fs);
   }
+  sks_model_free(&m);
+
+  /* Weights that sum to 1.1 in the file (i/50): the 8 kept are rescaled to
+   * the file's sum, not to 1, so check still reports the bad sum. */
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fprintf(f, "version 1\nnodes\n");
+  for (int i = 0; i <= 10; ++i) fprintf(f, "%d \"b%d\" %d\n", i, i, i == 0 ? -1 : 0);
+  fprintf(f, "end\nskeleton\ntime 0\n");
+  for (int i = 0; i <= 10; ++i) fprintf(f, "%d %f 0 0 0 0 0\n", i, 0.1 * i);
+  fprintf(f, "end\ntriangles\nmat.bmp\n0 0 0 0 0 0 1 0 0 10");
+  for (int i = 1; i <= 10; ++i) fprintf(f, " %d %f", i, i / 50.0);
+  fprintf(f, "\n0 1 0 0 0 0 1 1 0 1 1 1.0\n0 0 1 0 0 0 1 0 1 1 2 1.0\nend\n");
+  fclose(f);
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  if (err.code) return;
+  p = &m.parts[0];
+  double sum = 0;
+  for (size_t v = 0; v < p->vertex_count && p->influence_count == 8; ++v)
+    if (p->positions[3 * v] == 0 && p->positions[3 * v + 1] == 0 && p->positions[3 * v + 2] == 0)
+      for (int k = 0; k < 8; ++k) sum += p->weights[v * 8 + k];
+  CHECK_NEAR(sum, 1.1, 1e-5);
+  sks_findings fs;
+  CHECK_OK(sks_check(&m, NULL, &fs, &err), &err);
+  CHECK(fs.total_by_kind[SKS_FINDING_WEIGHT_SUM] == 1 &&
+        fs.total_by_kind[SKS_FINDING_TOO_MANY_INFLUENCES] == 1);
+  sks_findings_free(&fs);
   sks_model_free(&m);
 }
 
@@ -600,6 +741,12 @@ static void test_load_errors(void) {
 }
 
 int main(void) {
+  {
+    static const size_t wuson[] = {3205}, bcn[] = {1170, 1196, 648}, anim[] = {1720};
+    test_x_file_order("X/Testwuson.X", 1, wuson);
+    test_x_file_order("X/BCN_Epileptic.X", 3, bcn);
+    test_x_file_order("X/anim_test.x", 1, anim);
+  }
   test_testwuson();
   test_bcn_epileptic();
   test_bones_without_nodes();

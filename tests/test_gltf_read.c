@@ -606,6 +606,8 @@ static void test_eight_influences(void) {
     CHECK(p->joints[8 + 5] == 5 && p->weights[0] == 0.25f && p->weights[7] == 0.0f &&
           p->weights[8 + 4] == 0.125f);
     CHECK(!strcmp(m.skins[0].name, "skin_0") && m.skins[0].joints[7] == 8);
+    /* 8 influences fit: nothing is recorded as lost. */
+    CHECK(p->dropped_influence_vertices == 0 && p->file_max_influences == 8);
   }
   sks_model_free(&m);
   /* JOINTS_1 without WEIGHTS_1 */
@@ -627,6 +629,8 @@ static void test_twelve_influences(void) {
       j[s][i] = (uint16_t)(s * 4 + i % 4);
       w[s][i] = (float)(s * 4 + i % 4 + 1) / 78.0f;
     }
+  /* ... except vertex 0, whose third set is all zero: 8 non-zero weights, nothing lost. */
+  for (int k = 0; k < 4; ++k) w[2][k] = 0.0f;
   int pos = tb_data(kPos, 5126, 4, "VEC3", 0);
   int a[3], b[3];
   for (int s = 0; s < 3; ++s) {
@@ -657,6 +661,26 @@ static void test_twelve_influences(void) {
     CHECK_NEAR(sum, 1.0, 1e-6);
     /* kept weights keep their ratios: 12/78 : 5/78 */
     CHECK_NEAR(p->weights[8] / p->weights[15], 12.0 / 5.0, 1e-5);
+    /* The loss is recorded (vertices 1..3 lost weights; vertex 0 did not)... */
+    CHECK(p->dropped_influence_vertices == 3);
+    CHECK(p->first_dropped_influence_vertex == 1);
+    CHECK(p->file_max_influences == 12);
+    /* ... and check reports it: one warning, naming the part and vertex 1. */
+    sks_findings f;
+    CHECK_OK(sks_check(&m, NULL, &f, &e), &e);
+    CHECK(f.total_by_kind[SKS_FINDING_TOO_MANY_INFLUENCES] == 1);
+    int seen = 0;
+    for (size_t i = 0; i < f.count; ++i) {
+      const sks_finding *x = &f.items[i];
+      if (x->kind != SKS_FINDING_TOO_MANY_INFLUENCES) continue;
+      seen = 1;
+      CHECK(x->severity == SKS_SEVERITY_WARNING && x->part == 0 && x->vertex == 1);
+      CHECK_MSG(strstr(x->message, "part 0 'mesh_0', vertex 1: 3 vertex(es) have more influences "
+                                   "in the file (up to 12) than the kernel supports (8)") != NULL,
+                "%s", x->message);
+    }
+    CHECK(seen);
+    sks_findings_free(&f);
   }
   sks_model_free(&m);
 }

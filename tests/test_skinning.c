@@ -125,6 +125,49 @@ static void candy_wrapper(void) {
   CHECK(md < 1e-5);
 }
 
+/* Antipodality: two joints rotated about Y by a and a + 60 degrees, for a
+ * all around the circle, and a vertex (1, 0, 0) weighted 50/50. Whatever
+ * sign a matrix -> quaternion conversion picks, DQS must blend the short
+ * way: the vertex ends at angle a + 30 degrees with radius 1. Across 180
+ * degrees the two quaternions come out with opposite hemispheres (e.g. -100
+ * and 170 degrees); without the sign flip the blend goes the long way round
+ * (measured: worst error 2, the vertex lands opposite). All kernels,
+ * positions and normals. */
+static void dqs_short_way(void) {
+  enum { N = 36 };
+  static sks_mat4 palette[2 * N];
+  static uint16_t jn[2 * N];
+  static float w[2 * N], pos[3 * N], nrm[3 * N], out[3 * N], outn[3 * N];
+  for (int i = 0; i < N; ++i) {
+    double a = -PI + 2 * PI * i / N, b = a + PI / 3;
+    palette[2 * i] = rigid(sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)a), sks_v3(0, 0, 0));
+    palette[2 * i + 1] = rigid(sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)b), sks_v3(0, 0, 0));
+    jn[2 * i] = (uint16_t)(2 * i); jn[2 * i + 1] = (uint16_t)(2 * i + 1);
+    w[2 * i] = w[2 * i + 1] = 0.5f;
+    pos[3 * i] = 1; pos[3 * i + 1] = 0; pos[3 * i + 2] = 0;
+    nrm[3 * i] = 1; nrm[3 * i + 1] = 0; nrm[3 * i + 2] = 0;
+  }
+  for (int kernel = 0; kernel < 3; ++kernel) {
+    sks_skinning_job d = base_job(SKS_SKIN_DQS, N, 2, palette, 2 * N, jn, w, pos, out);
+    d.in_normals = nrm; d.out_normals = outn;
+    memset(out, 0, sizeof out); memset(outn, 0, sizeof outn);
+    CHECK(kernel == 0 ? sks_skinning_job_run_reference(&d)
+          : kernel == 1 ? sks_skinning_job_run(&d) : sks_skinning_job_run_parallel(&d, 2));
+    double worst = 0;
+    for (int i = 0; i < N; ++i) {
+      double m = -PI + 2 * PI * i / N + PI / 6; /* R_y(m) (1,0,0) = (cos m, 0, -sin m) */
+      double want[3] = {cos(m), 0, -sin(m)};
+      for (int c = 0; c < 3; ++c) {
+        worst = fmax(worst, fabs(out[3 * i + c] - want[c]));
+        worst = fmax(worst, fabs(outn[3 * i + c] - want[c]));
+      }
+    }
+    const char *name = kernel == 0 ? "reference" : kernel == 1 ? "optimised" : "parallel";
+    printf("DQS short way (%s kernel): worst |error| %.3g over %d angle pairs\n", name, worst, N);
+    CHECK_MSG(worst < 1e-5, "DQS %s kernel blends quaternions the long way", name);
+  }
+}
+
 /* Reference vs optimised vs parallel, every influence count, both methods,
  * interleaved (strided) buffers, 10k random vertices. */
 static void kernels_agree(void) {
@@ -468,6 +511,7 @@ static void blend_then_skin(void) {
 int main(void) {
   dqs_equals_lbs_single_influence();
   candy_wrapper();
+  dqs_short_way();
   kernels_agree();
   validation();
   pretransform_static();

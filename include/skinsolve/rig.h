@@ -50,6 +50,14 @@ typedef struct sks_mesh_part {
   float *weights;            /* influence_count * vertex_count */
   size_t index_count;        /* triangle list, 3 per triangle */
   uint32_t *indices;
+  /* Influences lost at load (all zero unless the file gave some vertex more
+   * non-zero influences than SKS_MAX_INFLUENCES; the loaders then keep the
+   * largest): how many vertices lost some, the first of them, and the most
+   * non-zero influences one vertex had in the file. sks_check reports them
+   * as too_many_influences warnings. */
+  size_t dropped_influence_vertices;
+  size_t first_dropped_influence_vertex;
+  uint32_t file_max_influences;
 } sks_mesh_part;
 
 typedef struct sks_material {

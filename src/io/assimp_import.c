@@ -8,8 +8,10 @@
  *    them by name, so they stay.
  *  - One mesh part per aiMesh in scene order; part.node = the first node (in
  *    skeleton order) whose mMeshes lists it. Vertices exactly as Assimp gives
- *    them: no SortByPType (which would split meshes); JoinIdenticalVertices
- *    only for .x, whose reader splits every face corner (see below).
+ *    them: no SortByPType (which would split meshes). Assimp's .x reader
+ *    splits every face corner: text .x files are mapped back to the file's
+ *    vertices in the file's order (x_map_scene); binary / compressed .x get
+ *    JoinIdenticalVertices (the file's count in most files, not its order).
  *    aiProcess_Triangulate only rewrites faces (measured: vertex counts are
  *    identical with and without it on every rigged test model); polygons that
  *    remain anyway are fan-triangulated here, points and lines are dropped
@@ -22,7 +24,9 @@
  *  - FBX only: Assimp's FBX offsets include the mesh node's global matrix G;
  *    such parts are moved to scene-root space (see rebase_to_scene_root).
  *  - Influences from the bones' weight lists; more than SKS_MAX_INFLUENCES on
- *    one vertex keeps the largest ones, renormalised.
+ *    one vertex keeps the largest ones, rescaled to the vertex's weight sum,
+ *    and the loss is recorded in the part (dropped_influence_vertices ...)
+ *    for sks_check's too_many_influences finding.
  *  - Clips: one per aiAnimation (empty name -> "animation_<i>"), LINEAR keys,
  *    times = ticks / ticks-per-second; ticks per second 0 means 25 (what
  *    Assimp itself assumes, aiAnimation docs). Quaternions (w,x,y,z) -> xyzw.
@@ -100,7 +104,20 @@ typedef struct importer {
   size_t node_count;
   size_t joint_capacity;        /* skeleton arrays capacity (extra joints grow it) */
   int offsets_include_mesh_node; /* FBX: see rebase_to_scene_root */
+  /* Text .x only (see x_map_scene), else NULL: per aiMesh, corner -> part
+   * vertex, part vertex -> its first corner, and the part's vertex count. */
+  uint32_t **xmap, **xrep;
+  size_t *xcount;
 } importer;
+
+static void x_unmap(importer *im) {
+  unsigned nm = im->scene ? im->scene->mNumMeshes : 0;
+  for (unsigned i = 0; i < nm && im->xmap; ++i) free(im->xmap[i]);
+  for (unsigned i = 0; i < nm && im->xrep; ++i) free(im->xrep[i]);
+  free(im->xmap); free(im->xrep); free(im->xcount);
+  im->xmap = im->xrep = NULL;
+  im->xcount = NULL;
+}
 
 static sks_result oom(importer *im) {
   return sks_error_set(im->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory while importing", im->path);
@@ -403,10 +420,12 @@ static sks_result import_indices(importer *im, unsigned mi, const struct aiMesh 
         return sks_error_set(im->err, SKS_ERR_PARSE,
                              "%s: mesh %u, face %u: vertex index %u out of range (%u vertices)",
                              im->path, mi, f, face->mIndices[c], mesh->mNumVertices);
+    const uint32_t *xmap = im->xmap ? im->xmap[mi] : NULL; /* text .x: corner -> vertex */
     for (unsigned c = 1; c + 1 < face->mNumIndices; ++c) { /* fan */
-      part->indices[k++] = face->mIndices[0];
-      part->indices[k++] = face->mIndices[c];
-      part->indices[k++] = face->mIndices[c + 1];
+      unsigned a = face->mIndices[0], b = face->mIndices[c], d = face->mIndices[c + 1];
+      part->indices[k++] = xmap ? xmap[a] : a;
+      part->indices[k++] = xmap ? xmap[b] : b;
+      part->indices[k++] = xmap ? xmap[d] : d;
     }
   }
   part->index_count = k;
@@ -416,7 +435,9 @@ static sks_result import_indices(importer *im, unsigned mi, const struct aiMesh 
 static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *mesh,
                               sks_mesh_part *part) {
   sks_model *m = im->model;
-  const size_t nv = mesh->mNumVertices;
+  const size_t nv = part->vertex_count, ncorners = mesh->mNumVertices;
+  /* Text .x: weights are listed per corner; vertex v takes its first corner's. */
+  const uint32_t *xmap = im->xmap ? im->xmap[mi] : NULL, *xrep = im->xrep ? im->xrep[mi] : NULL;
   const unsigned nb = mesh->mNumBones;
   if (!mesh->mBones)
     return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: bones missing", im->path, mi);
@@ -461,12 +482,14 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
     }
     for (unsigned w = 0; w < bone->mNumWeights && r == SKS_OK; ++w) {
       unsigned v = bone->mWeights[w].mVertexId;
-      if (v >= nv)
+      if (v >= ncorners)
         r = sks_error_set(im->err, SKS_ERR_PARSE,
                           "%s: mesh %u, bone %u '%s': vertex %u out of range (%zu vertices)",
-                          im->path, mi, b, m->skeleton.names[j], v, nv);
-      else
+                          im->path, mi, b, m->skeleton.names[j], v, ncorners);
+      else if (!xmap)
         ++counts[v];
+      else if (xrep[xmap[v]] == v)
+        ++counts[xmap[v]];
     }
   }
   if (r != SKS_OK) { free(counts); return r; }
@@ -495,6 +518,10 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
     const struct aiBone *bone = mesh->mBones[b];
     for (unsigned w = 0; w < bone->mNumWeights; ++w) {
       unsigned v = bone->mWeights[w].mVertexId;
+      if (xmap) {
+        if (xrep[xmap[v]] != v) continue; /* not the vertex's first corner */
+        v = xmap[v];
+      }
       influence *in = &all[start[v] + counts[v]++];
       in->weight = (float)bone->mWeights[w].mWeight;
       in->joint = b;
@@ -502,18 +529,30 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
   }
   for (size_t v = 0; v < nv; ++v) {
     influence *in = &all[start[v]];
-    uint32_t c = counts[v];
+    uint32_t c = counts[v], nonzero = 0;
+    for (uint32_t a = 0; a < c; ++a) nonzero += in[a].weight != 0.0f;
+    if (nonzero > part->file_max_influences) part->file_max_influences = nonzero;
     if (c > k) {
-      /* Keep the k largest (stable: ties keep bone order), renormalise. */
+      /* Keep the k largest (stable: ties keep bone order), rescaled so the
+       * vertex's weight sum stays the file's (check still sees a bad sum). */
       for (uint32_t a = 1; a < c; ++a) {
         influence x = in[a];
         uint32_t b = a;
         while (b > 0 && in[b - 1].weight < x.weight) { in[b] = in[b - 1]; --b; }
         in[b] = x;
       }
-      double sum = 0;
-      for (uint32_t a = 0; a < k; ++a) sum += in[a].weight;
-      for (uint32_t a = 0; a < k; ++a) in[a].weight = sum > 0 ? (float)(in[a].weight / sum) : 0.0f;
+      double wsum = 0, kept = 0;
+      int lost = 0;
+      for (uint32_t a = 0; a < c; ++a) {
+        wsum += in[a].weight;
+        if (a < k) kept += in[a].weight; else lost |= in[a].weight != 0.0f;
+      }
+      if (lost) {
+        /* Recorded so sks_check can say the file had more than we keep. */
+        if (part->dropped_influence_vertices++ == 0) part->first_dropped_influence_vertex = v;
+        if (kept > 0 && isfinite(wsum) && wsum > 0)
+          for (uint32_t a = 0; a < k; ++a) in[a].weight = (float)(in[a].weight * (wsum / kept));
+      }
       c = k;
     }
     for (uint32_t a = 0; a < c; ++a) {
@@ -576,7 +615,9 @@ static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
   if (mesh->mMaterialIndex < m->material_count) p->material = (int32_t)mesh->mMaterialIndex;
   p->node = node >= 0 ? node : 0; /* unreferenced mesh: follows the root */
 
-  size_t nv = mesh->mNumVertices;
+  /* Text .x: the file's vertices (xrep[v] = the corner that carries vertex v). */
+  const uint32_t *xrep = im->xrep ? im->xrep[i] : NULL;
+  size_t nv = xrep ? im->xcount[i] : mesh->mNumVertices;
   if (nv && !mesh->mVertices)
     return sks_error_set(im->err, SKS_ERR_PARSE, "%s: mesh %u: positions missing", im->path, i);
   p->vertex_count = nv;
@@ -584,25 +625,28 @@ static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
     p->positions = malloc(nv * 3 * sizeof(float));
     if (!p->positions) return oom(im);
     for (size_t v = 0; v < nv; ++v) {
-      p->positions[3 * v] = (float)mesh->mVertices[v].x;
-      p->positions[3 * v + 1] = (float)mesh->mVertices[v].y;
-      p->positions[3 * v + 2] = (float)mesh->mVertices[v].z;
+      size_t c = xrep ? xrep[v] : v;
+      p->positions[3 * v] = (float)mesh->mVertices[c].x;
+      p->positions[3 * v + 1] = (float)mesh->mVertices[c].y;
+      p->positions[3 * v + 2] = (float)mesh->mVertices[c].z;
     }
     if (mesh->mNormals) {
       p->normals = malloc(nv * 3 * sizeof(float));
       if (!p->normals) return oom(im);
       for (size_t v = 0; v < nv; ++v) {
-        p->normals[3 * v] = (float)mesh->mNormals[v].x;
-        p->normals[3 * v + 1] = (float)mesh->mNormals[v].y;
-        p->normals[3 * v + 2] = (float)mesh->mNormals[v].z;
+        size_t c = xrep ? xrep[v] : v;
+        p->normals[3 * v] = (float)mesh->mNormals[c].x;
+        p->normals[3 * v + 1] = (float)mesh->mNormals[c].y;
+        p->normals[3 * v + 2] = (float)mesh->mNormals[c].z;
       }
     }
     if (mesh->mTextureCoords[0]) {
       p->uvs = malloc(nv * 2 * sizeof(float));
       if (!p->uvs) return oom(im);
       for (size_t v = 0; v < nv; ++v) {
-        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][v].x;
-        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][v].y;
+        size_t c = xrep ? xrep[v] : v;
+        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][c].x;
+        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][c].y;
       }
     }
   }
@@ -765,6 +809,265 @@ static int file_is_directx(const char *path) {
   return n == 4 && memcmp(magic, "xof ", 4) == 0;
 }
 
+/* ---- DirectX .x: the file's own vertices --------------------------------- */
+/* Assimp's .x reader emits one vertex per face corner (Testwuson: 3,732
+ * triangles -> 11,196 vertices; the file stores 3,205) and does not say which
+ * file vertex a corner came from. aiProcess_JoinIdenticalVertices merges
+ * corners equal in every attribute, which gives neither the file's order
+ * (first use by the faces) nor always its count (anim_test.x: 485 instead of
+ * the file's 1,720, whose duplicated vertices are identical). So for text .x
+ * files we read each Mesh's face lists (and MeshMaterialList: Assimp makes
+ * one aiMesh per mesh and material) ourselves, match every aiMesh's corners
+ * to one (mesh, material) of the file by their positions, and build the part
+ * from the file vertices its faces use, in the file's order: corner c of the
+ * aiMesh becomes part vertex xmap[c]; part vertex v takes its attributes and
+ * weights from corner xrep[v] (its first corner). Anything unexpected (binary
+ * or compressed .x, a mesh no file mesh matches) falls back to the join. */
+
+typedef struct x_mesh {
+  size_t vertex_count;
+  float *positions;     /* 3 * vertex_count, as written (left-handed) */
+  size_t face_count;
+  size_t *face_start;   /* face_count + 1 offsets into corners */
+  uint32_t *corners;    /* file vertex index of every face corner, face order */
+  uint32_t *face_material; /* face_count, or NULL = all material 0 */
+  uint32_t material_count; /* >= 1 */
+  uint32_t used_mask;   /* materials already matched to an aiMesh (first 32) */
+} x_mesh;
+
+typedef struct x_file { size_t mesh_count; x_mesh *meshes; } x_file;
+
+static void x_file_free(x_file *xf) {
+  for (size_t i = 0; i < xf->mesh_count; ++i) {
+    free(xf->meshes[i].positions); free(xf->meshes[i].face_start);
+    free(xf->meshes[i].corners); free(xf->meshes[i].face_material);
+  }
+  free(xf->meshes);
+  memset(xf, 0, sizeof *xf);
+}
+
+typedef struct x_lexer { const char *p, *end; char tok[128]; } x_lexer;
+
+/* Next token: "{", "}", or a run of other characters; separators are
+ * whitespace , ; and comments (# or //) run to the end of the line. 0 at end. */
+static int x_next(x_lexer *lx) {
+  for (;;) {
+    while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' || *lx->p == '\n' ||
+                               *lx->p == ',' || *lx->p == ';'))
+      ++lx->p;
+    if (lx->p >= lx->end) return 0;
+    if (*lx->p == '#' || (*lx->p == '/' && lx->p + 1 < lx->end && lx->p[1] == '/')) {
+      while (lx->p < lx->end && *lx->p != '\n') ++lx->p;
+      continue;
+    }
+    break;
+  }
+  size_t n = 0;
+  if (*lx->p == '{' || *lx->p == '}') {
+    lx->tok[n++] = *lx->p++;
+  } else {
+    while (lx->p < lx->end && !strchr(" \t\r\n,;{}#", *lx->p)) {
+      if (n + 1 < sizeof lx->tok) lx->tok[n++] = *lx->p;
+      ++lx->p;
+    }
+  }
+  lx->tok[n] = '\0';
+  return 1;
+}
+
+static int x_uint(x_lexer *lx, size_t limit, size_t *out) {
+  if (!x_next(lx)) return 0;
+  char *e;
+  unsigned long long v = strtoull(lx->tok, &e, 10);
+  if (e == lx->tok || *e || v > limit) return 0;
+  *out = (size_t)v;
+  return 1;
+}
+
+/* Body of a Mesh after its "{": vertices, faces, then child objects up to
+ * the matching "}" (only MeshMaterialList is read). 0 = not understood. */
+static int x_parse_mesh(x_lexer *lx, x_mesh *xm, size_t size_cap) {
+  size_t nv, nf;
+  if (!x_uint(lx, size_cap, &nv)) return 0;
+  xm->vertex_count = nv;
+  xm->positions = malloc((nv ? nv : 1) * 3 * sizeof(float));
+  if (!xm->positions) return 0;
+  for (size_t i = 0; i < 3 * nv; ++i) {
+    if (!x_next(lx)) return 0;
+    char *e;
+    xm->positions[i] = strtof(lx->tok, &e);
+    if (e == lx->tok || *e) return 0;
+  }
+  if (!x_uint(lx, size_cap, &nf)) return 0;
+  xm->face_count = nf;
+  xm->face_start = malloc((nf + 1) * sizeof *xm->face_start);
+  size_t cap = 3 * nf + 4, used = 0;
+  xm->corners = malloc(cap * sizeof *xm->corners);
+  if (!xm->face_start || !xm->corners) return 0;
+  for (size_t f = 0; f < nf; ++f) {
+    size_t n;
+    if (!x_uint(lx, size_cap, &n)) return 0;
+    xm->face_start[f] = used;
+    if (used + n > cap) {
+      while (used + n > cap) cap *= 2;
+      uint32_t *c = realloc(xm->corners, cap * sizeof *c);
+      if (!c) return 0;
+      xm->corners = c;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      size_t v;
+      if (!x_uint(lx, nv ? nv - 1 : 0, &v)) return 0;
+      xm->corners[used++] = (uint32_t)v;
+    }
+  }
+  xm->face_start[nf] = used;
+  xm->material_count = 1;
+  int depth = 1;
+  while (depth > 0) {
+    if (!x_next(lx)) return 0;
+    if (lx->tok[0] == '{') { ++depth; continue; }
+    if (lx->tok[0] == '}') { --depth; continue; }
+    if (depth == 1 && strcmp(lx->tok, "MeshMaterialList") == 0 && !xm->face_material) {
+      if (!x_next(lx)) return 0;
+      if (lx->tok[0] != '{' && (!x_next(lx) || lx->tok[0] != '{')) return 0;
+      ++depth;
+      size_t nm, ni;
+      if (!x_uint(lx, 1u << 20, &nm) || !x_uint(lx, size_cap, &ni)) return 0;
+      if (ni != nf && ni != 1) return 0; /* Assimp refuses other counts too */
+      xm->face_material = malloc((nf ? nf : 1) * sizeof *xm->face_material);
+      if (!xm->face_material) return 0;
+      for (size_t f = 0; f < ni; ++f) {
+        size_t b;
+        if (!x_uint(lx, 1u << 20, &b)) return 0;
+        xm->face_material[f] = (uint32_t)b;
+      }
+      for (size_t f = ni; f < nf; ++f) xm->face_material[f] = xm->face_material[0];
+      xm->material_count = nm ? (uint32_t)nm : 1;
+    }
+  }
+  return 1;
+}
+
+/* Reads every Mesh of a text .x file; 0 if the file is not one we understand. */
+static int x_read(const char *path, x_file *xf) {
+  memset(xf, 0, sizeof *xf);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char *buf = NULL;
+  long size = -1;
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  if (size >= 16 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) != NULL &&
+      fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  if (!buf) return 0;
+  int ok = memcmp(buf, "xof ", 4) == 0 && memcmp(buf + 8, "txt ", 4) == 0;
+  x_lexer lx = {buf + 16, buf + size, ""};
+  char prev[128] = "";
+  size_t cap = 0;
+  while (ok && x_next(&lx)) {
+    if (strcmp(lx.tok, "Mesh") == 0 && strcmp(prev, "template") != 0) {
+      if (!x_next(&lx)) { ok = 0; break; }
+      if (lx.tok[0] != '{' && (!x_next(&lx) || lx.tok[0] != '{')) { ok = 0; break; }
+      if (xf->mesh_count == cap) {
+        cap = cap ? 2 * cap : 4;
+        x_mesh *g = realloc(xf->meshes, cap * sizeof *g);
+        if (!g) { ok = 0; break; }
+        xf->meshes = g;
+      }
+      x_mesh *xm = &xf->meshes[xf->mesh_count++];
+      memset(xm, 0, sizeof *xm);
+      ok = x_parse_mesh(&lx, xm, (size_t)size);
+      prev[0] = '\0';
+      continue;
+    }
+    snprintf(prev, sizeof prev, "%s", lx.tok);
+  }
+  free(buf);
+  if (!ok) x_file_free(xf);
+  return ok;
+}
+
+/* Matches aiMesh `mesh` to an unused (file mesh, material) whose corners, in
+ * face order, sit where the aiMesh's vertices are (z negated: Assimp turns
+ * the left-handed file right-handed). Fills xmap / xrep / *count. */
+static int x_match(x_file *xf, const struct aiMesh *mesh, uint32_t **xmap, uint32_t **xrep,
+                   size_t *count) {
+  const size_t nc = mesh->mNumVertices;
+  for (size_t mi = 0; mi < xf->mesh_count; ++mi) {
+    x_mesh *xm = &xf->meshes[mi];
+    for (uint32_t b = 0; b < xm->material_count && b < 32; ++b) {
+      if (xm->used_mask & (1u << b)) continue;
+      size_t k = 0;
+      int ok = 1;
+      for (size_t f = 0; f < xm->face_count && ok; ++f) {
+        if (xm->face_material && xm->face_material[f] != b) continue;
+        for (size_t c = xm->face_start[f]; c < xm->face_start[f + 1] && ok; ++c, ++k) {
+          if (k >= nc) { ok = 0; break; }
+          const float *x = &xm->positions[3 * xm->corners[c]];
+          const struct aiVector3D *a = &mesh->mVertices[k];
+          float tol = 1e-5f * (1.0f + fabsf(x[0]) + fabsf(x[1]) + fabsf(x[2]));
+          if (fabsf((float)a->x - x[0]) > tol || fabsf((float)a->y - x[1]) > tol ||
+              fabsf((float)a->z + x[2]) > tol)
+            ok = 0;
+        }
+      }
+      if (!ok || k != nc) continue;
+      /* Part vertices: the file vertices used, ascending (the file's order). */
+      uint32_t *slot = malloc((xm->vertex_count ? xm->vertex_count : 1) * sizeof *slot);
+      uint32_t *map = malloc((nc ? nc : 1) * sizeof *map);
+      uint32_t *rep = malloc((nc ? nc : 1) * sizeof *rep);
+      if (!slot || !map || !rep) { free(slot); free(map); free(rep); return 0; }
+      for (size_t v = 0; v < xm->vertex_count; ++v) slot[v] = UINT32_MAX;
+      k = 0;
+      for (size_t f = 0; f < xm->face_count; ++f) {
+        if (xm->face_material && xm->face_material[f] != b) continue;
+        for (size_t c = xm->face_start[f]; c < xm->face_start[f + 1]; ++c, ++k)
+          if (slot[xm->corners[c]] == UINT32_MAX) slot[xm->corners[c]] = (uint32_t)k; /* first corner */
+      }
+      size_t n = 0;
+      for (size_t v = 0; v < xm->vertex_count; ++v)
+        if (slot[v] != UINT32_MAX) { rep[n] = slot[v]; slot[v] = (uint32_t)n++; }
+      k = 0;
+      for (size_t f = 0; f < xm->face_count; ++f) {
+        if (xm->face_material && xm->face_material[f] != b) continue;
+        for (size_t c = xm->face_start[f]; c < xm->face_start[f + 1]; ++c, ++k) map[k] = slot[xm->corners[c]];
+      }
+      free(slot);
+      xm->used_mask |= 1u << b;
+      *xmap = map;
+      *xrep = rep;
+      *count = n;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Maps every aiMesh of a text .x scene to the file's vertices; 0 (nothing
+ * kept) if one cannot be mapped. */
+static int x_map_scene(importer *im) {
+  x_file xf;
+  if (!x_read(im->path, &xf)) return 0;
+  unsigned nm = im->scene->mNumMeshes;
+  int ok = nm > 0 && im->scene->mMeshes;
+  if (ok) {
+    im->xmap = calloc(nm, sizeof *im->xmap);
+    im->xrep = calloc(nm, sizeof *im->xrep);
+    im->xcount = calloc(nm, sizeof *im->xcount);
+    ok = im->xmap && im->xrep && im->xcount;
+  }
+  for (unsigned i = 0; ok && i < nm; ++i) {
+    const struct aiMesh *mesh = im->scene->mMeshes[i];
+    ok = mesh && mesh->mVertices && x_match(&xf, mesh, &im->xmap[i], &im->xrep[i], &im->xcount[i]);
+  }
+  x_file_free(&xf);
+  if (!ok) x_unmap(im);
+  return ok;
+}
+
 /* ---- preflight ---------------------------------------------------------- */
 
 /* Assimp 5.2's OFF and PLY readers believe the header's element counts and
@@ -848,23 +1151,28 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   if (pre != SKS_OK) return pre;
 
   unsigned flags = aiProcess_Triangulate | aiProcess_ValidateDataStructure | aiProcess_FlipUVs;
-  /* Assimp's DirectX .x reader emits one vertex per face corner (Testwuson:
-   * 3,732 triangles -> 11,196 vertices although the file stores 3,205).
-   * Joining corners identical in every attribute restores exactly the file's
-   * vertex count (3,205; BCN_Epileptic 3,014), in Assimp's first-use order.
-   * Other readers keep the file's vertices, so only .x gets the join. */
-  if (file_is_directx(path)) flags |= aiProcess_JoinIdenticalVertices;
+  /* Assimp's DirectX .x reader emits one vertex per face corner. Text .x
+   * files are mapped back to the file's own vertices, in its order
+   * (x_map_scene: Testwuson 3,205, BCN_Epileptic 1,170 + 1,196 + 648,
+   * anim_test 1,720); other .x files get the corners identical in every
+   * attribute joined (the file's count in most files, Assimp's first-use
+   * order). Other readers keep the file's vertices. */
+  const int directx = file_is_directx(path);
   /* No log stream is attached: Assimp's default logger stays the null logger. */
   const struct aiScene *scene = aiImportFile(path, flags);
+  importer im;
+  memset(&im, 0, sizeof im);
+  im.path = path;
+  im.scene = scene;
+  if (scene && directx && !x_map_scene(&im)) {
+    aiReleaseImport(scene);
+    im.scene = scene = aiImportFile(path, flags | aiProcess_JoinIdenticalVertices);
+  }
   if (!scene) {
     const char *why = aiGetErrorString();
     return sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp cannot import it: %s", path,
                          why && why[0] ? why : "unknown error");
   }
-  importer im;
-  memset(&im, 0, sizeof im);
-  im.path = path;
-  im.scene = scene;
   im.model = out;
   im.err = err;
   im.offsets_include_mesh_node = scene_is_from_fbx(scene);
@@ -880,6 +1188,7 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
   if (r == SKS_OK) r = import_materials(&im);
   if (r == SKS_OK) r = import_meshes(&im);
   if (r == SKS_OK) r = import_clips(&im);
+  x_unmap(&im);
   free((void *)im.nodes);
   free(im.globals);
   free(im.by_name);

@@ -1012,9 +1012,10 @@ static sks_result read_skins(gl_ctx *c, sks_model *m) {
 /* ---- meshes -------------------------------------------------------------- */
 
 /* More than 8 influences: keep the 8 largest weights per vertex, rescaled so
- * the vertex's weight sum is unchanged. */
+ * the vertex's weight sum is unchanged. Vertices that lose a non-zero weight
+ * are counted in the part (for sks_check's too_many_influences). */
 static void reduce_influences(size_t nv, uint32_t k_in, const uint16_t *j_in, const float *w_in,
-                              uint16_t *j_out, float *w_out) {
+                              uint16_t *j_out, float *w_out, sks_mesh_part *part) {
   for (size_t v = 0; v < nv; ++v) {
     const uint16_t *jv = j_in + v * k_in;
     const float *wv = w_in + v * k_in;
@@ -1030,6 +1031,11 @@ static void reduce_influences(size_t nv, uint32_t k_in, const uint16_t *j_in, co
       w_out[v * SKS_MAX_INFLUENCES + s] = wv[best];
       kept += wv[best];
     }
+    for (uint32_t k = 0; k < k_in; ++k)
+      if (!used[k] && wv[k] != 0.0f) {
+        if (part->dropped_influence_vertices++ == 0) part->first_dropped_influence_vertex = v;
+        break;
+      }
     if (kept > 0 && isfinite(total) && total > 0)
       for (uint32_t s = 0; s < SKS_MAX_INFLUENCES; ++s)
         w_out[v * SKS_MAX_INFLUENCES + s] = (float)(w_out[v * SKS_MAX_INFLUENCES + s] * (total / kept));
@@ -1105,8 +1111,13 @@ static sks_result read_skin_sets(gl_ctx *c, const cJSON *attrs, const char *wher
       r = c->status;
     } else {
       part->influence_count = k_out;
+      for (size_t v = 0; v < nv; ++v) {
+        uint32_t nonzero = 0;
+        for (uint32_t k = 0; k < k_all; ++k) nonzero += weights[v * k_all + k] != 0.0f;
+        if (nonzero > part->file_max_influences) part->file_max_influences = nonzero;
+      }
       if (k_all > SKS_MAX_INFLUENCES) {
-        reduce_influences(nv, k_all, joints, weights, part->joints, part->weights);
+        reduce_influences(nv, k_all, joints, weights, part->joints, part->weights, part);
       } else {
         memcpy(part->joints, joints, nv * k_all * sizeof *joints);
         memcpy(part->weights, weights, nv * k_all * sizeof *weights);

@@ -219,6 +219,17 @@ static void check_part(checker *c, size_t pi, float tol, uint32_t limit) {
         SKS_MAX_INFLUENCES);
     return; /* arrays may not be what the header promises; don't walk them */
   }
+  if (p->dropped_influence_vertices > 0) {
+    /* The loader kept SKS_MAX_INFLUENCES of them: the file's skinning cannot
+     * be reproduced exactly. One finding per part, at the first vertex. */
+    snprintf(where, sizeof where, "part %zu '%s', vertex %zu", pi, pname,
+             p->first_dropped_influence_vertex);
+    add(c, SKS_FINDING_TOO_MANY_INFLUENCES, SKS_SEVERITY_WARNING, (int32_t)pi,
+        (int64_t)p->first_dropped_influence_vertex, -1, where,
+        "%zu vertex(es) have more influences in the file (up to %u) than the kernel supports "
+        "(%d); the smallest were dropped at load",
+        p->dropped_influence_vertices, p->file_max_influences, SKS_MAX_INFLUENCES);
+  }
   for (size_t v = 0; v < p->vertex_count; ++v) {
     const uint16_t *J = &p->joints[(size_t)k * v];
     const float *W = &p->weights[(size_t)k * v];
