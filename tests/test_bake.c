@@ -485,6 +485,62 @@ static void test_fox_targets(void) {
   sks_model_free(&t);
 }
 
+/* Testwuson onto a reweight --coarsen --rename copy: the baked clips key
+ * every joint except the node that holds the skinned mesh (glTF ignores its
+ * transform; the validator warns ANIMATION_CHANNEL_TARGET_NODE_SKIN), and the
+ * written .glb still replays the solved surface to 1e-5 D. */
+static void test_mesh_node_not_keyed(void) {
+  const char *path = sks_test_assimp_model("X/Testwuson.X");
+  if (!path) return;
+  sks_model src, tgt, applied, back;
+  sks_error err;
+  CHECK_OK(sks_load(path, NULL, &src, &err), &err);
+  sks_reweight_options ro = {1, 1};
+  CHECK_OK(sks_reweight(&src, &ro, &tgt, &err), &err);
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.keep_surfaces = 1;
+  opt.fps = 6;
+  const char *names[] = {"Wuson_Run"};
+  opt.clip_names = names;
+  opt.clip_name_count = 1;
+  sks_bake_result r;
+  CHECK_OK(sks_bake(&src, &tgt, &opt, &r, &err), &err);
+  CHECK_OK(sks_bake_apply(&tgt, &r, &applied, &err), &err);
+  size_t n0 = tgt.clip_count, J = tgt.skeleton.joint_count, mesh_nodes = 0;
+  CHECK(applied.clip_count == n0 + 1);
+  for (size_t pi = 0; pi < tgt.part_count; ++pi)
+    if (tgt.parts[pi].skin >= 0) ++mesh_nodes;
+  CHECK(mesh_nodes > 0);
+  if (applied.clip_count == n0 + 1) {
+    const sks_clip *c = &applied.clips[n0];
+    int keys_mesh_node = 0;
+    for (size_t k = 0; k < c->track_count; ++k)
+      for (size_t pi = 0; pi < tgt.part_count; ++pi)
+        if (tgt.parts[pi].skin >= 0 && tgt.parts[pi].node == c->tracks[k].joint) keys_mesh_node = 1;
+    CHECK_MSG(!keys_mesh_node, "a baked channel targets the node of a skinned mesh");
+    CHECK_MSG(c->track_count == 3 * (J - 1), "%zu tracks for %zu joints (expected every other joint keyed)",
+              c->track_count, J);
+    double rt = replay_error(&applied, &r, n0);
+    CHECK_MSG(rt <= 1e-5, "Testwuson replay differs by %g D", rt);
+    char out[1024];
+    snprintf(out, sizeof out, "%s/baked_wuson.glb", sks_test_tmpdir());
+    CHECK_OK(sks_write_glb(out, &applied, NULL, &err), &err);
+    if (sks_load(out, NULL, &back, &err) == SKS_OK) {
+      double rt2 = back.clip_count == n0 + 1 ? replay_error(&back, &r, n0) : 1e30;
+      CHECK_MSG(rt2 <= 1e-5, "baked_wuson.glb replays %g D away from the solved surface", rt2);
+      printf("Testwuson round trip: in memory %.3g D, through .glb %.3g D\n", rt, rt2);
+      sks_model_free(&back);
+    } else {
+      CHECK_MSG(0, "reloading %s: %s", out, err.message);
+    }
+  }
+  sks_model_free(&applied);
+  sks_bake_result_free(&r);
+  sks_model_free(&tgt);
+  sks_model_free(&src);
+}
+
 int main(void) {
   test_control_recovery();
   test_scale_animation();
@@ -492,5 +548,6 @@ int main(void) {
   test_degenerate_bones();
   test_bad_inputs();
   test_fox_targets();
+  test_mesh_node_not_keyed();
   return sks_test_finish();
 }

@@ -815,6 +815,30 @@ fail:
 
 /* ---- apply: baked clips -> ordinary clips on a copy of the target ------------- */
 
+/* 1 if joint j is the node that holds a skinned mesh part. glTF ignores that
+ * node's own transform for skinning, and the Khronos validator warns
+ * (ANIMATION_CHANNEL_TARGET_NODE_SKIN) on a channel that targets it. */
+static int joint_holds_skinned_mesh(const sks_model *m, size_t j) {
+  for (size_t pi = 0; pi < m->part_count; ++pi)
+    if (m->parts[pi].skin >= 0 && m->parts[pi].node == (int32_t)j) return 1;
+  return 0;
+}
+
+/* 1 if every frame of the baked clip keeps joint j exactly at its rest local:
+ * a channel for it would only repeat what the node already stores. */
+static int keys_stay_at_rest(const sks_baked_clip *bc, size_t J, size_t j, const sks_transform *rest) {
+  for (size_t f = 0; f < bc->frame_count; ++f) {
+    const sks_transform *x = &bc->locals[f * J + j];
+    if (x->translation.x != rest->translation.x || x->translation.y != rest->translation.y ||
+        x->translation.z != rest->translation.z || x->rotation.x != rest->rotation.x ||
+        x->rotation.y != rest->rotation.y || x->rotation.z != rest->rotation.z ||
+        x->rotation.w != rest->rotation.w || x->scale.x != rest->scale.x ||
+        x->scale.y != rest->scale.y || x->scale.z != rest->scale.z)
+      return 0;
+  }
+  return 1;
+}
+
 sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result,
                           sks_model *out, sks_error *err) {
   if (!target || !result || !out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_apply: NULL argument");
@@ -850,11 +874,15 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
       sks_model_free(out);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    c->track_count = 3 * J;
+    c->track_count = 0;
     size_t F = bc->frame_count;
-    for (size_t j = 0; j < J; ++j)
+    for (size_t j = 0; j < J; ++j) {
+      /* every joint is keyed, except the node of a skinned mesh when the
+       * solve left it at rest (dropping its channels changes no pose) */
+      if (joint_holds_skinned_mesh(target, j) && keys_stay_at_rest(bc, J, j, &target->skeleton.rest[j]))
+        continue;
       for (int path = 0; path < 3; ++path) {
-        sks_track *tr = &c->tracks[3 * j + (size_t)path];
+        sks_track *tr = &c->tracks[c->track_count++];
         tr->joint = (int32_t)j;
         tr->path = (sks_track_path)path;
         tr->interpolation = SKS_INTERP_LINEAR;
@@ -886,6 +914,7 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
           }
         }
       }
+    }
   }
   return SKS_OK;
 }
