@@ -133,8 +133,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       }
     double d = p->scale > 0 ? p->scale : 1.0;
     F = skin_error(p, y, s->R, s->u, x);
-    double lam = 1e-6, last_step = 1e300;
-    double flat = (double)V * (1e-6 * d) * (1e-6 * d);
+    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d)};
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
@@ -234,7 +233,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       }
       int solved = 0;
       for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
-        if (!dense_solve(H, g, n, lam, L, dx)) { lam = fmax(lam * 10, 1e-9); continue; }
+        if (!dense_solve(H, g, n, lm.lam, L, dx)) { lm.lam = fmax(lm.lam * 10, 1e-9); continue; }
         double step = 0;
         for (size_t b = 0; b < B; ++b) {
           if (ridx[b] < 0) continue;
@@ -251,15 +250,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           memcpy(s->u, tr.u, 3 * B * sizeof(double));
           memcpy(s->sc, tr.sc, B * sizeof(double));
           F = Ft;
-          lam = fmax(lam * 0.2, 1e-12);
           solved = 1;
-          if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
-          /* flat valley (non-zero residual): the objective no longer moves in
-           * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
-          if (decrease < flat && step < 1e-5 * d) converged = 1;
-          last_step = step;
+          converged = sks_lm_accepted(&lm, step, decrease);
         } else {
-          lam *= 8;
+          lm.lam *= 8;
         }
       }
       if (!solved) { skin_error(p, y, s->R, s->u, x); break; }
