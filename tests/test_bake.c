@@ -541,6 +541,40 @@ static void test_mesh_node_not_keyed(void) {
   sks_model_free(&src);
 }
 
+/* --max-constraints far below 8 per bone: every weighted bone must keep
+ * constraints, so the control still recovers the clip exactly (before, the
+ * per-bone picks stopped at the budget: Testwuson at 100 scored 29%). */
+static void test_small_constraint_budget(void) {
+  const char *path = sks_test_assimp_model("X/Testwuson.X");
+  if (!path) return;
+  sks_model m;
+  sks_error err;
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  const size_t budgets[] = {20, 100, 300};
+  for (size_t k = 0; k < 3; ++k) {
+    sks_bake_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.fps = 4;
+    opt.max_constraints = budgets[k];
+    const char *names[] = {"Wuson_Walk"};
+    opt.clip_names = names;
+    opt.clip_name_count = 1;
+    sks_bake_result r;
+    CHECK_OK(sks_bake(&m, &m, &opt, &r, &err), &err);
+    if (r.clip_count == 1) {
+      const sks_baked_clip *c = &r.clips[0];
+      printf("Testwuson control, --max-constraints %zu: %zu constraints, quality %.6f%%, worst %.3g%% D\n",
+             budgets[k], r.constraint_count, c->quality * 100, c->worst_error_pct);
+      CHECK(r.constraint_count < r.target_vertex_count);
+      CHECK_MSG(c->quality >= 0.9999 && c->mean_error_pct <= 1e-3 && c->worst_error_pct <= 1e-2,
+                "budget %zu: control quality %.4f%%, worst %.4g%% D", budgets[k], c->quality * 100,
+                c->worst_error_pct);
+    }
+    sks_bake_result_free(&r);
+  }
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_control_recovery();
   test_scale_animation();
@@ -549,5 +583,6 @@ int main(void) {
   test_bad_inputs();
   test_fox_targets();
   test_mesh_node_not_keyed();
+  test_small_constraint_budget();
   return sks_test_finish();
 }
