@@ -352,6 +352,63 @@ static void test_other_targets(void) {
   CHECK(r.clip_count == 1 && r.target_vertex_count == nr * seg && r.clips[0].quality > 0.5);
   sks_bake_result_free(&r);
 
+  /* subdivided: a ring inserted between every two rings (vertices on the
+   * source's edge midpoints, weights averaged, renormalised over the union
+   * of influences); closest point lands them on the source surface */
+  sks_model sub;
+  CHECK_OK(sks_model_clone(&src, &sub, &err), &err);
+  p = &sub.parts[0];
+  size_t srings = 2 * rings - 1, sV = srings * seg;
+  free(p->positions); free(p->joints); free(p->weights); free(p->indices);
+  p->positions = malloc(sV * 3 * sizeof(float));
+  p->joints = calloc(sV * 4, sizeof(uint16_t));
+  p->weights = calloc(sV * 4, sizeof(float));
+  p->vertex_count = sV;
+  for (size_t r2 = 0; r2 < srings; ++r2)
+    for (size_t s = 0; s < seg; ++s) {
+      size_t a = (r2 / 2) * seg + s, b = ((r2 + 1) / 2) * seg + s, d = r2 * seg + s;
+      for (int k = 0; k < 3; ++k)
+        p->positions[3 * d + k] = 0.5f * (o->positions[3 * a + k] + o->positions[3 * b + k]);
+      /* average of the two weight vectors over 6 bones, top 4, normalised */
+      float w6[6] = {0, 0, 0, 0, 0, 0}, sum = 0;
+      for (int q = 0; q < 4; ++q) {
+        w6[o->joints[4 * a + q]] += 0.5f * o->weights[4 * a + q];
+        w6[o->joints[4 * b + q]] += 0.5f * o->weights[4 * b + q];
+      }
+      for (int slot = 0; slot < 4; ++slot) {
+        int best = 0;
+        for (int q = 1; q < 6; ++q) if (w6[q] > w6[best]) best = q;
+        p->joints[4 * d + slot] = (uint16_t)best;
+        p->weights[4 * d + slot] = w6[best] > 0 ? w6[best] : 0;
+        sum += p->weights[4 * d + slot];
+        w6[best] = -1;
+      }
+      for (int slot = 0; slot < 4; ++slot) p->weights[4 * d + slot] /= sum;
+    }
+  p->index_count = (srings - 1) * seg * 6;
+  p->indices = malloc(p->index_count * sizeof(uint32_t));
+  ic = 0;
+  for (size_t r2 = 0; r2 + 1 < srings; ++r2)
+    for (size_t s = 0; s < seg; ++s) {
+      uint32_t a = (uint32_t)(r2 * seg + s), b = (uint32_t)(r2 * seg + (s + 1) % seg);
+      p->indices[ic++] = a; p->indices[ic++] = b; p->indices[ic++] = a + (uint32_t)seg;
+      p->indices[ic++] = b; p->indices[ic++] = b + (uint32_t)seg; p->indices[ic++] = a + (uint32_t)seg;
+    }
+  CHECK_OK(sks_bake(&src, &sub, &opt, &r, &err), &err);
+  print_result("procedural: subdivided target", &r);
+  /* closest point: 99.98%; nearest vertex puts every midpoint on a ring
+   * vertex (half a ring away) and scores visibly lower */
+  CHECK(r.clip_count == 1 && r.target_vertex_count == sV && r.clips[0].quality > 0.999);
+  double q_closest = r.clip_count == 1 ? r.clips[0].quality : 0;
+  sks_bake_result_free(&r);
+  opt.correspondence = SKS_CORRESPOND_NEAREST_VERTEX;
+  CHECK_OK(sks_bake(&src, &sub, &opt, &r, &err), &err);
+  print_result("procedural: subdivided target, nearest vertex", &r);
+  CHECK(r.clip_count == 1 && r.clips[0].quality < q_closest);
+  sks_bake_result_free(&r);
+  opt.correspondence = SKS_CORRESPOND_AUTO;
+  sks_model_free(&sub);
+
   /* subsampled constraints still cover every bone */
   opt.max_constraints = 100;
   CHECK_OK(sks_bake(&src, &src, &opt, &r, &err), &err);

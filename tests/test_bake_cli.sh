@@ -68,6 +68,23 @@ if [ -f "$wuson" ] && command -v node > /dev/null && [ -f "$src/tools/node_modul
     process.exit(r.issues.numErrors === 0 && n === 0 ? 0 : 1);' "$tmp/wuson_val.json" \
     && ok || bad "wuson_baked.glb keys the skinned-mesh node"
 fi
+# --fps resamples uniformly: Fox Walk lasts 0.7083 s -> 8 frames at 0, 0.1 ..
+# 0.7 plus its last time = 9 (Run 1.125 s -> 13); key times otherwise (18, 28)
+if command -v node > /dev/null; then
+  json="$("$cli" bake --source "$fox" --target "$target" --clip Walk --clip Run --fps 10 --json)" && ok || bad "--fps exit"
+  node -e '
+    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const f = d.clips.map((c) => `${c.name}:${c.frames}`).join(" ");
+    if (f !== "Walk:9 Run:13") { console.error("--fps 10 frames:", f); process.exit(1); }' <<< "$json" \
+    && ok || bad "--fps 10 frame counts"
+fi
+# progress line on stderr only when stderr is a terminal
+if command -v script > /dev/null; then
+  prog="$(script -qc "'$cli' bake --source '$fox' --target '$target' --clip Walk > /dev/null" /dev/null)"
+  echo "$prog" | grep -q "baking 'Walk': frame 1/18" && ok || bad "no progress line on a terminal: $prog"
+  prog="$("$cli" bake --source "$fox" --target "$target" --clip Walk 2>&1 > /dev/null)"
+  [ -z "$prog" ] && ok || bad "progress written when stderr is not a terminal: $prog"
+fi
 # the bcd solver runs too
 "$cli" bake --source "$fox" --target "$target" --clip Walk --solver bcd $fps > /dev/null && ok || bad "--solver bcd"
 
