@@ -352,6 +352,63 @@ static void test_other_targets(void) {
   CHECK(r.clip_count == 1 && r.target_vertex_count == nr * seg && r.clips[0].quality > 0.5);
   sks_bake_result_free(&r);
 
+  /* subdivided: a ring inserted between every two rings (vertices on the
+   * source's edge midpoints, weights averaged, renormalised over the union
+   * of influences); closest point lands them on the source surface */
+  sks_model sub;
+  CHECK_OK(sks_model_clone(&src, &sub, &err), &err);
+  p = &sub.parts[0];
+  size_t srings = 2 * rings - 1, sV = srings * seg;
+  free(p->positions); free(p->joints); free(p->weights); free(p->indices);
+  p->positions = malloc(sV * 3 * sizeof(float));
+  p->joints = calloc(sV * 4, sizeof(uint16_t));
+  p->weights = calloc(sV * 4, sizeof(float));
+  p->vertex_count = sV;
+  for (size_t r2 = 0; r2 < srings; ++r2)
+    for (size_t s = 0; s < seg; ++s) {
+      size_t a = (r2 / 2) * seg + s, b = ((r2 + 1) / 2) * seg + s, d = r2 * seg + s;
+      for (int k = 0; k < 3; ++k)
+        p->positions[3 * d + k] = 0.5f * (o->positions[3 * a + k] + o->positions[3 * b + k]);
+      /* average of the two weight vectors over 6 bones, top 4, normalised */
+      float w6[6] = {0, 0, 0, 0, 0, 0}, sum = 0;
+      for (int q = 0; q < 4; ++q) {
+        w6[o->joints[4 * a + q]] += 0.5f * o->weights[4 * a + q];
+        w6[o->joints[4 * b + q]] += 0.5f * o->weights[4 * b + q];
+      }
+      for (int slot = 0; slot < 4; ++slot) {
+        int best = 0;
+        for (int q = 1; q < 6; ++q) if (w6[q] > w6[best]) best = q;
+        p->joints[4 * d + slot] = (uint16_t)best;
+        p->weights[4 * d + slot] = w6[best] > 0 ? w6[best] : 0;
+        sum += p->weights[4 * d + slot];
+        w6[best] = -1;
+      }
+      for (int slot = 0; slot < 4; ++slot) p->weights[4 * d + slot] /= sum;
+    }
+  p->index_count = (srings - 1) * seg * 6;
+  p->indices = malloc(p->index_count * sizeof(uint32_t));
+  ic = 0;
+  for (size_t r2 = 0; r2 + 1 < srings; ++r2)
+    for (size_t s = 0; s < seg; ++s) {
+      uint32_t a = (uint32_t)(r2 * seg + s), b = (uint32_t)(r2 * seg + (s + 1) % seg);
+      p->indices[ic++] = a; p->indices[ic++] = b; p->indices[ic++] = a + (uint32_t)seg;
+      p->indices[ic++] = b; p->indices[ic++] = b + (uint32_t)seg; p->indices[ic++] = a + (uint32_t)seg;
+    }
+  CHECK_OK(sks_bake(&src, &sub, &opt, &r, &err), &err);
+  print_result("procedural: subdivided target", &r);
+  /* closest point: 99.98%; nearest vertex puts every midpoint on a ring
+   * vertex (half a ring away) and scores visibly lower */
+  CHECK(r.clip_count == 1 && r.target_vertex_count == sV && r.clips[0].quality > 0.999);
+  double q_closest = r.clip_count == 1 ? r.clips[0].quality : 0;
+  sks_bake_result_free(&r);
+  opt.correspondence = SKS_CORRESPOND_NEAREST_VERTEX;
+  CHECK_OK(sks_bake(&src, &sub, &opt, &r, &err), &err);
+  print_result("procedural: subdivided target, nearest vertex", &r);
+  CHECK(r.clip_count == 1 && r.clips[0].quality < q_closest);
+  sks_bake_result_free(&r);
+  opt.correspondence = SKS_CORRESPOND_AUTO;
+  sks_model_free(&sub);
+
   /* subsampled constraints still cover every bone */
   opt.max_constraints = 100;
   CHECK_OK(sks_bake(&src, &src, &opt, &r, &err), &err);
@@ -485,6 +542,96 @@ static void test_fox_targets(void) {
   sks_model_free(&t);
 }
 
+/* Testwuson onto a reweight --coarsen --rename copy: the baked clips key
+ * every joint except the node that holds the skinned mesh (glTF ignores its
+ * transform; the validator warns ANIMATION_CHANNEL_TARGET_NODE_SKIN), and the
+ * written .glb still replays the solved surface to 1e-5 D. */
+static void test_mesh_node_not_keyed(void) {
+  const char *path = sks_test_assimp_model("X/Testwuson.X");
+  if (!path) return;
+  sks_model src, tgt, applied, back;
+  sks_error err;
+  CHECK_OK(sks_load(path, NULL, &src, &err), &err);
+  sks_reweight_options ro = {1, 1};
+  CHECK_OK(sks_reweight(&src, &ro, &tgt, &err), &err);
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.keep_surfaces = 1;
+  opt.fps = 6;
+  const char *names[] = {"Wuson_Run"};
+  opt.clip_names = names;
+  opt.clip_name_count = 1;
+  sks_bake_result r;
+  CHECK_OK(sks_bake(&src, &tgt, &opt, &r, &err), &err);
+  CHECK_OK(sks_bake_apply(&tgt, &r, &applied, &err), &err);
+  size_t n0 = tgt.clip_count, J = tgt.skeleton.joint_count, mesh_nodes = 0;
+  CHECK(applied.clip_count == n0 + 1);
+  for (size_t pi = 0; pi < tgt.part_count; ++pi)
+    if (tgt.parts[pi].skin >= 0) ++mesh_nodes;
+  CHECK(mesh_nodes > 0);
+  if (applied.clip_count == n0 + 1) {
+    const sks_clip *c = &applied.clips[n0];
+    int keys_mesh_node = 0;
+    for (size_t k = 0; k < c->track_count; ++k)
+      for (size_t pi = 0; pi < tgt.part_count; ++pi)
+        if (tgt.parts[pi].skin >= 0 && tgt.parts[pi].node == c->tracks[k].joint) keys_mesh_node = 1;
+    CHECK_MSG(!keys_mesh_node, "a baked channel targets the node of a skinned mesh");
+    CHECK_MSG(c->track_count == 3 * (J - 1), "%zu tracks for %zu joints (expected every other joint keyed)",
+              c->track_count, J);
+    double rt = replay_error(&applied, &r, n0);
+    CHECK_MSG(rt <= 1e-5, "Testwuson replay differs by %g D", rt);
+    char out[1024];
+    snprintf(out, sizeof out, "%s/baked_wuson.glb", sks_test_tmpdir());
+    CHECK_OK(sks_write_glb(out, &applied, NULL, &err), &err);
+    if (sks_load(out, NULL, &back, &err) == SKS_OK) {
+      double rt2 = back.clip_count == n0 + 1 ? replay_error(&back, &r, n0) : 1e30;
+      CHECK_MSG(rt2 <= 1e-5, "baked_wuson.glb replays %g D away from the solved surface", rt2);
+      printf("Testwuson round trip: in memory %.3g D, through .glb %.3g D\n", rt, rt2);
+      sks_model_free(&back);
+    } else {
+      CHECK_MSG(0, "reloading %s: %s", out, err.message);
+    }
+  }
+  sks_model_free(&applied);
+  sks_bake_result_free(&r);
+  sks_model_free(&tgt);
+  sks_model_free(&src);
+}
+
+/* --max-constraints far below 8 per bone: every weighted bone must keep
+ * constraints, so the control still recovers the clip exactly (before, the
+ * per-bone picks stopped at the budget: Testwuson at 100 scored 29%). */
+static void test_small_constraint_budget(void) {
+  const char *path = sks_test_assimp_model("X/Testwuson.X");
+  if (!path) return;
+  sks_model m;
+  sks_error err;
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  const size_t budgets[] = {20, 100, 300};
+  for (size_t k = 0; k < 3; ++k) {
+    sks_bake_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.fps = 4;
+    opt.max_constraints = budgets[k];
+    const char *names[] = {"Wuson_Walk"};
+    opt.clip_names = names;
+    opt.clip_name_count = 1;
+    sks_bake_result r;
+    CHECK_OK(sks_bake(&m, &m, &opt, &r, &err), &err);
+    if (r.clip_count == 1) {
+      const sks_baked_clip *c = &r.clips[0];
+      printf("Testwuson control, --max-constraints %zu: %zu constraints, quality %.6f%%, worst %.3g%% D\n",
+             budgets[k], r.constraint_count, c->quality * 100, c->worst_error_pct);
+      CHECK(r.constraint_count < r.target_vertex_count);
+      CHECK_MSG(c->quality >= 0.9999 && c->mean_error_pct <= 1e-3 && c->worst_error_pct <= 1e-2,
+                "budget %zu: control quality %.4f%%, worst %.4g%% D", budgets[k], c->quality * 100,
+                c->worst_error_pct);
+    }
+    sks_bake_result_free(&r);
+  }
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_control_recovery();
   test_scale_animation();
@@ -492,5 +639,7 @@ int main(void) {
   test_degenerate_bones();
   test_bad_inputs();
   test_fox_targets();
+  test_mesh_node_not_keyed();
+  test_small_constraint_budget();
   return sks_test_finish();
 }

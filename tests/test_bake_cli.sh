@@ -51,6 +51,40 @@ if command -v node > /dev/null && [ -f "$src/tools/node_modules/gltf-validator/p
 else
   echo "note: gltf-validator not installed (cd tools && npm install): validation skipped"
 fi
+# Testwuson onto a reweight --coarsen --rename copy: the baked .glb validates
+# with 0 errors and no ANIMATION_CHANNEL_TARGET_NODE_SKIN warning (the node
+# holding the skinned mesh is not keyed)
+wuson="$models/X/Testwuson.X"
+if [ -f "$wuson" ] && command -v node > /dev/null && [ -f "$src/tools/node_modules/gltf-validator/package.json" ]; then
+  "$cli" reweight "$wuson" --coarsen --rename -o "$tmp/wuson_t.glb" > /dev/null && ok || bad "reweight Testwuson"
+  "$cli" bake --source "$wuson" --target "$tmp/wuson_t.glb" -o "$tmp/wuson_baked.glb" --fps 6 > /dev/null \
+    && ok || bad "bake Testwuson onto its reweighted copy"
+  node "$src/tools/validate_gltf.mjs" "$tmp/wuson_baked.glb" --json > "$tmp/wuson_val.json" \
+    && ok || bad "gltf-validator errors in wuson_baked.glb"
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const n = r.issues.messages.filter((m) => m.code === "ANIMATION_CHANNEL_TARGET_NODE_SKIN").length;
+    console.log(`wuson_baked.glb: ${r.issues.numErrors} errors, ${r.issues.numWarnings} warnings, ${n} ANIMATION_CHANNEL_TARGET_NODE_SKIN`);
+    process.exit(r.issues.numErrors === 0 && n === 0 ? 0 : 1);' "$tmp/wuson_val.json" \
+    && ok || bad "wuson_baked.glb keys the skinned-mesh node"
+fi
+# --fps resamples uniformly: Fox Walk lasts 0.7083 s -> 8 frames at 0, 0.1 ..
+# 0.7 plus its last time = 9 (Run 1.125 s -> 13); key times otherwise (18, 28)
+if command -v node > /dev/null; then
+  json="$("$cli" bake --source "$fox" --target "$target" --clip Walk --clip Run --fps 10 --json)" && ok || bad "--fps exit"
+  node -e '
+    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const f = d.clips.map((c) => `${c.name}:${c.frames}`).join(" ");
+    if (f !== "Walk:9 Run:13") { console.error("--fps 10 frames:", f); process.exit(1); }' <<< "$json" \
+    && ok || bad "--fps 10 frame counts"
+fi
+# progress line on stderr only when stderr is a terminal
+if command -v script > /dev/null; then
+  prog="$(script -qc "'$cli' bake --source '$fox' --target '$target' --clip Walk > /dev/null" /dev/null)"
+  echo "$prog" | grep -q "baking 'Walk': frame 1/18" && ok || bad "no progress line on a terminal: $prog"
+  prog="$("$cli" bake --source "$fox" --target "$target" --clip Walk 2>&1 > /dev/null)"
+  [ -z "$prog" ] && ok || bad "progress written when stderr is not a terminal: $prog"
+fi
 # the bcd solver runs too
 "$cli" bake --source "$fox" --target "$target" --clip Walk --solver bcd $fps > /dev/null && ok || bad "--solver bcd"
 

@@ -287,8 +287,35 @@ static sks_result check_finite(const sks_model *m, const char *role, sks_error *
 
 /* ---- constraints ------------------------------------------------------------- */
 
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Appends `take` of the `c` candidates in `cand` (evenly strided through the
+ * list, which follows the vertex order) to ids, marking them chosen. */
+static size_t pick_strided(const uint32_t *cand, size_t c, size_t take, uint8_t *chosen,
+                           uint32_t *ids, size_t n) {
+  for (size_t k = 0; k < c; ++k)
+    if ((k * take) / c != ((k + 1) * take) / c && !chosen[cand[k]]) {
+      chosen[cand[k]] = 1;
+      ids[n++] = cand[k];
+    }
+  return n;
+}
+
+/* All vertices when V <= maxc. Otherwise every weighted bone first keeps
+ * `quota` vertices evenly strided through its list: the vertices it
+ * dominates, or, for a bone that dominates none, the ones where its weight
+ * is at least half its largest weight. quota = maxc / (2B),
+ * at least 8 when maxc / B allows, and never under 4 (so a small
+ * --max-constraints may be exceeded: every weighted bone stays determined).
+ * The rest of the budget is a uniform stride over the remaining vertices. */
 static uint32_t *select_constraints(const target_setup *t, size_t maxc, size_t *count) {
   size_t V = t->V, B = t->B;
+  size_t quota = maxc / (2 * (B ? B : 1));
+  if (quota < 8) quota = maxc / (B ? B : 1) < 8 ? maxc / (B ? B : 1) : 8;
+  if (quota < 4) quota = 4;
   uint32_t *ids = malloc((V ? V : 1) * sizeof(uint32_t));
   if (!ids) return NULL;
   if (V <= maxc) {
@@ -298,45 +325,49 @@ static uint32_t *select_constraints(const target_setup *t, size_t maxc, size_t *
   }
   uint8_t *chosen = calloc(V, 1);
   int32_t *dom = malloc(V * sizeof(int32_t));
-  size_t *dom_count = calloc(B ? B : 1, sizeof(size_t)), *dom_seen = calloc(B ? B : 1, sizeof(size_t));
-  if (!chosen || !dom || !dom_count || !dom_seen) {
-    free(chosen); free(dom); free(dom_count); free(dom_seen); free(ids);
+  uint32_t *start = calloc(B + 2, sizeof(uint32_t)), *list = malloc(V * sizeof(uint32_t));
+  uint32_t *cand = malloc(V * sizeof(uint32_t));
+  double *wmax = calloc(B ? B : 1, sizeof(double));
+  if (!chosen || !dom || !start || !list || !cand || !wmax) {
+    free(chosen); free(dom); free(start); free(list); free(cand); free(wmax); free(ids);
     return NULL;
   }
   for (size_t v = 0; v < V; ++v) {
     double best = 0;
     dom[v] = -1;
-    for (uint32_t i = t->full.start[v]; i < t->full.start[v + 1]; ++i)
-      if (t->full.w[i] > best) { best = t->full.w[i]; dom[v] = (int32_t)t->full.bone[i]; }
-    if (dom[v] >= 0) dom_count[dom[v]]++;
+    for (uint32_t i = t->full.start[v]; i < t->full.start[v + 1]; ++i) {
+      uint32_t b = t->full.bone[i];
+      if (t->full.w[i] > best) { best = t->full.w[i]; dom[v] = (int32_t)b; }
+      if (t->full.w[i] > wmax[b]) wmax[b] = t->full.w[i];
+    }
+    if (dom[v] >= 0) start[dom[v] + 2]++;
   }
-  /* every bone keeps up to `quota` well-spread vertices it dominates
-   * (evenly strided through its list), then the rest is a uniform stride */
-  size_t quota = maxc / (2 * (B ? B : 1));
-  if (quota < 8) quota = 8;
+  for (size_t b = 0; b < B; ++b) start[b + 2] += start[b + 1];
+  for (size_t v = 0; v < V; ++v)
+    if (dom[v] >= 0) list[start[dom[v] + 1]++] = (uint32_t)v;
   size_t n = 0;
-  for (size_t v = 0; v < V && n < maxc; ++v) {
-    int32_t b = dom[v];
-    if (b < 0) continue;
-    size_t k = dom_seen[b]++, c = dom_count[b];
-    size_t take = c < quota ? c : quota;
-    /* take element k if it is one of `take` evenly spaced picks */
-    if (take > 0 && (k * take) / c != ((k + 1) * take) / c) { chosen[v] = 1; ids[n++] = (uint32_t)v; }
+  for (size_t b = 0; b < B; ++b) {
+    size_t c = start[b + 1] - start[b];
+    if (c > 0) {
+      n = pick_strided(&list[start[b]], c, quota < c ? quota : c, chosen, ids, n);
+      continue;
+    }
+    if (!(wmax[b] > 0)) continue;
+    c = 0; /* dominates nothing: the vertices where it weighs most */
+    for (size_t v = 0; v < V; ++v)
+      for (uint32_t i = t->full.start[v]; i < t->full.start[v + 1]; ++i)
+        if (t->full.bone[i] == b && t->full.w[i] >= 0.5 * wmax[b]) { cand[c++] = (uint32_t)v; break; }
+    n = pick_strided(cand, c, quota < c ? quota : c, chosen, ids, n);
   }
   size_t rest = V - n, want = maxc > n ? maxc - n : 0, seen = 0;
-  for (size_t v = 0; v < V && want > 0; ++v) {
+  for (size_t v = 0; v < V && want > 0 && rest > 0; ++v) {
     if (chosen[v]) continue;
     if ((seen * want) / rest != ((seen + 1) * want) / rest) ids[n++] = (uint32_t)v;
     ++seen;
   }
-  free(chosen); free(dom); free(dom_count); free(dom_seen);
+  free(chosen); free(dom); free(start); free(list); free(cand); free(wmax);
   /* keep vertex order (cache-friendly) */
-  for (size_t i = 1; i < n; ++i) { /* insertion sort is fine: ids are nearly sorted */
-    uint32_t x = ids[i];
-    size_t j = i;
-    while (j > 0 && ids[j - 1] > x) { ids[j] = ids[j - 1]; --j; }
-    ids[j] = x;
-  }
+  qsort(ids, n, sizeof *ids, cmp_u32);
   *count = n;
   return ids;
 }
@@ -815,6 +846,30 @@ fail:
 
 /* ---- apply: baked clips -> ordinary clips on a copy of the target ------------- */
 
+/* 1 if joint j is the node that holds a skinned mesh part. glTF ignores that
+ * node's own transform for skinning, and the Khronos validator warns
+ * (ANIMATION_CHANNEL_TARGET_NODE_SKIN) on a channel that targets it. */
+static int joint_holds_skinned_mesh(const sks_model *m, size_t j) {
+  for (size_t pi = 0; pi < m->part_count; ++pi)
+    if (m->parts[pi].skin >= 0 && m->parts[pi].node == (int32_t)j) return 1;
+  return 0;
+}
+
+/* 1 if every frame of the baked clip keeps joint j exactly at its rest local:
+ * a channel for it would only repeat what the node already stores. */
+static int keys_stay_at_rest(const sks_baked_clip *bc, size_t J, size_t j, const sks_transform *rest) {
+  for (size_t f = 0; f < bc->frame_count; ++f) {
+    const sks_transform *x = &bc->locals[f * J + j];
+    if (x->translation.x != rest->translation.x || x->translation.y != rest->translation.y ||
+        x->translation.z != rest->translation.z || x->rotation.x != rest->rotation.x ||
+        x->rotation.y != rest->rotation.y || x->rotation.z != rest->rotation.z ||
+        x->rotation.w != rest->rotation.w || x->scale.x != rest->scale.x ||
+        x->scale.y != rest->scale.y || x->scale.z != rest->scale.z)
+      return 0;
+  }
+  return 1;
+}
+
 sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result,
                           sks_model *out, sks_error *err) {
   if (!target || !result || !out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_apply: NULL argument");
@@ -850,11 +905,15 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
       sks_model_free(out);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    c->track_count = 3 * J;
+    c->track_count = 0;
     size_t F = bc->frame_count;
-    for (size_t j = 0; j < J; ++j)
+    for (size_t j = 0; j < J; ++j) {
+      /* every joint is keyed, except the node of a skinned mesh when the
+       * solve left it at rest (dropping its channels changes no pose) */
+      if (joint_holds_skinned_mesh(target, j) && keys_stay_at_rest(bc, J, j, &target->skeleton.rest[j]))
+        continue;
       for (int path = 0; path < 3; ++path) {
-        sks_track *tr = &c->tracks[3 * j + (size_t)path];
+        sks_track *tr = &c->tracks[c->track_count++];
         tr->joint = (int32_t)j;
         tr->path = (sks_track_path)path;
         tr->interpolation = SKS_INTERP_LINEAR;
@@ -886,6 +945,7 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
           }
         }
       }
+    }
   }
   return SKS_OK;
 }

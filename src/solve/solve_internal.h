@@ -129,6 +129,30 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
                          const sks_rotonly *ro, size_t max_iterations, double tol,
                          sks_solve_stats *stats);
 
+/* Levenberg-Marquardt bookkeeping shared by both LM solvers: after an
+ * accepted step, the damping relaxes and convergence is judged on absolute
+ * progress against D. Returns 1 when converged. */
+typedef struct sks_lm_control {
+  double lam;        /* damping */
+  double last_step;  /* the previous accepted step (largest point motion) */
+  double tol;        /* step tolerance, fraction of D */
+  double d;          /* D */
+  double flat;       /* objective change below which the valley is flat */
+} sks_lm_control;
+
+static inline int sks_lm_accepted(sks_lm_control *c, double step, double decrease) {
+  int converged = 0;
+  c->lam = c->lam * 0.2 > 1e-12 ? c->lam * 0.2 : 1e-12;
+  /* done when the step is below tol * D; when steps shrink only linearly (a
+   * non-zero residual), 1000 * tol is already far below anything measurable */
+  if (step < c->tol * c->d || (step < 1000 * c->tol * c->d && step > 0.1 * c->last_step)) converged = 1;
+  /* flat valley (non-zero residual): the objective no longer moves in
+   * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
+  if (decrease < c->flat && step < 1e-5 * c->d) converged = 1;
+  c->last_step = step;
+  return converged;
+}
+
 /* Skinned constraint positions for a state. */
 void sks_solve_skin(const sks_solve_problem *p, const sks_solve_state *s, double *cur);
 

@@ -280,8 +280,8 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   /* F comes from moments, so it is exact only to ~1e-15 of yy */
   double noise = 1e-13 * yy + 1e-300;
   double F = moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
-  double lam = 1e-6, last_step = 1e300;
-  double flat = (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise;
+  sks_lm_control lm = {1e-6, 1e300, tol, d,
+                       (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise};
   size_t it = 0;
   int converged = 0;
   while (it < max_iterations && !converged) {
@@ -293,8 +293,8 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
       if (nz[i * nb + i])
         for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(i * nb + i) * KK + k * (K + 1)]);
     for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
-      if (!damped_solve(Hb, nz, nb, K, g, act, B, lam, 1e-30 * maxdiag + 1e-300, Lb, lz, yv, x)) {
-        lam = fmax(lam * 10, 1e-9);
+      if (!damped_solve(Hb, nz, nb, K, g, act, B, lm.lam, 1e-30 * maxdiag + 1e-300, Lb, lz, yv, x)) {
+        lm.lam = fmax(lm.lam * 10, 1e-9);
         continue;
       }
       /* trial */
@@ -332,19 +332,10 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
         }
         memcpy(g, g2, n * sizeof(double));
         F = Ft;
-        lam = fmax(lam * 0.2, 1e-12);
         solved = 1;
-        /* absolute progress against D: done when the step is below tol * D;
-         * when steps shrink only linearly (a non-zero residual), 1000 * tol
-         * is already far below anything measurable */
-        if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
-        /* flat valley (non-zero residual): the objective no longer moves in
-         * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
-        if (decrease < flat && step < 1e-5 * d) converged = 1;
-        last_step = step;
+        converged = sks_lm_accepted(&lm, step, decrease);
       } else {
-        lam *= 8;
-        if (step < tol * d) { converged = 1; solved = 1; }
+        lm.lam *= 8;
       }
     }
     if (!solved) break;

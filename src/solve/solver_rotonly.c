@@ -6,7 +6,12 @@
  * vertex v's Jacobian block for joint b is -[s_vb]x with
  * s_vb = sum_{i in v, bone(i) in subtree(b)} w_i (x_i - o_b), and W_vr I for a
  * root translation (W_vr = sum of those weights). Dense normal equations:
- * the parameter count is 3 per joint (+3 per root). */
+ * the parameter count is 3 per joint (+3 per root). J^T J is assembled from
+ * the free solver's per-bone-pair moments (sum w1 w2, sum w1 w2 p1,
+ * sum w1 w2 p2, sum w1 w2 p1 p2^T): each ordered pair of influence bones adds
+ * to the blocks of their ancestors-or-self, so the cost per iteration is
+ * pairs x depth^2, not vertices x (ancestors per vertex)^2; the gradient is
+ * one pass over the influences (per-bone sums pushed up the tree). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,16 +109,14 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
   double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
   double *g = malloc(n * 2 * sizeof(double)), *dx = g + n;
-  double *x = malloc((ninf ? ninf : 1) * 3 * sizeof(double)), *sv = calloc(B ? 3 * B : 1, sizeof(double));
-  double *Wr = calloc(B ? B : 1, sizeof(double)), *piv = malloc((B ? B : 1) * 3 * sizeof(double));
-  uint32_t *touched = malloc((B ? B : 1) * sizeof(uint32_t));
-  uint8_t *mark = calloc(B ? B : 1, 1);
+  double *x = malloc((ninf ? ninf : 1) * 3 * sizeof(double)), *ec = malloc((B ? B : 1) * 6 * sizeof(double));
+  double *piv = malloc((B ? B : 1) * 3 * sizeof(double));
   sks_solve_state tr;
   tr.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
-  int ok = anc_start && anc && fill && root_of && H && L && g && x && sv && Wr && piv && touched && mark &&
+  int ok = anc_start && anc && fill && root_of && H && L && g && x && ec && piv &&
            tr.q && tr.R && tr.u && tr.sc;
   size_t it = 0;
   double F = 0;
@@ -130,8 +133,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       }
     double d = p->scale > 0 ? p->scale : 1.0;
     F = skin_error(p, y, s->R, s->u, x);
-    double lam = 1e-6, last_step = 1e300;
-    double flat = (double)V * (1e-6 * d) * (1e-6 * d);
+    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d)};
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
@@ -143,66 +145,95 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         sks_dm3_apply(&s->R[9 * b], &p->centroid[3 * b], rc);
         for (int a = 0; a < 3; ++a) piv[3 * b + a] = s->u[3 * b + a] - rc[a];
       }
+      /* gradient: per bone c, E_c = sum w e and C_c = sum w (R_c pl) x e;
+       * then g_rot(a) = sum_{c in subtree(a)} C_c + (u_c - o_a) x E_c and
+       * g_trans(r) = sum_{c in subtree(r)} E_c */
+      memset(ec, 0, 6 * B * sizeof(double));
       for (size_t k = 0; k < V; ++k) {
         double e[3] = {0, 0, 0};
-        size_t nt = 0;
         for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i)
           for (int a = 0; a < 3; ++a) e[a] += p->inf.w[i] * x[3 * i + a];
         for (int a = 0; a < 3; ++a) e[a] -= y[3 * k + a];
         for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
           uint32_t c = p->inf.bone[i];
-          double w = p->inf.w[i];
-          for (uint32_t q = anc_start[c]; q < anc_start[c + 1]; ++q) {
-            uint32_t b = anc[q];
-            if (!mark[b]) { mark[b] = 1; touched[nt++] = b; }
-            for (int a = 0; a < 3; ++a) sv[3 * b + a] += w * x[3 * i + a];
-            Wr[b] += w;
-          }
+          double w = p->inf.w[i], rp[3], cr[3];
+          for (int a = 0; a < 3; ++a) rp[a] = x[3 * i + a] - s->u[3 * c + a];
+          sks_d3_cross(rp, e, cr);
+          for (int a = 0; a < 3; ++a) { ec[6 * c + a] += w * e[a]; ec[6 * c + 3 + a] += w * cr[a]; }
         }
-        /* s_vb = sum w x - W o_b ; translation weight of root r: Wr[r] */
-        for (size_t q = 0; q < nt; ++q) {
-          uint32_t b = touched[q];
-          for (int a = 0; a < 3; ++a) sv[3 * b + a] -= Wr[b] * piv[3 * b + a];
+      }
+      for (size_t c = 0; c < B; ++c) {
+        if (ridx[c] < 0) continue;
+        const double *E = &ec[6 * c], *C = &ec[6 * c + 3];
+        for (uint32_t q = anc_start[c]; q < anc_start[c + 1]; ++q) {
+          uint32_t a = anc[q];
+          double dc[3], cr[3];
+          for (int r = 0; r < 3; ++r) dc[r] = s->u[3 * c + r] - piv[3 * a + r];
+          sks_d3_cross(dc, E, cr);
+          for (int r = 0; r < 3; ++r) g[ridx[a] + r] += C[r] + cr[r];
+          if (tidx[a] >= 0) for (int r = 0; r < 3; ++r) g[tidx[a] + r] += E[r];
         }
-        for (size_t qa = 0; qa < nt; ++qa) {
-          uint32_t a = touched[qa];
-          const double *sa = &sv[3 * a];
-          double c[3];
-          sks_d3_cross(sa, e, c);
-          int ia = ridx[a], ta = tidx[a];
-          for (int r = 0; r < 3; ++r) g[ia + r] += c[r];
-          if (ta >= 0) for (int r = 0; r < 3; ++r) g[ta + r] += Wr[a] * e[r];
-          for (size_t qb = 0; qb < nt; ++qb) {
-            uint32_t b = touched[qb];
-            const double *sb = &sv[3 * b];
-            int ib = ridx[b], tb = tidx[b];
-            double dot = sks_d3_dot(sa, sb);
-            /* rot a - rot b: (sa.sb) I - sb sa^T */
-            for (int r = 0; r < 3; ++r)
-              for (int cc = 0; cc < 3; ++cc)
-                H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? dot : 0.0) - sb[r] * sa[cc];
-            /* rot a - trans b: W_b [sa]x ; trans a - trans b: W_a W_b I */
-            if (tb >= 0) {
-              double Sk[9] = {0, -sa[2], sa[1], sa[2], 0, -sa[0], -sa[1], sa[0], 0};
+      }
+      /* J^T J from the per-bone-pair moments (no pass over the vertices):
+       * every ordered pair of influence bones (c1, c2) adds to the blocks of
+       * all their constrained ancestors-or-self (a, b) */
+      for (size_t k = 0; k < p->pair_count; ++k) {
+        const sks_pair_moments *pm = &p->pairs[k];
+        for (int swap = 0; swap < (pm->b == pm->c ? 1 : 2); ++swap) {
+          uint32_t c1 = swap ? pm->c : pm->b, c2 = swap ? pm->b : pm->c;
+          const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2];
+          double m1[3], m2[3], T[9], PR[9];
+          sks_dm3_apply(R1, swap ? pm->mc : pm->mb, m1);
+          sks_dm3_apply(R2, swap ? pm->mb : pm->mc, m2);
+          /* T = R1 P12 R2^T with P12 = sum w1 w2 p1 p2^T (P or P^T) */
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+              double v = 0;
+              for (int q = 0; q < 3; ++q) v += R1[i * 3 + q] * (swap ? pm->P[j * 3 + q] : pm->P[q * 3 + j]);
+              PR[i * 3 + j] = v; /* (R1 P12)[i][j] */
+            }
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              T[i * 3 + j] = PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2];
+          for (uint32_t qa = anc_start[c1]; qa < anc_start[c1 + 1]; ++qa) {
+            uint32_t a = anc[qa];
+            int ia = ridx[a], ta = tidx[a];
+            double d1[3], va[3], Ga[9];
+            for (int r = 0; r < 3; ++r) d1[r] = s->u[3 * c1 + r] - piv[3 * a + r];
+            for (int r = 0; r < 3; ++r) va[r] = m1[r] + pm->s * d1[r]; /* sum w1 w2 (x1 - o_a) */
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j) Ga[i * 3 + j] = T[i * 3 + j] + d1[i] * m2[j];
+            for (uint32_t qb = anc_start[c2]; qb < anc_start[c2 + 1]; ++qb) {
+              uint32_t b = anc[qb];
+              int ib = ridx[b], tb = tidx[b];
+              double d2[3], G[9];
+              for (int r = 0; r < 3; ++r) d2[r] = s->u[3 * c2 + r] - piv[3 * b + r];
+              /* G = sum w1 w2 (x1 - o_a)(x2 - o_b)^T */
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) G[i * 3 + j] = Ga[i * 3 + j] + va[i] * d2[j];
+              double trG = G[0] + G[4] + G[8];
+              /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T */
               for (int r = 0; r < 3; ++r)
-                for (int cc = 0; cc < 3; ++cc) {
-                  H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Wr[b] * Sk[r * 3 + cc];
-                  H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Wr[b] * Sk[r * 3 + cc];
-                }
-              if (ta >= 0)
-                for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += Wr[a] * Wr[b];
+                for (int cc = 0; cc < 3; ++cc)
+                  H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
+              /* rot a - trans b: [va]x ; trans a - trans b: S I */
+              if (tb >= 0) {
+                double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
+                for (int r = 0; r < 3; ++r)
+                  for (int cc = 0; cc < 3; ++cc) {
+                    H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
+                    H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
+                  }
+                if (ta >= 0)
+                  for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += pm->s;
+              }
             }
           }
-        }
-        for (size_t q = 0; q < nt; ++q) {
-          uint32_t b = touched[q];
-          mark[b] = 0; Wr[b] = 0;
-          sv[3 * b] = sv[3 * b + 1] = sv[3 * b + 2] = 0;
         }
       }
       int solved = 0;
       for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
-        if (!dense_solve(H, g, n, lam, L, dx)) { lam = fmax(lam * 10, 1e-9); continue; }
+        if (!dense_solve(H, g, n, lm.lam, L, dx)) { lm.lam = fmax(lm.lam * 10, 1e-9); continue; }
         double step = 0;
         for (size_t b = 0; b < B; ++b) {
           if (ridx[b] < 0) continue;
@@ -219,15 +250,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           memcpy(s->u, tr.u, 3 * B * sizeof(double));
           memcpy(s->sc, tr.sc, B * sizeof(double));
           F = Ft;
-          lam = fmax(lam * 0.2, 1e-12);
           solved = 1;
-          if (step < tol * d || (step < 1000 * tol * d && step > 0.1 * last_step)) converged = 1;
-          /* flat valley (non-zero residual): the objective no longer moves in
-           * absolute terms (mean square change < (1e-6 D)^2) and steps are small */
-          if (decrease < flat && step < 1e-5 * d) converged = 1;
-          last_step = step;
+          converged = sks_lm_accepted(&lm, step, decrease);
         } else {
-          lam *= 8;
+          lm.lam *= 8;
         }
       }
       if (!solved) { skin_error(p, y, s->R, s->u, x); break; }
@@ -238,6 +264,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
   free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
-  free(x); free(sv); free(Wr); free(piv); free(touched); free(mark); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
+  free(x); free(ec); free(piv); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
   return ok;
 }
