@@ -574,9 +574,12 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     map_surface(c, c->src_surf, c->y);
     for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
     /* 2. solve, warm-started from the previous frame extrapolated at
-     * constant velocity (free mode, once two frames are solved) */
+     * constant velocity once two frames are solved (rotation-only with the
+     * default solver too, put back on the rotation-only manifold; the
+     * seed's BCD there keeps the plain previous frame, where its loose stop
+     * is tuned) */
     double t0 = now_ms();
-    if (mode == SKS_SOLVE_FREE && f >= 2) {
+    if (f >= 2 && (mode == SKS_SOLVE_FREE || c->opt->solver != SKS_SOLVER_BCD)) {
       double dt1 = (double)out->times[f] - out->times[f - 1], dt0 = (double)out->times[f - 1] - out->times[f - 2];
       double alpha = dt0 > 0 ? dt1 / dt0 : 1.0;
       alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
@@ -598,6 +601,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
           st.u[3 * b + a] = u1 + alpha * (u1 - u0);
         }
       }
+      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
     } else if (f == 1) {
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));
