@@ -75,6 +75,18 @@ static void rotation_of(const double *l, double *R) {
   sks_dq_to_m3(sks_dq_from_m3(m), R);
 }
 
+/* Joint of influence slot i of vertex v, or -1 when the slot does not count
+ * (zero weight, skin index out of range, joint outside the skeleton). Both
+ * passes of target_setup_build use it, so bones and influences agree. */
+static int32_t influence_joint(const sks_mesh_part *part, const sks_skin *skin, size_t J, size_t v,
+                               uint32_t i, float *w, uint16_t *k) {
+  *w = part->weights[v * part->influence_count + i];
+  *k = part->joints[v * part->influence_count + i];
+  if (!(*w != 0.0f) || *k >= skin->joint_count) return -1;
+  int32_t j = skin->joints[*k];
+  return j >= 0 && (size_t)j < J ? j : -1;
+}
+
 static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_error *err) {
   const char *name = model_name(tg, "target");
   memset(t, 0, sizeof *t);
@@ -110,11 +122,10 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
     const sks_skin *skin = &tg->skins[part->skin];
     for (size_t v = 0; v < part->vertex_count; ++v)
       for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w = part->weights[v * part->influence_count + i];
-        uint16_t k = part->joints[v * part->influence_count + i];
-        if (!(w != 0.0f) || k >= skin->joint_count) continue;
-        int32_t j = skin->joints[k];
-        if (j < 0 || (size_t)j >= t->J) continue;
+        float w;
+        uint16_t k;
+        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
+        if (j < 0) continue;
         if (bind_src[2 * j] < 0) { bind_src[2 * j] = part->skin; bind_src[2 * j + 1] = k; }
       }
   }
@@ -195,11 +206,10 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
       memcpy(&t->bind_pos[3 * vtx], x, sizeof x);
       t->full.start[vtx] = (uint32_t)o;
       for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w = part->weights[v * part->influence_count + i];
-        uint16_t k = part->joints[v * part->influence_count + i];
-        if (!(w != 0.0f) || k >= skin->joint_count) continue;
-        int32_t j = skin->joints[k];
-        if (j < 0 || (size_t)j >= t->J) continue;
+        float w;
+        uint16_t k;
+        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
+        if (j < 0) continue;
         int32_t b = t->joint_bone[j];
         sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
         double a[3];
