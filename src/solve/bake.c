@@ -75,6 +75,18 @@ static void rotation_of(const double *l, double *R) {
   sks_dq_to_m3(sks_dq_from_m3(m), R);
 }
 
+/* Joint of influence slot i of vertex v, or -1 when the slot does not count
+ * (zero weight, skin index out of range, joint outside the skeleton). Both
+ * passes of target_setup_build use it, so bones and influences agree. */
+static int32_t influence_joint(const sks_mesh_part *part, const sks_skin *skin, size_t J, size_t v,
+                               uint32_t i, float *w, uint16_t *k) {
+  *w = part->weights[v * part->influence_count + i];
+  *k = part->joints[v * part->influence_count + i];
+  if (!(*w != 0.0f) || *k >= skin->joint_count) return -1;
+  int32_t j = skin->joints[*k];
+  return j >= 0 && (size_t)j < J ? j : -1;
+}
+
 static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_error *err) {
   const char *name = model_name(tg, "target");
   memset(t, 0, sizeof *t);
@@ -110,11 +122,10 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
     const sks_skin *skin = &tg->skins[part->skin];
     for (size_t v = 0; v < part->vertex_count; ++v)
       for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w = part->weights[v * part->influence_count + i];
-        uint16_t k = part->joints[v * part->influence_count + i];
-        if (!(w != 0.0f) || k >= skin->joint_count) continue;
-        int32_t j = skin->joints[k];
-        if (j < 0 || (size_t)j >= t->J) continue;
+        float w;
+        uint16_t k;
+        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
+        if (j < 0) continue;
         if (bind_src[2 * j] < 0) { bind_src[2 * j] = part->skin; bind_src[2 * j + 1] = k; }
       }
   }
@@ -195,11 +206,10 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
       memcpy(&t->bind_pos[3 * vtx], x, sizeof x);
       t->full.start[vtx] = (uint32_t)o;
       for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w = part->weights[v * part->influence_count + i];
-        uint16_t k = part->joints[v * part->influence_count + i];
-        if (!(w != 0.0f) || k >= skin->joint_count) continue;
-        int32_t j = skin->joints[k];
-        if (j < 0 || (size_t)j >= t->J) continue;
+        float w;
+        uint16_t k;
+        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
+        if (j < 0) continue;
         int32_t b = t->joint_bone[j];
         sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
         double a[3];
@@ -574,9 +584,12 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     map_surface(c, c->src_surf, c->y);
     for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
     /* 2. solve, warm-started from the previous frame extrapolated at
-     * constant velocity (free mode, once two frames are solved) */
+     * constant velocity once two frames are solved (rotation-only with the
+     * default solver too, put back on the rotation-only manifold; the
+     * seed's BCD there keeps the plain previous frame, where its loose stop
+     * is tuned) */
     double t0 = now_ms();
-    if (mode == SKS_SOLVE_FREE && f >= 2) {
+    if (f >= 2 && (mode == SKS_SOLVE_FREE || c->opt->solver != SKS_SOLVER_BCD)) {
       double dt1 = (double)out->times[f] - out->times[f - 1], dt0 = (double)out->times[f - 1] - out->times[f - 2];
       double alpha = dt0 > 0 ? dt1 / dt0 : 1.0;
       alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
@@ -598,6 +611,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
           st.u[3 * b + a] = u1 + alpha * (u1 - u0);
         }
       }
+      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
     } else if (f == 1) {
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));

@@ -122,6 +122,17 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
                  size_t scratch_count);
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p);
 
+/* Per-frame target moments: Y_b = sum w pl y^T (9 per bone, row-major),
+ * ybar_b = sum w y (3 per bone); returns sum |y|^2. One pass over the
+ * constraints. */
+double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar);
+/* F = sum |cur - y|^2 for the state (R, u) from the frame and pair moments
+ * only (exact to ~1e-15 of sum |y|^2), and per active bone b (K values at
+ * K * act[b]): sum w (R pl) x e, sum w e (and, K = 7, the scale term). */
+double sks_moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
+                        double yy, const double *R, const double *u, const int32_t *act,
+                        size_t nb, int K, double *g);
+
 /* Rotation-only Levenberg-Marquardt (subtree rotations about joint origins,
  * free root translations). The state must satisfy the rotation-only
  * constraint (sks_rotonly_project). Returns 0 when it cannot run. */

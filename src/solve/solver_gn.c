@@ -38,9 +38,9 @@ static void cross_of(const double *M, double *v) { /* sum a x b from M = sum a b
 /* Objective F = sum |cur - y|^2 and gradient g = J^T e from moments only:
  * per frame Y_b = sum w pl y^T, ybar_b = sum w y, yy = sum |y|^2, and the
  * per-pair moments. No pass over the vertices. */
-static double moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
-                           double yy, const double *R, const double *u, const int32_t *act,
-                           size_t nb, int K, double *g) {
+double sks_moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
+                        double yy, const double *R, const double *u, const int32_t *act,
+                        size_t nb, int K, double *g) {
   double F = yy;
   memset(g, 0, K * nb * sizeof(double));
   for (size_t b = 0; b < p->bone_count; ++b) {
@@ -87,6 +87,27 @@ static double moments_eval(const sks_solve_problem *p, const double *Y, const do
     }
   }
   return F;
+}
+
+double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {
+  size_t B = p->bone_count;
+  memset(Y, 0, 9 * B * sizeof(double));
+  memset(ybar, 0, 3 * B * sizeof(double));
+  double yy = 0;
+  for (size_t b = 0; b < B; ++b) {
+    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
+    for (uint32_t en = p->bstart[b]; en < p->bstart[b + 1]; ++en) {
+      const double *yv3 = &y[3 * p->bvertex[en]], *pl = &p->bp[3 * en];
+      double w = p->bw[en];
+      for (int r = 0; r < 3; ++r) {
+        double wp = w * pl[r];
+        Yb[r * 3] += wp * yv3[0]; Yb[r * 3 + 1] += wp * yv3[1]; Yb[r * 3 + 2] += wp * yv3[2];
+        yb[r] += w * yv3[r];
+      }
+    }
+  }
+  for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
+  return yy;
 }
 
 /* J^T J in 6x6 blocks, lower block triangle, bones in REVERSE order (block
@@ -262,24 +283,10 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   uint8_t *nz = (uint8_t *)(sct + B), *lz = nz + nb * nb;
   double d = p->scale > 0 ? p->scale : 1.0;
   /* this frame's moments: the only pass over the constraints */
-  memset(Y, 0, 12 * B * sizeof(double));
-  double yy = 0;
-  for (size_t b = 0; b < B; ++b) {
-    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
-    for (uint32_t en = p->bstart[b]; en < p->bstart[b + 1]; ++en) {
-      const double *yv3 = &y[3 * p->bvertex[en]], *pl = &p->bp[3 * en];
-      double w = p->bw[en];
-      for (int r = 0; r < 3; ++r) {
-        double wp = w * pl[r];
-        Yb[r * 3] += wp * yv3[0]; Yb[r * 3 + 1] += wp * yv3[1]; Yb[r * 3 + 2] += wp * yv3[2];
-        yb[r] += w * yv3[r];
-      }
-    }
-  }
-  for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
+  double yy = sks_moments_frame(p, y, Y, ybar);
   /* F comes from moments, so it is exact only to ~1e-15 of yy */
   double noise = 1e-13 * yy + 1e-300;
-  double F = moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
+  double F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
   sks_lm_control lm = {1e-6, 1e300, tol, d,
                        (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise};
   size_t it = 0;
@@ -318,7 +325,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
                     sqrt(sks_d3_dot(xb + 3, xb + 3));
         if (sb > step) step = sb;
       }
-      double Ft = moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, K, g2);
+      double Ft = sks_moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, K, g2);
       if (Ft < F + noise || step < tol * d) {
         double decrease = F - Ft;
         for (size_t b = 0; b < B; ++b) {

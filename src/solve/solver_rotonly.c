@@ -10,23 +10,29 @@
  * the free solver's per-bone-pair moments (sum w1 w2, sum w1 w2 p1,
  * sum w1 w2 p2, sum w1 w2 p1 p2^T): each ordered pair of influence bones adds
  * to the blocks of their ancestors-or-self, so the cost per iteration is
- * pairs x depth^2, not vertices x (ancestors per vertex)^2; the gradient is
- * one pass over the influences (per-bone sums pushed up the tree). */
+ * pairs x depth^2, not vertices x (ancestors per vertex)^2. The per-bone
+ * gradient sums come from the same moments plus the frame's
+ * Y_b = sum w pl y^T (sks_moments_eval, shared with the free solver),
+ * pushed up the tree; only the step test evaluates the objective exactly
+ * (one pass over the influences per trial). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solve/solve_internal.h"
 
+/* F = sum |cur - y|^2, exact (one pass over the influences): the step
+ * acceptance needs it; the moment form is exact only to ~1e-15 of sum |y|^2,
+ * which lets a flat valley wander without ever converging. */
 static double skin_error(const sks_solve_problem *p, const double *y, const double *R,
-                         const double *u, double *x /* 3 per influence, out */) {
+                         const double *u) {
   double F = 0;
   for (size_t k = 0; k < p->inf.vertex_count; ++k) {
     double acc[3] = {0, 0, 0};
     for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
       uint32_t b = p->inf.bone[i];
-      double *xi = &x[3 * i];
+      double xi[3];
       sks_dm3_apply(&R[9 * b], &p->inf.p[3 * i], xi);
-      for (int a = 0; a < 3; ++a) { xi[a] += u[3 * b + a]; acc[a] += p->inf.w[i] * xi[a]; }
+      for (int a = 0; a < 3; ++a) acc[a] += p->inf.w[i] * (xi[a] + u[3 * b + a]);
     }
     for (int a = 0; a < 3; ++a) F += (acc[a] - y[3 * k + a]) * (acc[a] - y[3 * k + a]);
   }
@@ -95,7 +101,7 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
 int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
                          const sks_rotonly *ro, size_t max_iterations, double tol,
                          sks_solve_stats *stats) {
-  size_t B = p->bone_count, V = p->inf.vertex_count, ninf = p->inf.start[V];
+  size_t B = p->bone_count, V = p->inf.vertex_count;
   int32_t *ridx = malloc((B ? B : 1) * 2 * sizeof(int32_t)), *tidx = ridx + B;
   if (!ridx) return 0;
   size_t n = 0;
@@ -109,14 +115,17 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
   double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
   double *g = malloc(n * 2 * sizeof(double)), *dx = g + n;
-  double *x = malloc((ninf ? ninf : 1) * 3 * sizeof(double)), *ec = malloc((B ? B : 1) * 6 * sizeof(double));
+  /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
+  double *ec = malloc((B ? B : 1) * 12 * sizeof(double)), *ec2 = ec + 6 * B;
   double *piv = malloc((B ? B : 1) * 3 * sizeof(double));
+  double *Y = malloc((B ? B : 1) * 12 * sizeof(double)), *ybar = Y + 9 * B;
+  int32_t *act = malloc((B ? B : 1) * sizeof(int32_t));
   sks_solve_state tr;
   tr.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
-  int ok = anc_start && anc && fill && root_of && H && L && g && x && ec && piv &&
+  int ok = anc_start && anc && fill && root_of && H && L && g && ec && piv && Y && act &&
            tr.q && tr.R && tr.u && tr.sc;
   size_t it = 0;
   double F = 0;
@@ -132,7 +141,12 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         if (ro->bone_is_root[b]) root_of[c] = (int32_t)b;
       }
     double d = p->scale > 0 ? p->scale : 1.0;
-    F = skin_error(p, y, s->R, s->u, x);
+    /* per-bone gradient sums from the frame moments (one pass over the
+     * constraints per frame) and the pair moments; the objective exactly */
+    for (size_t b = 0; b < B; ++b) act[b] = ridx[b] >= 0 ? (int32_t)b : -1;
+    double yy = sks_moments_frame(p, y, Y, ybar);
+    sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
+    F = skin_error(p, y, s->R, s->u);
     sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d)};
     int converged = 0;
     while (it < max_iterations && !converged) {
@@ -145,26 +159,12 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         sks_dm3_apply(&s->R[9 * b], &p->centroid[3 * b], rc);
         for (int a = 0; a < 3; ++a) piv[3 * b + a] = s->u[3 * b + a] - rc[a];
       }
-      /* gradient: per bone c, E_c = sum w e and C_c = sum w (R_c pl) x e;
-       * then g_rot(a) = sum_{c in subtree(a)} C_c + (u_c - o_a) x E_c and
-       * g_trans(r) = sum_{c in subtree(r)} E_c */
-      memset(ec, 0, 6 * B * sizeof(double));
-      for (size_t k = 0; k < V; ++k) {
-        double e[3] = {0, 0, 0};
-        for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i)
-          for (int a = 0; a < 3; ++a) e[a] += p->inf.w[i] * x[3 * i + a];
-        for (int a = 0; a < 3; ++a) e[a] -= y[3 * k + a];
-        for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
-          uint32_t c = p->inf.bone[i];
-          double w = p->inf.w[i], rp[3], cr[3];
-          for (int a = 0; a < 3; ++a) rp[a] = x[3 * i + a] - s->u[3 * c + a];
-          sks_d3_cross(rp, e, cr);
-          for (int a = 0; a < 3; ++a) { ec[6 * c + a] += w * e[a]; ec[6 * c + 3 + a] += w * cr[a]; }
-        }
-      }
+      /* gradient: per bone c, C_c = sum w (R_c pl) x e and E_c = sum w e
+       * (from the moments); g_rot(a) = sum_{c in subtree(a)} C_c +
+       * (u_c - o_a) x E_c and g_trans(r) = sum_{c in subtree(r)} E_c */
       for (size_t c = 0; c < B; ++c) {
         if (ridx[c] < 0) continue;
-        const double *E = &ec[6 * c], *C = &ec[6 * c + 3];
+        const double *C = &ec[6 * c], *E = &ec[6 * c + 3];
         for (uint32_t q = anc_start[c]; q < anc_start[c + 1]; ++q) {
           uint32_t a = anc[q];
           double dc[3], cr[3];
@@ -242,21 +242,23 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (sb > step) step = sb;
         }
         apply_step(p, ro, ridx, tidx, dx, s, &tr);
-        double Ft = skin_error(p, y, tr.R, tr.u, x);
+        double Ft = skin_error(p, y, tr.R, tr.u);
         if (Ft <= F || step < tol * d) {
+          sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2);
           double decrease = F - Ft;
           memcpy(s->q, tr.q, B * sizeof(sks_dquat));
           memcpy(s->R, tr.R, 9 * B * sizeof(double));
           memcpy(s->u, tr.u, 3 * B * sizeof(double));
           memcpy(s->sc, tr.sc, B * sizeof(double));
           F = Ft;
+          memcpy(ec, ec2, 6 * B * sizeof(double));
           solved = 1;
           converged = sks_lm_accepted(&lm, step, decrease);
         } else {
           lm.lam *= 8;
         }
       }
-      if (!solved) { skin_error(p, y, s->R, s->u, x); break; }
+      if (!solved) break;
     }
   }
   if (stats) {
@@ -264,6 +266,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
   free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
-  free(x); free(ec); free(piv); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
+  free(ec); free(piv); free(Y); free(act); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
   return ok;
 }
