@@ -10,20 +10,16 @@
  *             skin offset + skin joint), 4 weights (f32), triangles (u32);
  *   per clip  ground truth y_fj as the residual from one bake's solved
  *             surface (which the GPU reproduces from the palette): 3 signed
- *             4-bit levels (-7..7, two per byte, low nibble first),
- *             square-root law against the frame's largest residual
- *             component (steps of 2%..27% of it: well under a pixel for the
- *             ordinary sub-percent residuals of the dark silhouette), plus
- *             the frame's box centre for the camera;
+ *             bytes, square-root law against the frame's largest residual
+ *             component, plus the frame's box centre for the camera;
  *   per bake  palette per frame (f32, 3 rows of model*inverse_bind per joint,
  *             computed here from the solved locals by FK), e_fj in percent
  *             of D per vertex per frame (IEEE half float: 11 significant
  *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
  *             outliers both survive), and the per-frame mean/worst arrays the
  *             CLI prints.
- * A 10k-vertex rig costs 3.5 bytes per vertex per frame (+2 per extra mode)
- * before base64: 5 clips x 24 frames in both modes stay under 10 MB. */
-#define SKS_REPORT_GT_LEVELS 7
+ * A 10k-vertex rig costs 5 bytes per vertex per frame (+2 per extra mode)
+ * before base64. */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -568,8 +564,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   float *pal = malloc((n_pal ? n_pal : 1) * sizeof(float));
   float *centers = malloc((maxF ? maxF : 1) * 3 * sizeof(float));
   float *scales = malloc((maxF ? maxF : 1) * sizeof(float));
-  size_t gt_stride = (V * 3 + 1) / 2; /* bytes per frame: two 4-bit levels each */
-  uint8_t *residual = malloc((maxF ? maxF : 1) * (gt_stride ? gt_stride : 1));
+  int8_t *residual = malloc((n_gt ? n_gt : 1) * 3);
   uint16_t *eh = malloc((n_gt ? n_gt : 1) * sizeof(uint16_t));
   sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
   if (!pal || !centers || !scales || !residual || !eh || !models) {
@@ -591,9 +586,8 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     }
     sb_puts(b, "]");
     /* Ground truth y_fj = (base bake's solved surface) + residual r, the
-     * residual as a signed 4-bit level q in -7..7 with a square-root law
-     * against the frame's largest component (r = sign(q) (q/7)^2 rmax):
-     * fine near zero, coarse only for the frame's largest residuals. */
+     * residual as signed 8-bit with a square-root law against the frame's
+     * largest component: fine near zero, ~0.8% of that maximum at the top. */
     size_t base = 0;
     while (!rows[c].baked[base]) ++base;
     const sks_baked_clip *bb = rows[c].baked[base];
@@ -611,23 +605,20 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       }
       for (int k = 0; k < 3; ++k) centers[3 * f + (size_t)k] = lo[k] <= hi[k] ? 0.5f * (lo[k] + hi[k]) : 0.0f;
       scales[f] = (float)rmax;
-      uint8_t *out = residual + f * gt_stride;
-      memset(out, 0, gt_stride);
       for (size_t i = 0; i < V * 3; ++i) {
         double r = (double)y[i] - (double)s[i];
-        double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * SKS_REPORT_GT_LEVELS : 0.0;
-        long q = lround(u > SKS_REPORT_GT_LEVELS ? SKS_REPORT_GT_LEVELS : u);
-        unsigned nib = (unsigned)(r < 0 ? -q : q) & 0xFu; /* 4-bit two's complement */
-        out[i / 2] |= (uint8_t)(i % 2 ? nib << 4 : nib);
+        double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * 127.0 : 0.0;
+        long q = lround(u > 127 ? 127 : u);
+        residual[f * V * 3 + i] = (int8_t)(r < 0 ? -q : q);
       }
     }
-    sb_printf(b, ",\"gt_base\":%zu,\"gt_levels\":%d", base, SKS_REPORT_GT_LEVELS);
+    sb_printf(b, ",\"gt_base\":%zu", base);
     sb_puts(b, ",\n\"frame_centers\":");
     sb_base64(b, centers, F * 3 * sizeof(float));
     sb_puts(b, ",\n\"gt_residual_scale\":");
     sb_base64(b, scales, F * sizeof(float));
     sb_puts(b, ",\n\"gt_residual\":");
-    sb_base64(b, residual, F * gt_stride);
+    sb_base64(b, residual, F * V * 3);
     sb_puts(b, ",\n\"baked\":[");
     for (size_t r = 0; r < ncols; ++r) {
       const sks_baked_clip *bc = rows[c].baked[r];

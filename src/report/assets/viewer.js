@@ -4,8 +4,7 @@
  *   mesh: bind positions/normals (f32), 4 (or 8, mesh.influences) palette
  *         indices (u16) and weights (f32) per vertex, triangles (u32);
  *   clip: ground truth y_fj per frame as a residual from one bake's skinned
- *         surface (signed 4-bit levels -gt_levels..gt_levels, two per byte,
- *         low nibble first; square-root law, scale per frame);
+ *         surface (signed bytes, square-root law, scale per frame);
  *   bake: palette per frame (3 rows of model * inverse bind per joint, f32)
  *         and e_fj in percent of D per vertex per frame (IEEE half floats).
  *
@@ -108,16 +107,14 @@ void main() {
 }`;
 
   // The artist's surface y_fj = (base bake's skinned surface) + residual,
-  // residual from signed levels q: sign(q) (q / levels)^2 * scale.
+  // residual decoded from signed bytes: sign(q) q^2 * scale.
   const GT_VS = `#version 300 es
 ${SKIN_GLSL}
 layout(location = 5) in vec3 aResidual;
 uniform float uResidualScale;
-uniform float uResidualLevels;
 out vec3 vWorld;
 void main() {
-  vec3 a = aResidual / uResidualLevels;
-  vec3 p = (skin() * vec4(aPosition, 1.0)).xyz + sign(a) * a * a * uResidualScale;
+  vec3 p = (skin() * vec4(aPosition, 1.0)).xyz + sign(aResidual) * aResidual * aResidual * uResidualScale;
   vWorld = p;
   gl_Position = uViewProj * vec4(p, 1.0);
 }`;
@@ -160,30 +157,13 @@ void main() {
   const rampMax = data.ramp_max_pct;
   const decoded = new Map();
 
-  // Signed 4-bit levels, two per byte (low nibble first), frames padded to
-  // whole bytes -> one signed byte per component.
-  function unpackLevels(buffer, frames) {
-    const packed = new Uint8Array(buffer);
-    const n = V * 3;
-    const stride = (n + 1) >> 1;
-    const out = new Int8Array(frames * n);
-    for (let f = 0; f < frames; f += 1) {
-      for (let i = 0; i < n; i += 1) {
-        const byte = packed[f * stride + (i >> 1)];
-        const nib = (i & 1) ? byte >> 4 : byte & 15;
-        out[f * n + i] = nib >= 8 ? nib - 16 : nib;
-      }
-    }
-    return out;
-  }
-
   function clipArrays(ci) {
     if (decoded.has(ci)) return decoded.get(ci);
     const c = data.clips[ci];
     const arrays = {
       centers: new Float32Array(decodeBase64(c.frame_centers)),
       residualScale: new Float32Array(decodeBase64(c.gt_residual_scale)),
-      residual: unpackLevels(decodeBase64(c.gt_residual), c.frame_count),
+      residual: new Int8Array(decodeBase64(c.gt_residual)),
       baked: c.baked.map((b) => (b ? {
         palettes: new Float32Array(decodeBase64(b.palettes)),
         error: new Uint16Array(decodeBase64(b.vertex_error))
@@ -359,7 +339,7 @@ void main() {
     bindSkinAttributes();
     gl.bindBuffer(gl.ARRAY_BUFFER, residualBuffer);
     gl.enableVertexAttribArray(5);
-    gl.vertexAttribPointer(5, 3, gl.BYTE, false, 0, 0);
+    gl.vertexAttribPointer(5, 3, gl.BYTE, true, 0, 0);
     gl.bindVertexArray(null);
 
     const bakes = data.results.map(() => {
@@ -533,7 +513,6 @@ void main() {
     gl.useProgram(g.prog);
     gl.uniformMatrix4fv(g.uniforms.uViewProj, false, viewProj);
     gl.uniform1f(g.uniforms.uResidualScale, a.residualScale[state.frame]);
-    gl.uniform1f(g.uniforms.uResidualLevels, clipData().gt_levels);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, glState.bakes[clipData().gt_base].palette);
     gl.uniform1i(g.uniforms.uPalette, 0);
