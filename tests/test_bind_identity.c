@@ -86,7 +86,7 @@ static measured measure(const sks_model *m) {
       r.wmin = fmin(r.wmin, sum);
       r.wmax = fmax(r.wmax, sum);
     }
-    sks_bind_pose_job bj = {&m->skeleton, &m->skins[p->skin], scratch, locals};
+    sks_bind_pose_job bj = {&m->skeleton, &m->skins[p->skin], scratch, locals, 1};
     sks_local_to_model_job fk = {m->skeleton.parents, locals, jc, NULL, models};
     if (!sks_bind_pose_job_run(&bj) || !sks_local_to_model_job_run(&fk)) { r.ok = 0; break; }
     double e = skin_part_error(m, i, models, palette, out, &r.ok);

@@ -461,7 +461,7 @@ static void test_reweight_file(const char *path, const char *tag) {
     sks_mat4 *scratch = malloc(jc * sizeof *scratch), *bm = malloc(jc * sizeof *bm);
     sks_mat4 *om = malloc(out.skeleton.joint_count * sizeof *om);
     sks_transform *bl = malloc(jc * sizeof *bl);
-    sks_bind_pose_job bj = {&m.skeleton, &m.skins[0], scratch, bl};
+    sks_bind_pose_job bj = {&m.skeleton, &m.skins[0], scratch, bl, 1};
     CHECK(sks_bind_pose_job_run(&bj));
     sks_local_to_model_job fk = {m.skeleton.parents, bl, jc, NULL, bm};
     CHECK(sks_local_to_model_job_run(&fk));

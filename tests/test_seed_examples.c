@@ -90,7 +90,7 @@ static void elbow_vertex(void) {
   /* The bind pose recovered from the inverse bind matrices is the rest pose. */
   sks_mat4 scratch[2];
   sks_transform bind[2];
-  sks_bind_pose_job bj = {&model.skeleton, &skin, scratch, bind};
+  sks_bind_pose_job bj = {&model.skeleton, &skin, scratch, bind, 1};
   CHECK(sks_bind_pose_job_run(&bj));
   CHECK_NEAR(bind[1].translation.y, 2.0, 1e-6);
   CHECK_NEAR(bind[1].rotation.w, 1.0, 1e-6);

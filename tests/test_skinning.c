@@ -406,7 +406,7 @@ static void bind_pose(void) {
   sks_skin skin = {NULL, 2, sj, ibm};
   sks_mat4 scratch[J], models[J];
   sks_transform out[J];
-  sks_bind_pose_job job = {&sk, &skin, scratch, out};
+  sks_bind_pose_job job = {&sk, &skin, scratch, out, 1};
   CHECK(sks_bind_pose_job_run(&job));
   sks_local_to_model_job fk = {parents, out, J, NULL, models};
   CHECK(sks_local_to_model_job_run(&fk));
@@ -430,6 +430,43 @@ static void bind_pose(void) {
   CHECK(!sks_bind_pose_job_run(&job));
   CHECK(memcmp(&out[3], &rest[3], sizeof(sks_transform)) == 0);
   ibm[0] = saved;
+
+  /* Several skins: joint A (1) is in both with DIFFERENT inverse binds — the
+   * first skin's wins; joint D (4) is only in the second skin and still gets
+   * its bind; scratch_models holds the bind models on return. */
+  sks_mat4 bind_a2 = rigid(random_rotation(), sks_v3(7, -1, 3));
+  sks_mat4 bind_d = rigid(random_rotation(), sks_v3(1, 6, -2));
+  int32_t sj2[2] = {1, 4};
+  sks_mat4 ibm2[2];
+  CHECK(sks_m4_inverse(&bind_a2, &ibm2[0]));
+  CHECK(sks_m4_inverse(&bind_d, &ibm2[1]));
+  sks_skin skins[2] = {skin, {NULL, 2, sj2, ibm2}};
+  sks_bind_pose_job multi = {&sk, skins, scratch, out, 2};
+  CHECK(sks_bind_pose_job_run(&multi));
+  CHECK(sks_local_to_model_job_run(&fk));
+  double ma = 0, mc = 0, md = 0, ms = 0;
+  for (int e = 0; e < 16; ++e) {
+    ma = fmax(ma, fabs(models[1].m[e] - bind_a.m[e])); /* first skin wins */
+    mc = fmax(mc, fabs(models[3].m[e] - bind_c.m[e]));
+    md = fmax(md, fabs(models[4].m[e] - bind_d.m[e])); /* only in skin 2 */
+    for (int j = 0; j < J; ++j) ms = fmax(ms, fabs(models[j].m[e] - scratch[j].m[e]));
+  }
+  CHECK(ma < 1e-5);
+  CHECK(mc < 1e-5);
+  CHECK(md < 1e-5);
+  CHECK(ms < 1e-5); /* scratch_models = bind models */
+  /* Swapping the skins makes skin 2's inverse bind win for joint A. */
+  sks_skin swapped[2] = {skins[1], skins[0]};
+  multi.skin = swapped;
+  CHECK(sks_bind_pose_job_run(&multi));
+  CHECK(sks_local_to_model_job_run(&fk));
+  double ma2 = 0;
+  for (int e = 0; e < 16; ++e) ma2 = fmax(ma2, fabs(models[1].m[e] - bind_a2.m[e]));
+  CHECK(ma2 < 1e-5);
+  sj2[1] = 9; /* out of range in the second skin */
+  CHECK(!sks_bind_pose_job_validate(&multi));
+  sj2[1] = 4;
+
   sj[0] = 9;
   CHECK(!sks_bind_pose_job_validate(&job));
 }

@@ -30,7 +30,7 @@ static void bind_pose_identity(const sks_model *m, const char *name, double diag
   if (!scratch || !models || !locals || !out) { CHECK(0); goto done; }
   for (size_t s = 0; s < m->skin_count; ++s) {
     const sks_skin *skin = &m->skins[s];
-    sks_bind_pose_job bj = {&m->skeleton, skin, scratch, locals};
+    sks_bind_pose_job bj = {&m->skeleton, skin, scratch, locals, 1};
     CHECK_MSG(sks_bind_pose_job_run(&bj), "%s skin %zu", name, s);
     sks_local_to_model_job fk = {m->skeleton.parents, locals, jc, NULL, models};
     CHECK(sks_local_to_model_job_run(&fk));

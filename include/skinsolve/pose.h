@@ -59,14 +59,18 @@ typedef struct sks_palette_job {
 int sks_palette_job_validate(const sks_palette_job *job);
 int sks_palette_job_run(const sks_palette_job *job);
 
-/* Local transforms for the bind pose implied by a skin's inverse bind matrices:
- * skin joints get model = inverse(inverse_bind), the others keep their rest
- * local, then locals are recovered parent-first. Scratch is caller-owned. */
+/* Local transforms for the bind pose implied by inverse bind matrices: skin
+ * joints get model = inverse(inverse_bind), the others keep their rest local,
+ * then locals are recovered parent-first. With several skins (skin_count > 1,
+ * `skin` pointing at the first), a joint listed by more than one takes the
+ * FIRST skin's inverse bind. On return scratch_models holds the bind-pose
+ * model matrices of every joint. */
 typedef struct sks_bind_pose_job {
   const sks_skeleton *skeleton;
-  const sks_skin *skin;
-  sks_mat4 *scratch_models;    /* joint_count */
+  const sks_skin *skin;        /* first skin */
+  sks_mat4 *scratch_models;    /* joint_count; out: bind-pose model matrices */
   sks_transform *output;       /* joint_count locals */
+  size_t skin_count;           /* skins starting at `skin`; 0 = 1 */
 } sks_bind_pose_job;
 int sks_bind_pose_job_validate(const sks_bind_pose_job *job);
 int sks_bind_pose_job_run(const sks_bind_pose_job *job);

@@ -72,22 +72,15 @@ static int find_clip(const sks_model *m, const char *name) {
   return -1;
 }
 
-/* Bind pose locals: apply each skin's bind pose in turn (joints of later
- * skins overwrite, joints in no skin keep their rest local). */
+/* Bind pose locals from every skin's inverse binds (a joint in several skins
+ * takes the first skin's; joints in no skin keep their rest local). */
 static int bind_pose(const sks_model *m, sks_transform *locals, sks_mat4 *scratch) {
-  size_t n = m->skeleton.joint_count;
-  memcpy(locals, m->skeleton.rest, n * sizeof *locals);
-  sks_transform *tmp = malloc((n ? n : 1) * sizeof *tmp);
-  if (!tmp) return 0;
-  sks_skeleton sk = m->skeleton;
-  for (size_t s = 0; s < m->skin_count; ++s) {
-    memcpy(tmp, locals, n * sizeof *tmp);
-    sk.rest = tmp;
-    sks_bind_pose_job job = {&sk, &m->skins[s], scratch, locals};
-    if (!sks_bind_pose_job_run(&job)) { free(tmp); return 0; }
+  if (m->skin_count == 0) {
+    memcpy(locals, m->skeleton.rest, m->skeleton.joint_count * sizeof *locals);
+    return 1;
   }
-  free(tmp);
-  return 1;
+  sks_bind_pose_job job = {&m->skeleton, m->skins, scratch, locals, m->skin_count};
+  return sks_bind_pose_job_run(&job);
 }
 
 /* Kinds that make skinning unsafe or meaningless: refuse rather than write garbage. */

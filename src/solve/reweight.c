@@ -33,33 +33,16 @@ static const char *model_label(const sks_model *m) {
   return slash ? slash + 1 : (p ? p : "model");
 }
 
-/* Bind-pose model matrices (see the header comment): skin joints from their
- * inverse bind (first skin that lists the joint), others by their rest local
- * under their parent. Returns 0 if an inverse bind matrix is singular. */
-static int bind_models(const sks_model *m, sks_mat4 *models, int32_t *bad_skin, int32_t *bad_joint) {
-  size_t jc = m->skeleton.joint_count;
-  uint8_t *set = calloc(jc ? jc : 1, 1);
-  if (!set) return -1;
+/* Names the first singular inverse bind matrix (for the error message). */
+static void find_singular_bind(const sks_model *m, int32_t *bad_skin, int32_t *bad_joint) {
+  sks_mat4 tmp;
   for (size_t k = 0; k < m->skin_count; ++k)
-    for (size_t j = 0; j < m->skins[k].joint_count; ++j) {
-      int32_t n = m->skins[k].joints[j];
-      if (n < 0 || (size_t)n >= jc || set[n]) continue;
-      if (!sks_m4_inverse(&m->skins[k].inverse_bind[j], &models[n])) {
+    for (size_t j = 0; j < m->skins[k].joint_count; ++j)
+      if (!sks_m4_inverse(&m->skins[k].inverse_bind[j], &tmp)) {
         *bad_skin = (int32_t)k;
         *bad_joint = (int32_t)j;
-        free(set);
-        return 0;
+        return;
       }
-      set[n] = 1;
-    }
-  for (size_t i = 0; i < jc; ++i) {
-    if (set[i]) continue;
-    sks_mat4 local = sks_m4_from_transform(&m->skeleton.rest[i]);
-    int32_t p = m->skeleton.parents[i];
-    models[i] = p >= 0 ? sks_m4_mul(&models[p], &local) : local;
-  }
-  free(set);
-  return 1;
 }
 
 static sks_vec3 m4_origin(const sks_mat4 *m) { return sks_v3(m->m[12], m->m[13], m->m[14]); }
@@ -109,13 +92,22 @@ sks_result sks_reweight(const sks_model *model, const sks_reweight_options *opti
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
     goto done;
   }
-  int32_t bad_skin = -1, bad_joint = -1;
-  int bm = bind_models(model, models, &bad_skin, &bad_joint);
-  if (bm < 0) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", name); goto done; }
-  if (bm == 0) {
-    r = sks_error_set(err, SKS_ERR_INVALID, "%s: skin %d, joint %d: inverse bind matrix is singular", name,
-                      bad_skin, bad_joint);
-    goto done;
+  /* Bind-pose model matrices of every joint, from all skins (pose stage). */
+  {
+    sks_transform *bind_locals = malloc(jc * sizeof *bind_locals);
+    if (!bind_locals) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", name); goto done; }
+    sks_bind_pose_job bj = {sk, model->skins, models, bind_locals, model->skin_count};
+    int ok = model->skin_count ? sks_bind_pose_job_run(&bj) : 0;
+    free(bind_locals);
+    if (!ok) {
+      int32_t bad_skin = -1, bad_joint = -1;
+      find_singular_bind(model, &bad_skin, &bad_joint);
+      r = bad_skin >= 0 ? sks_error_set(err, SKS_ERR_INVALID, "%s: skin %d, joint %d: inverse bind matrix is singular",
+                                        name, bad_skin, bad_joint)
+                        : sks_error_set(err, SKS_ERR_INVALID, "%s: the skins' bind pose cannot be built "
+                                        "(joint indices out of range or a singular bind transform)", name);
+      goto done;
+    }
   }
 
   /* Joints that carry weight in the source. */
