@@ -751,7 +751,7 @@ static void test_structure_errors(void) {
   tb_set("meshes", "[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}]");
   char *json = cJSON_PrintUnformatted(B.root);
   CHECK(sks_load_gltf_memory(json, strlen(json), NULL, "ext.gltf", &m, &e) == SKS_ERR_IO);
-  CHECK_MSG(strstr(e.message, "ext.gltf: buffer 0: external file 'x.bin' but no base directory") != NULL, "%s", e.message);
+  CHECK_MSG(strstr(e.message, "ext.gltf: buffer 0 uri 'x.bin': external file but no folder to find it in") != NULL, "%s", e.message);
   free(json);
 }
 

@@ -41,8 +41,13 @@ int sks_cli_parse_uint(const char *option, const char *text, unsigned long max, 
 int sks_cli_load(const char *path, sks_model *out);
 /* Refuses (SKS_EXIT_USAGE, message printed) when `output` is the same file
  * as any of the inputs (same device + inode, so links and ./x vs x count),
- * or names a folder. 0 when fine. */
+ * names a folder, or is an existing non-regular file. 0 when fine. */
 int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count);
+/* The same for several outputs (NULL entries skipped): each must also be a
+ * regular file when it exists (devices and FIFOs are refused) and differ
+ * from every other output. */
+int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
+                          const char *const *inputs, size_t input_count);
 /* Findings as a JSON object {errors, warnings, by_kind, items[], truncated}
  * (the shape of `check --json` and info's "findings"); caller owns it. */
 struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);

@@ -66,16 +66,45 @@ int sks_cli_load(const char *path, sks_model *out) {
 }
 
 int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count) {
-  struct stat so;
-  if (stat(output, &so) != 0) return 0; /* does not exist yet: cannot be an input */
-  if (S_ISDIR(so.st_mode))
-    return sks_cli_fail(SKS_EXIT_USAGE, "%s: is a folder; give a file name to write", output);
-  for (size_t i = 0; i < input_count; ++i) {
-    struct stat si;
-    if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+  return sks_cli_check_outputs(&output, 1, inputs, input_count);
+}
+
+int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
+                          const char *const *inputs, size_t input_count) {
+  for (size_t k = 0; k < output_count; ++k) {
+    const char *output = outputs[k];
+    if (!output) continue;
+    if (!*output) return sks_cli_fail(SKS_EXIT_USAGE, "an output file name is empty");
+    for (size_t l = 0; l < k; ++l)
+      if (outputs[l] && strcmp(outputs[l], output) == 0)
+        return sks_cli_fail(SKS_EXIT_USAGE, "refusing to write %s twice (two outputs name it)", output);
+    struct stat so, sl;
+    if (lstat(output, &sl) != 0) continue; /* does not exist yet: cannot be an input */
+    /* stat follows a symlink: a link to an input is caught as the input */
+    if (stat(output, &so) != 0) {
+      if (S_ISLNK(sl.st_mode))
+        return sks_cli_fail(SKS_EXIT_USAGE, "refusing to write %s: it is a dangling symbolic link", output);
+      continue;
+    }
+    if (S_ISDIR(so.st_mode))
+      return sks_cli_fail(SKS_EXIT_USAGE, "%s: is a folder; give a file name to write", output);
+    for (size_t i = 0; i < input_count; ++i) {
+      struct stat si;
+      if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+        return sks_cli_fail(SKS_EXIT_USAGE,
+                            "refusing to write %s: it is the input file %s (choose another output)",
+                            output, inputs[i]);
+    }
+    for (size_t l = 0; l < k; ++l) {
+      struct stat sp;
+      if (outputs[l] && stat(outputs[l], &sp) == 0 && sp.st_dev == so.st_dev && sp.st_ino == so.st_ino)
+        return sks_cli_fail(SKS_EXIT_USAGE, "refusing to write %s twice (%s is the same file)",
+                            output, outputs[l]);
+    }
+    if (!S_ISREG(so.st_mode))
       return sks_cli_fail(SKS_EXIT_USAGE,
-                          "refusing to write %s: it is the input file %s (choose another -o)",
-                          output, inputs[i]);
+                          "refusing to write %s: it is not a regular file (a device, FIFO or socket)",
+                          output);
   }
   return 0;
 }

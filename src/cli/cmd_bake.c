@@ -158,6 +158,12 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   opt.progress = on_progress;
   opt.progress_user = &ps;
 
+  {
+    const char *outs[2] = {out_path, report_path};
+    const char *ins[2] = {source_path, target_path};
+    int rc = sks_cli_check_outputs(outs, 2, ins, 2);
+    if (rc) { free(clips); return rc; }
+  }
   sks_error err;
   memset(&err, 0, sizeof err);
   sks_model src, tgt;

@@ -19,6 +19,13 @@ sks_result sks_write_file_atomic(const char *path, const void *data, size_t size
   size_t dir_len = slash ? (size_t)(slash - path) : 0;
   const char *base = slash ? slash + 1 : path;
   if (!*base) return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: output path names a folder", path);
+  struct stat dst;
+  if (stat(path, &dst) == 0 && S_ISDIR(dst.st_mode))
+    return sks_error_set(err, SKS_ERR_IO, "%s: is a folder; give a file name to write", path);
+  if (stat(path, &dst) == 0 && !S_ISREG(dst.st_mode))
+    return sks_error_set(err, SKS_ERR_ARGUMENT,
+                         "%s: refusing to replace it: it is not a regular file (a device, FIFO or "
+                         "socket)", path);
   size_t n = strlen(path) + 32;
   char *tmp = malloc(n);
   if (!tmp) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

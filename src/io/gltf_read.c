@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
+#include "resource.h"
 
 enum {
   CT_BYTE = 5120, CT_UBYTE = 5121, CT_SHORT = 5122, CT_USHORT = 5123, CT_UINT = 5125,
@@ -68,6 +69,7 @@ typedef struct gl_vec {
 typedef struct gl_ctx {
   const char *name;     /* file name for messages */
   const char *base_dir; /* resolves external URIs; NULL = none allowed */
+  const char *resource_root; /* URIs must stay inside it (NULL: base_dir) */
   sks_error *err;
   sks_result status;    /* last error set by gl_fail */
   size_t budget;        /* bytes of model data the reader may still allocate */
@@ -336,44 +338,12 @@ static long b64_decode(const char *s, size_t len, uint8_t *out, size_t *bad_at) 
   return (long)n;
 }
 
-static int hex_value(char ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-  return -1;
-}
 
-/* Reads a whole regular file. */
+/* Reads a whole regular file (non-blocking open: a FIFO is refused, never
+ * waited on). */
 static sks_result read_file(const char *path, uint8_t **data, size_t *size, const char *name,
                             const char *what, sks_error *err) {
-  *data = NULL;
-  *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open %s '%s': %s", name, what, path,
-                         strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return sks_error_set(err, SKS_ERR_IO, "%s: %s '%s' is not a regular file", name, what, path);
-  }
-  size_t n = (size_t)st.st_size;
-  uint8_t *buf = malloc(n ? n : 1);
-  if (!buf) {
-    fclose(f);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory reading %s '%s' (%zu bytes)",
-                         name, what, path, n);
-  }
-  size_t got = n ? fread(buf, 1, n, f) : 0;
-  fclose(f);
-  if (got != n) {
-    free(buf);
-    return sks_error_set(err, SKS_ERR_IO, "%s: could not read %s '%s' (%zu of %zu bytes)", name,
-                         what, path, got, n);
-  }
-  *data = buf;
-  *size = n;
-  return SKS_OK;
+  return sks_resource_read(path, SIZE_MAX, (size_t)2 << 30, data, size, name, what, err);
 }
 
 /* Makes buffer bi's bytes available (lazily: only buffers actually used are
@@ -421,33 +391,15 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
                      bi, n, byte_length);
     b->data = dec;
   } else {
-    if (strstr(uri, "://"))
-      return gl_fail(c, SKS_ERR_UNSUPPORTED, "buffer %zu: uri '%s' is not a local file", bi, uri);
-    if (!c->base_dir)
-      return gl_fail(c, SKS_ERR_IO,
-                     "buffer %zu: external file '%s' but no base directory to find it in", bi, uri);
-    size_t ulen = strlen(uri), dlen = strlen(c->base_dir);
-    char *path = malloc(dlen + ulen + 2);
-    if (!path) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "buffer %zu: out of memory", bi);
-    memcpy(path, c->base_dir, dlen);
-    size_t p = dlen;
-    if (dlen && path[dlen - 1] != '/') path[p++] = '/';
-    for (size_t i = 0; i < ulen; ++i) { /* percent-decoding ("my%20mesh.bin") */
-      int h1, h2;
-      if (uri[i] == '%' && i + 2 < ulen && (h1 = hex_value(uri[i + 1])) >= 0 &&
-          (h2 = hex_value(uri[i + 2])) >= 0 && (h1 || h2)) {
-        path[p++] = (char)(h1 * 16 + h2);
-        i += 2;
-      } else {
-        path[p++] = uri[i];
-      }
-    }
-    path[p] = '\0';
+    char what[64];
+    snprintf(what, sizeof what, "buffer %zu", bi);
+    char *path = NULL;
+    r = sks_resource_resolve(c->base_dir, c->resource_root, uri, c->name, what, &path, c->err);
+    if (r) return c->status = r;
     uint8_t *data;
     size_t size;
-    char what[64];
     snprintf(what, sizeof what, "buffer %zu file", bi);
-    r = read_file(path, &data, &size, c->name, what, c->err);
+    r = sks_resource_read(path, byte_length, SIZE_MAX, &data, &size, c->name, what, c->err);
     free(path);
     if (r) return c->status = r;
     b->owned = data;

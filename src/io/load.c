@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "skinsolve/io.h"
 
@@ -30,9 +32,13 @@ sks_result sks_load(const char *path, const sks_load_options *options, sks_model
     return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   if (S_ISDIR(st.st_mode))
     return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: is a directory", path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  fclose(f);
+  if (!S_ISREG(st.st_mode))
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: not a regular file (a device, FIFO or socket)",
+                         path);
+  /* non-blocking: the file may have been swapped for a FIFO since stat */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  close(fd);
   if (S_ISREG(st.st_mode) && st.st_size == 0)
     return sks_error_set(err, SKS_ERR_PARSE, "%s: the file is empty", path);
 

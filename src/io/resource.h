@@ -1,0 +1,26 @@
+/* Files a model refers to (glTF buffer and image URIs): resolved inside the
+ * model's folder only, opened only when regular, never read past what is
+ * needed. Private to src/io/. */
+#ifndef SKS_IO_RESOURCE_H
+#define SKS_IO_RESOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "skinsolve/common.h"
+
+/* Resolves a relative URI against base_dir: percent-decodes it, refuses
+ * schemes ("file:", "http://", ...), absolute paths, NUL bytes and
+ * backslashes, and any path that (after "..", "." and symlinks) leaves root
+ * (NULL: base_dir itself). On success *out_path is a malloc'd real path.
+ * name / what label the message ("Fox.gltf: buffer 0 uri '...': ..."). */
+sks_result sks_resource_resolve(const char *base_dir, const char *root, const char *uri,
+                                const char *name, const char *what, char **out_path,
+                                sks_error *err);
+
+/* Opens path non-blocking, refuses anything but a regular file, and reads
+ * at most max_bytes (SIZE_MAX: the whole file, which must then be under
+ * limit bytes). *size is what was read. */
+sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, uint8_t **data,
+                             size_t *size, const char *name, const char *what, sks_error *err);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Inputs are sacred, reads stay inside (untrusted-files issue, items 1 and 2):
+#  - no command writes over one of its inputs (bake / control / pose / repair /
+#    reweight, -o and --report, directly or through a symlink), nor onto a
+#    FIFO or other non-regular file, nor two outputs onto one file: exit 2,
+#    input unchanged;
+#  - a glTF buffer uri resolves inside the model's folder only: '..' that
+#    leaves it (also percent-encoded), absolute paths, file: and other schemes,
+#    symlinks out of the folder are refused (exit 1, message names the uri);
+#    a FIFO is refused without blocking; no more than byteLength is read.
+# Files are made here (a 3-vertex skinned triangle). Usage: test_safety.sh PATH/TO/skinsolve
+set -u
+CLI="${1:?usage: test_safety.sh PATH/TO/skinsolve}"
+T="$(mktemp -d "${TMPDIR:-/tmp}/sks_safety_XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { local desc="$1"; shift; if "$@"; then ok; else bad "$desc"; fi; }
+run() {
+  local want="$1" desc="$2"; shift 2
+  timeout 60 "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else
+    bad "$desc: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5 >&2
+  fi
+}
+has() { grep -qF -- "$2" "$1"; }
+
+# test_cli.sh's 3-vertex, 2-joint skinned triangle (weights 0.7/0.5 and all-zero:
+# `repair` makes a clean copy for the bake cases); its 244-byte buffer is external.
+B64='AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAAAAAAAAAEAAAAAAAAAAQAAAAAAMzMzPwAAAD8AAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAIAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgL8AAAAAAACAPw=='
+gltf() { # gltf URI > file
+  cat <<JSON
+{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0,2]}],"nodes":[{"name":"root","children":[1]},{"name":"bone","translation":[0,2,0]},{"name":"mesh","mesh":0,"skin":0}],"skins":[{"name":"skin","joints":[0,1],"inverseBindMatrices":4}],"meshes":[{"name":"tri","primitives":[{"attributes":{"POSITION":0,"JOINTS_0":1,"WEIGHTS_0":2},"indices":3}]}],"buffers":[{"byteLength":244,"uri":"$1"}],"bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":24},{"buffer":0,"byteOffset":60,"byteLength":48},{"buffer":0,"byteOffset":108,"byteLength":6},{"buffer":0,"byteOffset":116,"byteLength":128}],"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},{"bufferView":1,"componentType":5123,"count":3,"type":"VEC4"},{"bufferView":2,"componentType":5126,"count":3,"type":"VEC4"},{"bufferView":3,"componentType":5123,"count":3,"type":"SCALAR"},{"bufferView":4,"componentType":5126,"count":2,"type":"MAT4"}]}
+JSON
+}
+mkdir -p "$T/m/sub" "$T/o"
+printf '%s' "$B64" | base64 -d >"$T/m/tri.bin"
+check "buffer is 244 bytes" test "$(stat -c %s "$T/m/tri.bin")" = 244
+cp "$T/m/tri.bin" "$T/secret.bin"            # outside the model's folder
+gltf tri.bin >"$T/m/tri.gltf"
+gltf "sub/../tri.bin" >"$T/m/inner_dots.gltf"
+gltf "../secret.bin" >"$T/m/dotdot.gltf"
+gltf "%2e%2e/secret.bin" >"$T/m/dotdot_pct.gltf"
+gltf "sub/%2E%2E/%2e%2e/secret.bin" >"$T/m/dotdot_deep.gltf"
+gltf "$T/secret.bin" >"$T/m/absolute.gltf"
+gltf "file:///$T/secret.bin" >"$T/m/file_scheme.gltf"
+gltf "file:tri.bin" >"$T/m/file_rel.gltf"
+gltf "tri.bin%00.png" >"$T/m/nul.gltf"
+ln -s ../secret.bin "$T/m/link.bin"
+gltf "link.bin" >"$T/m/symlink.gltf"
+mkfifo "$T/m/fifo.bin"
+gltf "fifo.bin" >"$T/m/fifo.gltf"
+
+# ---- reads stay inside the model's folder ----
+run 0 "external buffer beside the model loads" "$CLI" pose "$T/m/tri.gltf" -o "$T/o/tri.obj"
+run 0 "'sub/../tri.bin' stays inside and loads" "$CLI" pose "$T/m/inner_dots.gltf" -o "$T/o/inner.obj"
+for f in dotdot dotdot_pct dotdot_deep absolute file_scheme file_rel nul symlink; do
+  run 1 "$f uri refused" "$CLI" pose "$T/m/$f.gltf" -o "$T/o/$f.obj"
+  check "$f: message names the file and the buffer" has "$T/err" "$f.gltf: buffer 0"
+  check "$f: nothing written" test ! -e "$T/o/$f.obj"
+done
+check "'..' message says why" grep -q "leaves the model's folder" <(cat "$T/err" ; "$CLI" pose "$T/m/dotdot.gltf" -o "$T/o/x.obj" 2>&1)
+check "symlink message says where it leads" grep -q "outside the model's folder" <("$CLI" info "$T/m/symlink.gltf" 2>&1)
+start=$(date +%s)
+run 1 "FIFO buffer refused without blocking" "$CLI" info "$T/m/fifo.gltf"
+check "FIFO: 'not a regular file'" has "$T/err" "is not a regular file"
+check "FIFO refused within 10 s" test $(( $(date +%s) - start )) -lt 10
+mkfifo "$T/main_fifo.gltf"
+run 1 "a FIFO as the model file is refused without blocking" "$CLI" info "$T/main_fifo.gltf"
+# A 3 GB (sparse) buffer file behind a 244-byte byteLength: only 244 bytes are read.
+cp "$T/m/tri.bin" "$T/m/big.bin" && truncate -s 3G "$T/m/big.bin"
+gltf big.bin >"$T/m/big.gltf"
+if [ "${SKS_SANITIZED:-0}" = 1 ]; then
+  run 0 "3 GB buffer file, 244-byte buffer loads" "$CLI" pose "$T/m/big.gltf" -o "$T/o/big.obj"
+else
+  run 0 "3 GB buffer file, 244-byte buffer loads under a 1 GB address-space limit" \
+    bash -c "ulimit -v 1000000; exec '$CLI' pose '$T/m/big.gltf' -o '$T/o/big.obj'"
+fi
+check "big.bin gives the same surface" cmp -s <(tail -n +2 "$T/o/big.obj") <(tail -n +2 "$T/o/tri.obj")
+
+# ---- no command writes over an input ----
+"$CLI" repair "$T/m/tri.gltf" -o "$T/a.glb" >/dev/null 2>&1 || bad "repair to make a .glb"
+cp "$T/a.glb" "$T/b.glb"
+cp "$T/a.glb" "$T/a.orig" && cp "$T/b.glb" "$T/b.orig"
+ln -s a.glb "$T/link_a.glb"
+ln "$T/b.glb" "$T/hard_b.glb"
+unchanged() { cmp -s "$T/a.glb" "$T/a.orig" && cmp -s "$T/b.glb" "$T/b.orig" && test -L "$T/link_a.glb"; }
+bake=("$CLI" bake --source "$T/a.glb" --target "$T/b.glb")
+run 2 "bake -o SOURCE" "${bake[@]}" -o "$T/a.glb"
+run 2 "bake -o TARGET" "${bake[@]}" -o "$T/b.glb"
+check "message names the input" has "$T/err" "it is the input file"
+run 2 "bake --report SOURCE" "${bake[@]}" --report "$T/a.glb"
+run 2 "bake --report TARGET" "${bake[@]}" --report "$T/b.glb"
+run 2 "bake -o symlink to SOURCE" "${bake[@]}" -o "$T/link_a.glb"
+run 2 "bake --report hard link of TARGET" "${bake[@]}" --report "$T/hard_b.glb"
+run 2 "bake -o ./dir/../SOURCE" "${bake[@]}" -o "$T/m/../a.glb"
+run 2 "bake -o X --report X" "${bake[@]}" -o "$T/o/same.html" --report "$T/o/same.html"
+run 2 "control -o FILE" "$CLI" control "$T/a.glb" -o "$T/a.glb"
+run 2 "control --report FILE via symlink" "$CLI" control "$T/a.glb" --report "$T/link_a.glb"
+run 2 "pose -o symlink to input" "$CLI" pose "$T/a.glb" -o "$T/link_a.glb"
+run 2 "repair -o symlink to input" "$CLI" repair "$T/a.glb" -o "$T/link_a.glb"
+run 2 "reweight -o input" "$CLI" reweight "$T/a.glb" -o "$T/a.glb"
+check "inputs unchanged, symlink still a symlink" unchanged
+mkfifo "$T/o/out_fifo"
+run 2 "bake -o FIFO refused" "${bake[@]}" -o "$T/o/out_fifo"
+check "FIFO message" has "$T/err" "not a regular file"
+run 2 "control --report FIFO refused" "$CLI" control "$T/a.glb" --report "$T/o/out_fifo"
+run 2 "pose -o FIFO refused" "$CLI" pose "$T/a.glb" -o "$T/o/out_fifo"
+check "FIFO still a FIFO" test -p "$T/o/out_fifo"
+run 0 "pose -o a new file beside the inputs works" "$CLI" pose "$T/a.glb" -o "$T/o/new.obj"
+check "pose output written" test -s "$T/o/new.obj"
+check "no temp files left behind" sh -c "! ls -A '$T/o' '$T' | grep -q '\.tmp'"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
