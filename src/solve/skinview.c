@@ -246,15 +246,26 @@ sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview
   v->tri_count = to;
   free(part_base);
   free(skin_off);
-  /* D: the bind-space bounding-box diagonal of every vertex */
+  /* D: the bounding-box diagonal of every vertex at the bind pose, the box
+   * taken along the scene's axes (T's rotation) and measured in bind units
+   * (T's scale divided out). An axis-aligned box in bind space would change
+   * with an export that rotated the vertex data ("apply transform"): this one
+   * does not, and equals the plain bind-space box whenever the bind space
+   * is the scene's up to scale and offset (every file seen so far). */
   double blo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, bhi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
-  for (size_t q = 0; q < 3 * vo; ++q) {
-    if (!isfinite(v->pos[q])) continue;
-    if (v->pos[q] < blo[q % 3]) blo[q % 3] = v->pos[q];
-    if (v->pos[q] > bhi[q % 3]) bhi[q % 3] = v->pos[q];
+  double sT = cbrt(fabs(sks_dm3_det(v->T.l)));
+  if (!(sT > 0) || !isfinite(sT)) sT = 1;
+  for (size_t k = 0; k < vo; ++k) {
+    double q[3];
+    sks_dm3_apply(v->T.l, &v->pos[3 * k], q);
+    for (int a = 0; a < 3; ++a) {
+      if (!isfinite(q[a])) continue;
+      if (q[a] < blo[a]) blo[a] = q[a];
+      if (q[a] > bhi[a]) bhi[a] = q[a];
+    }
   }
   v->diagonal = blo[0] <= bhi[0] ? sqrt((bhi[0] - blo[0]) * (bhi[0] - blo[0]) + (bhi[1] - blo[1]) * (bhi[1] - blo[1]) +
-                                        (bhi[2] - blo[2]) * (bhi[2] - blo[2]))
+                                        (bhi[2] - blo[2]) * (bhi[2] - blo[2])) / sT
                                  : 0.0;
   return SKS_OK;
 }
