@@ -88,6 +88,9 @@ typedef struct sks_bake_alignment {
   double offset[3];               /* translation of A (target bind units) */
   double residual_pct;            /* mean distance target vertex -> aligned source surface, % D */
   size_t hypotheses;              /* rotations tried */
+  int registered;                 /* 1: the bind poses differ; the source was posed by its own
+                                     rig to match the target's bind surface (pose P) */
+  double similarity_residual_pct; /* the mean distance before that registration, % D */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

@@ -330,7 +330,18 @@ static size_t cube_rotations(double (*out)[9]) {
   return n;
 }
 
-sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, sks_daffine *A) {
+/* normalised similarity -> file units: y = cdst + rd * (s R (x - csrc) / rs + t) */
+static void sim_to_file(sks_daffine *A, const sim *m, const double *csrc, const double *cdst, double rs,
+                        double rd) {
+  double k = rd * m->s / rs;
+  for (int i = 0; i < 9; ++i) A->l[i] = k * m->R[i];
+  double rc[3];
+  sks_dm3_apply(A->l, csrc, rc);
+  for (int a = 0; a < 3; ++a) A->t[a] = cdst[a] + rd * m->t[a] - rc[a];
+}
+
+sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, double fixed_scale,
+                                   sks_daffine *A) {
   /* exact similarity for paired points (Horn + scale), when vertex j of both
    * sets is the same point of the surface */
   double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
@@ -359,7 +370,7 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
     sks_dm3_apply(R, p, rp);
     for (int a = 0; a < 3; ++a) num += rp[a] * (dst[3 * i + a] - cb[a]);
   }
-  double s = aa > 0 ? num / aa : 1;
+  double s = fixed_scale > 0 ? fixed_scale : (aa > 0 ? num / aa : 1);
   if (!(s > 0)) return SKS_ERR_INVALID;
   for (int i = 0; i < 9; ++i) A->l[i] = s * R[i];
   double rc[3];
@@ -435,34 +446,80 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     best_err = icp(&c, &m);
     best = m;
   }
-  for (size_t h = 0; h < nh; ++h) {
+  sim found[40];
+  double found_err[40];
+  size_t nf = 0;
+  found[nf] = best; found_err[nf++] = best_err;
+  for (size_t h = 0; h < nh && nf < 40; ++h) {
     sim m;
     m.s = 1;
     memcpy(m.R, hyps[h], sizeof m.R);
     m.t[0] = m.t[1] = m.t[2] = 0;
     double e = icp(&c, &m);
+    found[nf] = m; found_err[nf++] = e;
     if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
   }
   out->hypotheses = nh + 1;
-  /* back to file units: y = cdst + rd * (s R (x - csrc) / rs + t) */
+  sim_to_file(&out->A, &best, csrc, cdst, rs, rd);
+  out->scale = rd * best.s / rs;
   {
-    double k = rd * best.s / rs;
-    sks_daffine A;
-    for (int i = 0; i < 9; ++i) A.l[i] = k * best.R[i];
-    double rc[3];
-    sks_dm3_apply(A.l, csrc, rc);
-    for (int a = 0; a < 3; ++a) A.t[a] = cdst[a] + rd * best.t[a] - rc[a];
-    out->A = A;
-    out->scale = k;
     double tr = best.R[0] + best.R[4] + best.R[8];
     double ca = (tr - 1) / 2;
     out->angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 180.0 / M_PI;
-    memcpy(out->offset, A.t, sizeof A.t);
-    out->residual = best_err * rd / target_diagonal;
+  }
+  memcpy(out->offset, out->A.t, sizeof out->A.t);
+  out->residual = best_err * rd / target_diagonal;
+  /* runners-up with other rotations (> 20 deg apart), best first: a pose
+   * difference can make the wrong one fit the bind surfaces a little better,
+   * so the articulated registration gets to choose among them */
+  for (int pick = 0; pick < 3; ++pick) {
+    size_t bi = SIZE_MAX;
+    for (size_t i = 0; i < nf; ++i) {
+      int far = 1;
+      const sim *cands[5] = {&best};
+      size_t ncand = 1;
+      for (size_t k = 0; k < out->alternative_count; ++k) cands[ncand++] = &found[out->alternative_index[k]];
+      for (size_t k = 0; k < ncand && far; ++k) {
+        double tr = 0; /* angle between the rotations: trace(Ra^T Rb) */
+        for (int q = 0; q < 9; ++q) tr += cands[k]->R[q] * found[i].R[q];
+        if ((tr - 1) / 2 > cos(20.0 * M_PI / 180.0)) far = 0;
+      }
+      if (far && (bi == SIZE_MAX || found_err[i] < found_err[bi])) bi = i;
+    }
+    if (bi == SIZE_MAX || found_err[bi] > 3 * best_err) break;
+    out->alternative_index[out->alternative_count] = bi;
+    sim_to_file(&out->alternatives[out->alternative_count], &found[bi], csrc, cdst, rs, rd);
+    out->alternative_count++;
   }
 done:
   grid_free(&c.gs);
   grid_free(&c.gd);
   free(S); free(D); free(c.pa); free(c.pb); free(c.pd);
   return r;
+}
+
+/* Pose-independent scale between two copies of one mesh (vertex i of both
+ * is the same point): the median ratio of edge lengths, which bending at the
+ * joints leaves alone. 0 when it cannot be told. */
+double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count) {
+  size_t n = tri_count * 3, k = 0;
+  double *r = malloc((n ? n : 1) * sizeof(double));
+  if (!r) return 0;
+  for (size_t t = 0; t < tri_count; ++t)
+    for (int e = 0; e < 3; ++e) {
+      uint32_t a = tris[3 * t + e], b = tris[3 * t + (e + 1) % 3];
+      double ls = 0, ld = 0;
+      for (int q = 0; q < 3; ++q) {
+        ls += (src[3 * a + q] - src[3 * b + q]) * (src[3 * a + q] - src[3 * b + q]);
+        ld += (dst[3 * a + q] - dst[3 * b + q]) * (dst[3 * a + q] - dst[3 * b + q]);
+      }
+      if (ls > 0 && ld > 0) r[k++] = sqrt(ld / ls);
+    }
+  double m = 0;
+  if (k) {
+    qsort(r, k, sizeof(double), cmp_double);
+    m = r[k / 2];
+  }
+  free(r);
+  return m;
 }

@@ -443,6 +443,8 @@ typedef struct bake_ctx {
   uint32_t *sub_start, *sub_bones; /* rotation-only: constrained bones of each subtree */
   double *vscratch;
   uint32_t *touched;
+  sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
+  double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
 } bake_ctx;
 
 static void ctx_free(bake_ctx *c) {
@@ -455,6 +457,7 @@ static void ctx_free(bake_ctx *c) {
   free(c->y); free(c->yc); free(c->cur); free(c->solved);
   free(c->gn_scratch); free(c->dmodels); free(c->fmodels); free(c->pmodels); free(c->tpal);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
+  free(c->N_P); free(c->yB);
 }
 
 /* 1 if the clip keys a scale that differs from the joint's rest scale by more
@@ -619,7 +622,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     /* 4. measure, over ALL target vertices (rigid parts too), the clip as
      * written: float keys, float FK, weights as played */
     measure_played(c, locals);
-    sks_metrics_frame(&acc, c->solved, c->y, c->tv.pos, V, c->D, &out->frame_mean_error_pct[f],
+    sks_metrics_frame(&acc, c->solved, c->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
                       &out->frame_worst_error_pct[f], verr);
     if (out->target_surface) /* the report draws the scene the player shows */
       for (size_t k = 0; k < VS; ++k) {
@@ -671,6 +674,167 @@ static sks_result find_clips(const sks_model *source, const sks_bake_options *op
   return SKS_OK;
 }
 
+/* Rotation-only structure: roots (bones with no constrained ancestor) and,
+ * per bone, the constrained bones of its subtree (itself first). 0 on OOM. */
+static int rotonly_setup(const sks_model *m, target_setup *t, const sks_solve_problem *p, uint32_t **sub_start_out,
+                         uint32_t **sub_bones_out, double **vscratch, uint32_t **touched) {
+  size_t B = t->B, n = p->inf.vertex_count, total = 0;
+  for (size_t b = 0; b < B; ++b) {
+    int32_t j = m->skeleton.parents[t->bone_joint[b]];
+    int root = 1;
+    for (; j >= 0; j = m->skeleton.parents[j])
+      if (t->joint_bone[j] >= 0 && p->wsum2[t->joint_bone[j]] > 0) { root = 0; break; }
+    t->bone_is_root[b] = (uint8_t)root;
+  }
+  uint32_t *sub_start = calloc(B + 1, sizeof(uint32_t)), *sub_bones = NULL;
+  *vscratch = calloc((n ? n : 1) * 5, sizeof(double));
+  *touched = malloc((n ? n : 1) * sizeof(uint32_t));
+  for (int pass = 0; pass < 2 && sub_start && *vscratch && *touched; ++pass) {
+    if (pass == 1) {
+      for (size_t b = 0; b < B; ++b) sub_start[b + 1] += sub_start[b];
+      total = sub_start[B];
+      sub_bones = malloc((total ? total : 1) * sizeof(uint32_t));
+      if (!sub_bones) break;
+    }
+    uint32_t *fill = pass ? calloc(B ? B : 1, sizeof(uint32_t)) : NULL;
+    if (pass && !fill) { free(sub_bones); sub_bones = NULL; break; }
+    for (size_t b = 0; b < B; ++b) { /* itself first */
+      if (!(p->wsum2[b] > 0)) continue;
+      if (pass == 0) sub_start[b + 1]++;
+      else sub_bones[sub_start[b] + fill[b]++] = (uint32_t)b;
+    }
+    for (size_t b = 0; b < B; ++b) {
+      if (!(p->wsum2[b] > 0)) continue;
+      for (int32_t j = m->skeleton.parents[t->bone_joint[b]]; j >= 0; j = m->skeleton.parents[j]) {
+        int32_t a = t->joint_bone[j];
+        if (a < 0 || !(p->wsum2[a] > 0)) continue;
+        if (pass == 0) sub_start[a + 1]++;
+        else sub_bones[sub_start[a] + fill[a]++] = (uint32_t)b;
+      }
+    }
+    free(fill);
+  }
+  *sub_start_out = sub_start;
+  *sub_bones_out = sub_bones;
+  return sub_start && sub_bones && *vscratch && *touched;
+}
+
+/* Stage: articulated registration (MISSION.md's registration pose P). The
+ * source's OWN rig is posed so that its surface, aligned by A, best matches
+ * the target's bind surface: ICP on the articulated model, i.e. the bake's
+ * solver on the source's joints against closest points on the target,
+ * re-estimated each round (paired, vertex for vertex, when the two meshes are
+ * the same). Out: N_P (the source's bind-space skin matrices at P, one per
+ * palette entry) and the posed source surface (source bind space). */
+static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, sks_daffine *N_P,
+                                double *posed, sks_error *err) {
+  const sks_skinview *sv = &c->s.view, *tv = &c->tv;
+  size_t Vs = sv->V, Vt = tv->V;
+  target_setup ss;
+  sks_solve_problem sp;
+  memset(&sp, 0, sizeof sp);
+  sks_correspondence cc;
+  memset(&cc, 0, sizeof cc);
+  sks_result r = target_setup_build(c->src, sv, &ss, err);
+  if (r != SKS_OK) { target_setup_free(&ss); return r; }
+  size_t B = ss.B, n = 0;
+  uint32_t *ids = select_constraints(&ss, 3000, &n);
+  sks_daffine Ainv, *Ab = malloc((B ? B : 1) * sizeof(sks_daffine));
+  double *z = malloc((Vt ? Vt : 1) * 3 * sizeof(double)), *y = malloc((n ? n : 1) * 3 * sizeof(double));
+  double *q = malloc((n ? n : 1) * 3 * sizeof(double)), *cur = malloc((n ? n : 1) * 3 * sizeof(double));
+  sks_solve_state st = {malloc((B ? B : 1) * sizeof(sks_dquat)), malloc((B ? B : 1) * 9 * sizeof(double)),
+                        malloc((B ? B : 1) * 3 * sizeof(double)), malloc((B ? B : 1) * sizeof(double))};
+  double *scratch = NULL, *vscratch = NULL;
+  uint32_t *sub_start = NULL, *sub_bones = NULL, *touched = NULL;
+  sks_daffine *rmodels = NULL;
+  if (!ids || !Ab || !z || !y || !q || !cur || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
+      !sks_solve_problem_build(&sp, &ss.full, B, ids, n, sv->diagonal > 0 ? sv->diagonal : 1)) {
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+    goto done;
+  }
+  size_t nscratch = sks_solve_gn_scratch_count(&sp);
+  scratch = malloc(nscratch * sizeof(double));
+  if (!scratch) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
+  size_t Js = c->src->skeleton.joint_count;
+  rmodels = malloc((Js ? Js : 1) * sizeof(sks_daffine));
+  if (!rmodels || !rotonly_setup(c->src, &ss, &sp, &sub_start, &sub_bones, &vscratch, &touched)) {
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  sks_rotonly ro = {Js, c->src->skeleton.parents, ss.joint_bone, ss.bone_joint, ss.rest_local,
+                    ss.carry, ss.carry_inv, ss.bone_is_root, rmodels, sub_start, sub_bones, vscratch, touched};
+  for (size_t b = 0; b < B; ++b) { st.sc[b] = 1; sks_state_set_rigid(&sp, &st, b, &ss.bind_rigid[b]); }
+  sks_rotonly_project(&sp, &st, &ro);
+  for (size_t k = 0; k < Vt; ++k) sks_daff_point(&Ainv, &tv->pos[3 * k], &z[3 * k]);
+  int rounds = paired ? 1 : 12;
+  for (int it = 0; it < rounds; ++it) {
+    /* the posed source at the constraint vertices */
+    for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
+    for (size_t k = 0; k < n; ++k) {
+      uint32_t v = ids[k];
+      double acc[3] = {0, 0, 0}, p[3];
+      for (uint32_t i = ss.full.start[v]; i < ss.full.start[v + 1]; ++i) {
+        sks_daff_point(&Ab[ss.full.bone[i]], &ss.full.p[3 * i], p);
+        for (int a = 0; a < 3; ++a) acc[a] += ss.full.w[i] * p[a];
+      }
+      memcpy(&q[3 * k], acc, sizeof acc);
+    }
+    if (paired) {
+      for (size_t k = 0; k < n; ++k) memcpy(&y[3 * k], &z[3 * ids[k]], 3 * sizeof(double));
+    } else {
+      sks_correspondence_free(&cc);
+      if (!sks_correspondence_build(&cc, SKS_CORRESPOND_CLOSEST_POINT, z, Vt, tv->tris, tv->tri_count, q, n,
+                                    sv->diagonal)) {
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        goto done;
+      }
+      for (size_t k = 0; k < n; ++k)
+        for (int a = 0; a < 3; ++a)
+          y[3 * k + a] = cc.bary[3 * k] * z[3 * cc.idx[3 * k] + a] + cc.bary[3 * k + 1] * z[3 * cc.idx[3 * k + 1] + a] +
+                         cc.bary[3 * k + 2] * z[3 * cc.idx[3 * k + 2] + a];
+    }
+    sks_solve_stats stats = {0, 0};
+    /* articulated: joint rotations about the rig's own joints (bones keep
+     * their lengths), so the pose found is the rig's, not a per-bone fit */
+    if (!sks_solve_rotonly_gn(&sp, y, &st, &ro, 100, 1e-9, &stats))
+      sks_solve_bcd(&sp, y, &st, cur, &ro, 300, 1e-8, &stats);
+    double moved = 0;
+    for (size_t b = 0; b < B; ++b) {
+      sks_daffine a = sks_state_rigid(&sp, &st, b);
+      for (int k = 0; k < 3; ++k) moved = fmax(moved, fabs(a.t[k] - Ab[b].t[k]));
+    }
+    if (moved < 1e-6 * sv->diagonal) break;
+  }
+  /* N_P per palette entry, and the posed surface */
+  for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
+  for (size_t e = 0; e < sv->P; ++e) {
+    int32_t j = sv->pal_joint[e];
+    int32_t b = j >= 0 ? ss.joint_bone[j] : -1;
+    if (b < 0) { N_P[e] = sks_daff_identity(); continue; }
+    sks_daffine cm;
+    memcpy(cm.l, &ss.carry[9 * b], 9 * sizeof(double));
+    cm.t[0] = cm.t[1] = cm.t[2] = 0;
+    sks_daffine model = sks_daff_mul(&Ab[b], &cm);
+    N_P[e] = sks_daff_mul(&model, &sv->pal_ibm[e]);
+  }
+  for (size_t v = 0; v < Vs; ++v) {
+    double acc[3] = {0, 0, 0}, p[3];
+    for (uint32_t i = sv->start[v]; i < sv->start[v + 1]; ++i) {
+      sks_daff_point(&N_P[sv->pal[i]], &sv->pos[3 * v], p);
+      for (int a = 0; a < 3; ++a) acc[a] += sv->w[i] * p[a];
+    }
+    memcpy(&posed[3 * v], acc, sizeof acc);
+  }
+done:
+  sks_correspondence_free(&cc);
+  target_setup_free(&ss);
+  sks_solve_problem_free(&sp);
+  free(ids); free(Ab); free(z); free(y); free(q); free(cur); free(scratch);
+  free(st.q); free(st.R); free(st.u); free(st.sc);
+  free(vscratch); free(sub_start); free(sub_bones); free(touched); free(rmodels);
+  return r;
+}
+
 /* Stage: align + correspond. Fills c->corr and the result's alignment. */
 static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
   const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
@@ -680,6 +844,8 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   sks_bake_alignment *al = &out->alignment;
   memset(al, 0, sizeof *al);
   al->scale = 1;
+  sks_alignment a;
+  memset(&a, 0, sizeof a);
   int same = 0;
   if (V == Vs) {
     double md = 0;
@@ -691,7 +857,6 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   } else if (c->opt->align == SKS_ALIGN_NONE) {
     al->identity = 1;
   } else {
-    sks_alignment a;
     sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &a, err);
     if (r != SKS_OK) return r;
     *A = a.A;
@@ -706,7 +871,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
                      (q[2] - tv->pos[3 * k + 2]) * (q[2] - tv->pos[3 * k + 2]));
       }
       sks_daffine B = *A;
-      if (mean / (double)V < 0.01 * c->D && sks_align_refine_paired(sv->pos, tv->pos, V, &B) == SKS_OK) {
+      if (mean / (double)V < 0.01 * c->D && sks_align_refine_paired(sv->pos, tv->pos, V, 0, &B) == SKS_OK) {
         double md = 0;
         for (size_t k = 0; k < V; ++k) {
           double q[3];
@@ -749,8 +914,80 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
   int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D);
+  if (!ok) { free(aligned); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence"); }
+  al->similarity_residual_pct = c->corr.mean_distance / c->D * 100.0;
+  /* a different bind pose (or body): register the source's own rig onto the
+   * target's bind surface, for the best similarity and its runners-up (and
+   * vertex for vertex when the meshes have the same vertex count); keep the
+   * candidate whose registered surface lies closest */
+  if (c->corr.mean_distance > 0.003 * c->D && c->opt->align != SKS_ALIGN_NONE) {
+    sks_daffine cands[5];
+    int cand_paired[5];
+    size_t ncand = 0;
+    cands[ncand] = *A; cand_paired[ncand++] = 0;
+    for (size_t k = 0; k < a.alternative_count && ncand < 4; ++k) { cands[ncand] = a.alternatives[k]; cand_paired[ncand++] = 0; }
+    double edge_scale = 0;
+    if (V == Vs) {
+      sks_daffine P = *A;
+      edge_scale = sks_align_edge_scale(sv->pos, tv->pos, tv->tris, tv->tri_count);
+      if (sks_align_refine_paired(sv->pos, tv->pos, V, edge_scale, &P) == SKS_OK) { cands[ncand] = P; cand_paired[ncand++] = 1; }
+    }
+    size_t Pn = sv->P;
+    sks_daffine *NP = malloc((Pn ? Pn : 1) * sizeof(sks_daffine)), *best_NP = malloc((Pn ? Pn : 1) * sizeof(sks_daffine));
+    double *posed = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
+    if (!NP || !best_NP || !posed) {
+      free(NP); free(best_NP); free(posed); free(aligned);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    double best = c->corr.mean_distance;
+    int found = -1;
+    sks_daffine bestA = *A;
+    for (size_t k = 0; k < ncand; ++k) {
+      sks_result r = register_pose(c, &cands[k], cand_paired[k], NP, posed, err);
+      if (r != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); return r; }
+      /* vertex for vertex, the similarity fitted to the posed bodies is
+       * unbiased by the pose: alternate the two until they agree */
+      for (int round = 0; cand_paired[k] && round < 4; ++round) {
+        sks_daffine Ak = cands[k];
+        if (sks_align_refine_paired(posed, tv->pos, V, edge_scale, &Ak) != SKS_OK) break;
+        cands[k] = Ak;
+        r = register_pose(c, &cands[k], 1, NP, posed, err);
+        if (r != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); return r; }
+      }
+      for (size_t v = 0; v < Vs; ++v) sks_daff_point(&cands[k], &posed[3 * v], &aligned[3 * v]);
+      sks_correspondence trial;
+      memset(&trial, 0, sizeof trial);
+      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D)) {
+        free(NP); free(best_NP); free(posed); free(aligned);
+        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+      }
+      if (trial.mean_distance < 0.8 * best && trial.mean_distance < best) {
+        best = trial.mean_distance;
+        found = (int)k;
+        bestA = cands[k];
+        memcpy(best_NP, NP, Pn * sizeof(sks_daffine));
+        sks_correspondence_free(&c->corr);
+        c->corr = trial;
+      } else {
+        sks_correspondence_free(&trial);
+      }
+    }
+    free(NP); free(posed);
+    if (found >= 0) {
+      c->N_P = best_NP;
+      *A = bestA;
+      al->registered = 1;
+      al->identity = 0;
+      al->applied = 1;
+      al->scale = cbrt(fabs(sks_dm3_det(A->l)));
+      double tr = (A->l[0] + A->l[4] + A->l[8]) / al->scale, ca = (tr - 1) / 2;
+      al->angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
+      memcpy(al->offset, A->t, sizeof A->t);
+    } else {
+      free(best_NP);
+    }
+  }
   free(aligned);
-  if (!ok) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
   out->correspondence_mean_pct = c->corr.mean_distance / c->D * 100.0;
   al->residual_pct = out->correspondence_mean_pct;
   if (c->corr.mean_distance > 0.05 * c->D) {
@@ -841,7 +1078,11 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     sks_daffine A;
     r = align_and_correspond(&c, out, &A, err);
     if (r == SKS_OK) r = sks_transfer_build(&c.tr, &c.s.view, &c.tv, &c.corr, &A, err);
+    if (r == SKS_OK && c.N_P) r = sks_transfer_set_registration(&c.tr, c.N_P, err);
     if (r != SKS_OK) goto fail;
+    c.yB = malloc(V * 3 * sizeof(double));
+    if (!c.yB) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+    sks_transfer_bind(&c.tr, c.yB);
   }
   /* constraints + problem */
   {
@@ -861,45 +1102,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
       r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
       goto fail;
     }
-    /* rotation-only roots: no constrained ancestor */
-    for (size_t b = 0; b < c.t.B; ++b) {
-      int32_t j = target->skeleton.parents[c.t.bone_joint[b]];
-      int root = 1;
-      for (; j >= 0; j = target->skeleton.parents[j])
-        if (c.t.joint_bone[j] >= 0 && c.prob.wsum2[c.t.joint_bone[j]] > 0) { root = 0; break; }
-      c.t.bone_is_root[b] = (uint8_t)root;
-    }
-    /* rotation-only subtrees: constrained bones below each bone (itself first) */
-    size_t B = c.t.B, total = 0;
-    c.sub_start = calloc(B + 1, sizeof(uint32_t));
-    c.vscratch = calloc((n ? n : 1) * 5, sizeof(double));
-    c.touched = malloc((n ? n : 1) * sizeof(uint32_t));
-    for (int pass = 0; pass < 2 && c.sub_start && c.vscratch && c.touched; ++pass) {
-      if (pass == 1) {
-        for (size_t b = 0; b < B; ++b) c.sub_start[b + 1] += c.sub_start[b];
-        total = c.sub_start[B];
-        c.sub_bones = malloc((total ? total : 1) * sizeof(uint32_t));
-        if (!c.sub_bones) break;
-      }
-      uint32_t *fill = pass ? calloc(B ? B : 1, sizeof(uint32_t)) : NULL;
-      if (pass && !fill) { free(c.sub_bones); c.sub_bones = NULL; break; }
-      for (size_t b = 0; b < B; ++b) { /* itself first */
-        if (!(c.prob.wsum2[b] > 0)) continue;
-        if (pass == 0) c.sub_start[b + 1]++;
-        else c.sub_bones[c.sub_start[b] + fill[b]++] = (uint32_t)b;
-      }
-      for (size_t b = 0; b < B; ++b) {
-        if (!(c.prob.wsum2[b] > 0)) continue;
-        for (int32_t j = target->skeleton.parents[c.t.bone_joint[b]]; j >= 0; j = target->skeleton.parents[j]) {
-          int32_t a = c.t.joint_bone[j];
-          if (a < 0 || !(c.prob.wsum2[a] > 0)) continue;
-          if (pass == 0) c.sub_start[a + 1]++;
-          else c.sub_bones[c.sub_start[a] + fill[a]++] = (uint32_t)b;
-        }
-      }
-      free(fill);
-    }
-    if (!c.sub_start || !c.sub_bones || !c.vscratch || !c.touched) {
+    if (!rotonly_setup(target, &c.t, &c.prob, &c.sub_start, &c.sub_bones, &c.vscratch, &c.touched)) {
       r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
       goto fail;
     }

@@ -229,6 +229,9 @@ typedef struct sks_alignment {
   double residual;          /* mean symmetric closest distance after alignment, / target D */
   int identity;             /* 1: the surfaces already agreed (A = I) */
   size_t hypotheses;        /* rotations tried */
+  sks_daffine alternatives[3]; /* runners-up with other rotations, best first */
+  size_t alternative_index[3];
+  size_t alternative_count;
 } sks_alignment;
 /* Similarity taking the source's bind surface onto the target's: rotation
  * hypotheses (the 24 axis conventions and the principal axes), each refined
@@ -237,8 +240,12 @@ typedef struct sks_alignment {
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
                                 double target_diagonal, sks_alignment *out, sks_error *err);
 /* Exact similarity for paired points (vertex i of src is vertex i of dst);
- * A in: the estimate (its rotation picks the quaternion sign). */
-sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, sks_daffine *A);
+ * A in: the estimate (its rotation picks the quaternion sign); fixed_scale > 0
+ * keeps that scale (rotation and offset only). */
+sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, double fixed_scale,
+                                   sks_daffine *A);
+/* Median edge-length ratio dst / src of one mesh in two poses (0: unknown). */
+double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count);
 
 /* ---- motion transfer (transfer.c) ---------------------------------------------- */
 
@@ -260,6 +267,10 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
 /* y (3 per target vertex) for the source's scene-space joint models at frame f. */
 void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
                         double *y);
+/* y at the source's BIND pose (= x when the registration pose is the bind
+ * pose): the reference motion is measured from, so neither a re-bind in
+ * another pose nor its offset counts as motion. */
+void sks_transfer_bind(sks_transfer *t, double *y);
 void sks_transfer_free(sks_transfer *t);
 
 #endif

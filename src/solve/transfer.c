@@ -99,3 +99,21 @@ void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daff
     memcpy(&y[3 * j], acc, sizeof acc);
   }
 }
+
+void sks_transfer_bind(sks_transfer *t, double *y) {
+  for (size_t e = 0; e < t->P; ++e) {
+    sks_daffine m = t->reg_inv ? t->reg_inv[e] : sks_daff_identity();
+    sks_daffine am = sks_daff_mul(&t->A, &m);
+    t->X[e] = sks_daff_mul(&am, &t->A_inv);
+  }
+  for (size_t j = 0; j < t->V; ++j) {
+    const double *x = &t->x[3 * j];
+    double acc[3] = {0, 0, 0};
+    for (uint32_t i = t->start[j]; i < t->start[j + 1]; ++i) {
+      double p[3];
+      sks_daff_point(&t->X[t->pal[i]], x, p);
+      for (int a = 0; a < 3; ++a) acc[a] += t->w[i] * p[a];
+    }
+    memcpy(&y[3 * j], acc, sizeof acc);
+  }
+}
