@@ -526,6 +526,9 @@ static int clip_animates_scale(const sks_model *src, const sks_clip *clip) {
 static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
                             sks_baked_clip *out, sks_error *err) {
   c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
+  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
+  sks_problem_mark_affine(&c->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
+                          c->tg, c->t.joint_bone);
   const sks_model *tg = c->tg, *src = c->src;
   const target_setup *t = &c->t;
   const sks_solve_problem *p = &c->prob;
@@ -550,14 +553,16 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   st.u = malloc((B ? B : 1) * 3 * sizeof(double));
   st.sc = malloc((B ? B : 1) * sizeof(double));
   for (size_t b = 0; st.sc && b < B; ++b) st.sc[b] = 1.0;
+  st.stretch = NULL;
   sks_solve_state prev; /* the frame before the previous one (extrapolation) */
   prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   prev.R = NULL;
   prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
   prev.sc = NULL;
-  if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
+  prev.stretch = NULL;
+  if (!sks_state_prepare_affine(p, &st) || !out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
       !st.u || !st.sc || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+    free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
@@ -574,7 +579,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     /* 1. the source surface at this frame, from bind-pose vertex data */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+      free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
@@ -616,6 +621,10 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));
     }
+    if (f == 0 && c->opt->solver != SKS_SOLVER_BCD) { /* cold start: per-bone Horn fits (horn.c) */
+      sks_solve_cold_start(p, c->yc, &st);
+      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
+    }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
       if (c->opt->solver == SKS_SOLVER_BCD ||
@@ -645,7 +654,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+  free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;

@@ -125,6 +125,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
+  tr.stretch = NULL;
   int ok = anc_start && anc && fill && root_of && H && L && g && ec && piv && Y && act &&
            tr.q && tr.R && tr.u && tr.sc;
   size_t it = 0;
@@ -232,7 +233,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         }
       }
       int solved = 0;
-      for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
+      for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
         if (!dense_solve(H, g, n, lm.lam, L, dx)) { lm.lam = fmax(lm.lam * 10, 1e-9); continue; }
         double step = 0;
         for (size_t b = 0; b < B; ++b) {
@@ -255,7 +256,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           solved = 1;
           converged = sks_lm_accepted(&lm, step, decrease);
         } else {
-          lm.lam *= 8;
+          sks_lm_rejected(&lm);
         }
       }
       if (!solved) break;
