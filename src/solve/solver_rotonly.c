@@ -254,7 +254,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           F = Ft;
           memcpy(ec, ec2, 6 * B * sizeof(double));
           solved = 1;
-          converged = sks_lm_accepted(&lm, step, decrease);
+          converged = sks_lm_accepted(&lm, step, decrease, F);
         } else {
           sks_lm_rejected(&lm);
         }
