@@ -571,7 +571,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
                     c->sub_bones, c->vscratch, c->touched};
   if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
   sks_metrics_acc acc = {0, 0, 0, 0};
-  double solve_ms = 0;
+  double solve_ms = 0, prev_rms = 0;
   size_t iters = 0;
   const sks_skeleton *ssk = &src->skeleton;
   for (size_t f = 0; f < F; ++f) {
@@ -637,6 +637,11 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       if (!sks_solve_gn(p, c->yc, &st, 100, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
         sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
     }
+    /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
+    if (f > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
+      sks_solve_retry_from_fits(p, c->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
+                                1e-10, &stats, c->gn_scratch, c->gn_scratch_count);
+    prev_rms = stats.final_rms;
     iters += stats.iterations;
     /* 3. joint locals (what the clip stores) */
     sks_transform *locals = &out->locals[f * J];

@@ -223,6 +223,12 @@ static inline void sks_lm_rejected(sks_lm_control *c) {
 /* Cold start for frame 0 (horn.c): per-bone rigid Horn fits of the vertices
  * each bone dominates against y (3 per constraint). */
 void sks_solve_cold_start(const sks_solve_problem *p, const double *y, sks_solve_state *s);
+/* Solves again from the per-bone fits (rotation-only when ro is not NULL,
+ * else the default LM) and keeps the better solution; stats->iterations
+ * adds up, final_rms is the kept one. For a frame whose residual jumped. */
+void sks_solve_retry_from_fits(const sks_solve_problem *p, const double *y, sks_solve_state *s,
+                               const sks_rotonly *ro, size_t max_iterations, double tol,
+                               sks_solve_stats *stats, double *scratch, size_t scratch_count);
 
 /* Skinned constraint positions for a state. */
 void sks_solve_skin(const sks_solve_problem *p, const sks_solve_state *s, double *cur);
