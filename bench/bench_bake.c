@@ -57,6 +57,7 @@ static void table(const char *title, const sks_bake_result *r) {
 static void control24(const char *path, const char *label, int reps) {
   sks_model m;
   if (!load(path, &m)) return;
+  double *lm_ms = calloc(m.clip_count ? m.clip_count : 1, sizeof(double));
   for (int solver = 0; solver < 2; ++solver)
     for (size_t c = 0; c < m.clip_count; ++c) {
       sks_bake_options opt;
@@ -73,8 +74,15 @@ static void control24(const char *path, const char *label, int reps) {
       snprintf(title, sizeof title, "control %s, clip '%s', 24 frames, solver %s", label,
                m.clips[c].name, solver ? "bcd" : "default (Levenberg-Marquardt)");
       table(title, &r);
+      if (lm_ms && r.clip_count == 1) {
+        if (!solver) lm_ms[c] = r.clips[0].solve_ms;
+        else if (lm_ms[c] > 0)
+          printf("  -> default (LM) / bcd solve time, same run: %.2f ms / %.2f ms = %.3f\n", lm_ms[c],
+                 r.clips[0].solve_ms, lm_ms[c] / r.clips[0].solve_ms);
+      }
       sks_bake_result_free(&r);
     }
+  free(lm_ms);
   sks_model_free(&m);
 }
 

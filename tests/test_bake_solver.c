@@ -142,10 +142,20 @@ static void test_chain_recovery(void) {
   st.q = malloc(nb * sizeof(sks_dquat)); st.R = malloc(nb * 9 * sizeof(double)); st.u = malloc(nb * 3 * sizeof(double));
   truth.q = malloc(nb * sizeof(sks_dquat)); truth.R = malloc(nb * 9 * sizeof(double)); truth.u = malloc(nb * 3 * sizeof(double));
   st.sc = malloc(nb * sizeof(double)); truth.sc = malloc(nb * sizeof(double));
+  st.stretch = truth.stretch = NULL;
   double *y = malloc(V * 3 * sizeof(double)), *cur = malloc(V * 3 * sizeof(double));
   size_t scount = sks_solve_gn_scratch_count(&p);
   double *scratch = malloc(scount * sizeof(double));
-  for (int solver = 0; solver < 2; ++solver) {
+  static const char *const names[3] = {"BCD", "LM", "LM affine"};
+  for (int solver = 0; solver < 3; ++solver) {
+    /* solver 2: LM with bones 2.. affine (3-axis scale + inherited shear) */
+    if (solver == 2) {
+      for (size_t b = 0; b < nb; ++b) p.affine[b] = b >= 2;
+      p.affine_count = nb - 2;
+      p.similarity = 1; /* with per-bone uniform scale on the rigid bones */
+      CHECK(sks_state_prepare_affine(&p, &st));
+      CHECK(sks_state_prepare_affine(&p, &truth));
+    }
     for (size_t b = 0; b < nb; ++b) { /* bind */
       sks_daffine a = sks_daff_identity();
       a.t[0] = (double)b * L;
@@ -155,6 +165,9 @@ static void test_chain_recovery(void) {
       for (size_t b = 0; b < nb; ++b) {
         sks_daffine a;
         sks_dq_to_m3(random_quat(pose == 0 ? 1.5 : 0.8), a.l);
+        if (solver == 2 && b >= 2) /* R diag(s) in the bone's axes, then a shear */
+          for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) a.l[r * 3 + k] *= (k == 0 ? 1.3 : (k == 1 ? 0.8 : 1.1)) + (b > 2 ? 0.1 * rnds() : 0);
         a.t[0] = (double)b * L + rnds() * 0.3; a.t[1] = rnds() * 0.3; a.t[2] = rnds() * 0.3;
         sks_state_set_rigid(&p, &truth, b, &a);
       }
@@ -163,20 +176,21 @@ static void test_chain_recovery(void) {
       if (solver == 0) {
         sks_solve_bcd(&p, y, &st, cur, NULL, 20000, 1e-12, &stats);
       } else {
-        if (pose == 0) sks_solve_bcd(&p, y, &st, cur, NULL, 20, 1e-6, &stats);
+        if (pose == 0 && solver == 1) sks_solve_bcd(&p, y, &st, cur, NULL, 20, 1e-6, &stats);
         CHECK(sks_solve_gn(&p, y, &st, 100, 1e-10, &stats, scratch, scount));
       }
       sks_solve_skin(&p, &st, cur);
       double worst = 0;
       for (size_t v = 0; v < V; ++v) worst = fmax(worst, sqrt(sks_d3_dist2(&cur[3 * v], &y[3 * v])));
       CHECK_MSG(worst < 1e-6 * D, "%s pose %d: worst %g D after %zu iterations",
-                solver ? "LM" : "BCD", pose, worst / D, stats.iterations);
-      printf("%-3s pose %d: worst %.3g D, %zu iterations\n", solver ? "LM" : "BCD", pose, worst / D,
+                names[solver], pose, worst / D, stats.iterations);
+      printf("%-9s pose %d: worst %.3g D, %zu iterations\n", names[solver], pose, worst / D,
              stats.iterations);
     }
   }
   free(scratch); free(y); free(cur); free(ids);
   free(st.q); free(st.R); free(st.u); free(truth.q); free(truth.R); free(truth.u); free(st.sc); free(truth.sc);
+  free(st.stretch); free(truth.stretch);
   sks_solve_problem_free(&p);
   sks_influences_free(&full);
 }

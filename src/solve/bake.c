@@ -507,6 +507,9 @@ static void measure_played(bake_ctx *c, const sks_transform *locals) {
 static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
                             sks_baked_clip *out, sks_error *err) {
   c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
+  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
+  sks_problem_mark_affine(&c->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
+                          c->tg, c->t.joint_bone);
   const sks_model *tg = c->tg, *src = c->src;
   const target_setup *t = &c->t;
   const sks_solve_problem *p = &c->prob;
@@ -533,16 +536,18 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   st.u = malloc((B ? B : 1) * 3 * sizeof(double));
   st.sc = malloc((B ? B : 1) * sizeof(double));
   for (size_t b = 0; st.sc && b < B; ++b) st.sc[b] = 1.0;
+  st.stretch = NULL;
   sks_solve_state prev; /* the frame before the previous one (extrapolation) */
   prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
   prev.R = NULL;
   prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
   prev.sc = NULL;
+  prev.stretch = NULL;
   float *verr = malloc((V ? V : 1) * sizeof(float));
-  if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
-      !st.u || !st.sc || !prev.q || !prev.u || !verr ||
+  if (!sks_state_prepare_affine(p, &st) || !out->locals || !out->frame_mean_error_pct ||
+      !out->frame_worst_error_pct || !st.q || !st.R || !st.u || !st.sc || !prev.q || !prev.u || !verr ||
       (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
+    free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
@@ -551,7 +556,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
                     c->sub_bones, c->vscratch, c->touched};
   if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
   sks_metrics_acc acc = {0, 0, 0, 0};
-  double solve_ms = 0;
+  double solve_ms = 0, prev_rms = 0;
   size_t iters = 0;
   const sks_skeleton *ssk = &src->skeleton;
   for (size_t f = 0; f < F; ++f) {
@@ -561,7 +566,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
      * onto the target's bind vertices */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
+      free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
@@ -602,6 +607,10 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));
     }
+    if (f == 0 && c->opt->solver != SKS_SOLVER_BCD) { /* cold start: per-bone Horn fits (horn.c) */
+      sks_solve_cold_start(p, c->yc, &st);
+      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
+    }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
       if (c->opt->solver == SKS_SOLVER_BCD ||
@@ -614,6 +623,11 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       if (!sks_solve_gn(p, c->yc, &st, 100, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
         sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
     }
+    /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
+    if (f > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
+      sks_solve_retry_from_fits(p, c->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
+                                1e-10, &stats, c->gn_scratch, c->gn_scratch_count);
+    prev_rms = stats.final_rms;
     iters += stats.iterations;
     /* 3. joint locals (what the clip stores) */
     sks_transform *locals = &out->locals[f * J];
@@ -637,7 +651,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
+  free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->mean_motion_pct = acc.count ? acc.sum_m / (double)acc.count / c->D * 100.0 : 0;
   /* numbers that contradict each other are flagged, never printed as fine:
@@ -743,7 +757,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
   double *z = malloc((Vt ? Vt : 1) * 3 * sizeof(double)), *y = malloc((n ? n : 1) * 3 * sizeof(double));
   double *q = malloc((n ? n : 1) * 3 * sizeof(double)), *cur = malloc((n ? n : 1) * 3 * sizeof(double));
   sks_solve_state st = {malloc((B ? B : 1) * sizeof(sks_dquat)), malloc((B ? B : 1) * 9 * sizeof(double)),
-                        malloc((B ? B : 1) * 3 * sizeof(double)), malloc((B ? B : 1) * sizeof(double))};
+                        malloc((B ? B : 1) * 3 * sizeof(double)), malloc((B ? B : 1) * sizeof(double)), NULL};
   double *scratch = NULL, *vscratch = NULL;
   uint32_t *sub_start = NULL, *sub_bones = NULL, *touched = NULL;
   sks_daffine *rmodels = NULL;

@@ -18,6 +18,7 @@ void sks_solve_problem_free(sks_solve_problem *p) {
   free(p->centroid); free(p->wsum2); free(p->radius2);
   free(p->bstart); free(p->bvertex); free(p->bw); free(p->bp);
   free(p->pairs);
+  free(p->affine);
   memset(p, 0, sizeof *p);
 }
 
@@ -41,8 +42,9 @@ int sks_solve_problem_build(sks_solve_problem *p, const sks_influences *full, si
   p->bvertex = malloc((ninf ? ninf : 1) * sizeof(uint32_t));
   p->bw = malloc((ninf ? ninf : 1) * sizeof(double));
   p->bp = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
+  p->affine = calloc(B ? B : 1, 1);
   int32_t *pair_index = malloc((B ? B * B : 1) * sizeof(int32_t));
-  if (!p->ids || !p->inf.start || !p->inf.bone || !p->inf.w || !p->inf.p || !p->centroid ||
+  if (!p->affine || !p->ids || !p->inf.start || !p->inf.bone || !p->inf.w || !p->inf.p || !p->centroid ||
       !p->wsum2 || !p->radius2 || !p->bstart || !p->bvertex || !p->bw || !p->bp || !pair_index) {
     free(pair_index);
     sks_solve_problem_free(p);
@@ -138,6 +140,16 @@ sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s
 
 void sks_state_set_rigid(const sks_solve_problem *p, sks_solve_state *s, size_t b,
                          const sks_daffine *a) {
+  if (s->stretch) {
+    if (p->affine && p->affine[b]) {
+      sks_state_set_linear(s, b, a->l, (sks_dquat){0, 0, 0, 1});
+      double rc[3];
+      sks_dm3_apply(&s->R[9 * b], &p->centroid[3 * b], rc);
+      for (int k = 0; k < 3; ++k) s->u[3 * b + k] = a->t[k] + rc[k];
+      return;
+    }
+    memcpy(&s->stretch[9 * b], (const double[9]){1, 0, 0, 0, 1, 0, 0, 0, 1}, 9 * sizeof(double));
+  }
   double det = sks_dm3_det(a->l), sc = cbrt(fabs(det)), m[9];
   if (!(sc > 0) || !isfinite(sc)) sc = 1;
   for (int k = 0; k < 9; ++k) m[k] = a->l[k] / sc;

@@ -20,25 +20,6 @@
 #include <string.h>
 #include "solve/solve_internal.h"
 
-/* F = sum |cur - y|^2, exact (one pass over the influences): the step
- * acceptance needs it; the moment form is exact only to ~1e-15 of sum |y|^2,
- * which lets a flat valley wander without ever converging. */
-static double skin_error(const sks_solve_problem *p, const double *y, const double *R,
-                         const double *u) {
-  double F = 0;
-  for (size_t k = 0; k < p->inf.vertex_count; ++k) {
-    double acc[3] = {0, 0, 0};
-    for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
-      uint32_t b = p->inf.bone[i];
-      double xi[3];
-      sks_dm3_apply(&R[9 * b], &p->inf.p[3 * i], xi);
-      for (int a = 0; a < 3; ++a) acc[a] += p->inf.w[i] * (xi[a] + u[3 * b + a]);
-    }
-    for (int a = 0; a < 3; ++a) F += (acc[a] - y[3 * k + a]) * (acc[a] - y[3 * k + a]);
-  }
-  return F;
-}
-
 static int dense_solve(const double *H, const double *g, size_t n, double lam, double *L,
                        double *x) {
   double maxd = 0;
@@ -47,7 +28,18 @@ static int dense_solve(const double *H, const double *g, size_t n, double lam, d
     for (size_t j = 0; j <= i; ++j) {
       double s = H[i * n + j];
       if (i == j) s += (lam + 1e-12) * H[i * n + i] + 1e-30 * maxd + 1e-300;
-      for (size_t k = 0; k < j; ++k) s -= L[i * n + k] * L[j * n + k];
+      { /* four partial sums: the single chain of dependent adds was the
+         * solver's hot loop */
+        const double *li = &L[i * n], *lj = &L[j * n];
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        size_t k = 0;
+        for (; k + 4 <= j; k += 4) {
+          s0 += li[k] * lj[k]; s1 += li[k + 1] * lj[k + 1];
+          s2 += li[k + 2] * lj[k + 2]; s3 += li[k + 3] * lj[k + 3];
+        }
+        for (; k < j; ++k) s0 += li[k] * lj[k];
+        s -= (s0 + s1) + (s2 + s3);
+      }
       if (i == j) {
         if (!(s > 0)) return 0;
         L[i * n + i] = sqrt(s);
@@ -125,6 +117,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
+  tr.stretch = NULL;
   int ok = anc_start && anc && fill && root_of && H && L && g && ec && piv && Y && act &&
            tr.q && tr.R && tr.u && tr.sc;
   size_t it = 0;
@@ -145,9 +138,11 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
      * constraints per frame) and the pair moments; the objective exactly */
     for (size_t b = 0; b < B; ++b) act[b] = ridx[b] >= 0 ? (int32_t)b : -1;
     double yy = sks_moments_frame(p, y, Y, ybar);
-    sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
-    F = skin_error(p, y, s->R, s->u);
-    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d)};
+    /* F from the moments too (exact to ~1e-15 of yy, like the free LM): a
+     * pass over the vertices per trial was a fifth of the solve */
+    F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
+    double noise = 1e-13 * yy + 1e-300;
+    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise};
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
@@ -232,7 +227,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         }
       }
       int solved = 0;
-      for (int attempt = 0; attempt < 12 && !solved; ++attempt) {
+      for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
         if (!dense_solve(H, g, n, lm.lam, L, dx)) { lm.lam = fmax(lm.lam * 10, 1e-9); continue; }
         double step = 0;
         for (size_t b = 0; b < B; ++b) {
@@ -242,9 +237,8 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (sb > step) step = sb;
         }
         apply_step(p, ro, ridx, tidx, dx, s, &tr);
-        double Ft = skin_error(p, y, tr.R, tr.u);
-        if (Ft <= F || step < tol * d) {
-          sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2);
+        double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2);
+        if (Ft < F + noise || step < tol * d) {
           double decrease = F - Ft;
           memcpy(s->q, tr.q, B * sizeof(sks_dquat));
           memcpy(s->R, tr.R, 9 * B * sizeof(double));
@@ -253,9 +247,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           F = Ft;
           memcpy(ec, ec2, 6 * B * sizeof(double));
           solved = 1;
-          converged = sks_lm_accepted(&lm, step, decrease);
+          converged = sks_lm_accepted(&lm, step, decrease, F);
         } else {
-          lm.lam *= 8;
+          sks_lm_rejected(&lm);
         }
       }
       if (!solved) break;
