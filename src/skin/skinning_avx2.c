@@ -25,6 +25,13 @@
 #include <immintrin.h>
 
 #define SKS_INLINE static inline __attribute__((always_inline))
+/* K and the block sizes are compile-time constants: unroll those loops fully
+ * (the default build is -O2, which does not unroll). */
+#if defined(__clang__)
+#define SKS_UNROLL _Pragma("unroll")
+#else
+#define SKS_UNROLL _Pragma("GCC unroll 8")
+#endif
 
 int sks_skin_avx2_compiled(void) { return 1; }
 
@@ -43,6 +50,7 @@ SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict
     const float *m = pal + 16 * (size_t)jv[0];
     __m256 w = _mm256_broadcast_ss(wv);
     __m256 A = _mm256_mul_ps(w, _mm256_loadu_ps(m)), B = _mm256_mul_ps(w, _mm256_loadu_ps(m + 8));
+    SKS_UNROLL
     for (uint32_t i = 1; i < K; ++i) {
       m = pal + 16 * (size_t)jv[i];
       w = _mm256_broadcast_ss(wv + i);
@@ -94,6 +102,7 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
     const int norm = a->normalize;
     for (; v + 4 <= end; v += 4) {
       __m128 q[4];
+      SKS_UNROLL
       for (int l = 0; l < 4; ++l) {
         const size_t u = v + (size_t)l;
         q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, nin + u * ins, pout + u * ops, m3,
@@ -105,6 +114,7 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
         q[0] = _mm_mul_ps(q[0], s); q[1] = _mm_mul_ps(q[1], s); q[2] = _mm_mul_ps(q[2], s);
         _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
       }
+      SKS_UNROLL
       for (int l = 0; l < 4; ++l) _mm_maskstore_ps(nout + (v + (size_t)l) * ons, m3, q[l]);
     }
   }
@@ -129,6 +139,7 @@ SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const uint16_t *restrict 
   const __m256 q0 = _mm256_loadu_ps(dqf + 8 * (size_t)jv[0]);
   __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(wv), q0);
   const __m128 r0 = _mm256_castps256_ps128(q0);
+  SKS_UNROLL
   for (uint32_t i = 1; i < K; ++i) {
     const __m256 qi = _mm256_loadu_ps(dqf + 8 * (size_t)jv[i]);
     __m128 d = _mm_mul_ps(r0, _mm256_castps256_ps128(qi));
@@ -209,12 +220,14 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
      * real one and are neither read (gathered at offset 0) nor written. */
     const size_t cnt = end - v < 8 ? end - v : 8;
     __m256 q[8];
+    SKS_UNROLL
     for (size_t l = 0; l < 8; ++l) {
       const size_t u = v + (l < cnt ? l : cnt - 1);
       q[l] = dqs_blend(dqf, joints + u * js, weights + u * ws, K);
     }
     /* 8x8 transpose: [r|d] per vertex -> rx .. dw over 8 vertices. */
     __m256 u[4], w[4];
+    SKS_UNROLL
     for (int h = 0; h < 2; ++h) {
       __m256 *o = h ? w : u;
       const __m256 *s = q + 4 * h;
