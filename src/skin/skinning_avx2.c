@@ -25,6 +25,8 @@
 #include <immintrin.h>
 
 #define SKS_INLINE static inline __attribute__((always_inline))
+/* x, y, z of r to o[0..2]: two stores (a 3-lane masked store is slower). */
+#define SKS_STORE3(o, m, r) (_mm_storel_pi((__m64 *)(void *)(o), (r)), _mm_store_ss((o) + 2, _mm_movehl_ps((r), (r))))
 /* K and the block sizes are compile-time constants: unroll those loops fully
  * (the default build is -O2, which does not unroll). */
 #if defined(__clang__)
@@ -63,7 +65,7 @@ SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict
   __m128 r = _mm_fmadd_ps(c0, _mm_broadcast_ss(p),
                           _mm_fmadd_ps(c1, _mm_broadcast_ss(p + 1), _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), c3)));
   if (K == 1) r = _mm_mul_ps(r, _mm_broadcast_ss(wv));
-  _mm_maskstore_ps(po, m3, r);
+  SKS_STORE3(po, m3, r);
   if (!N) return r;
   __m128 q = _mm_fmadd_ps(c0, _mm_broadcast_ss(n),
                           _mm_fmadd_ps(c1, _mm_broadcast_ss(n + 1), _mm_mul_ps(c2, _mm_broadcast_ss(n + 2))));
@@ -86,8 +88,11 @@ SKS_INLINE __m256 rsqrt_nr8(__m256 l2) {
   return _mm256_and_ps(r, _mm256_cmp_ps(l2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
 }
 
-SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
-                         const uint32_t K, const int N) {
+/* PACKED: every stride is the tight one (known at compile time, so the
+ * 4-vertex block addresses one pointer per array instead of spilling 24).
+ * NORM: renormalise normals. */
+SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
+                         const uint32_t K, const int N, const int PACKED, const int NORM) {
   const float *restrict pal = job->palette[0].m;
   const uint16_t *restrict joints = job->joints;
   const float *restrict weights = job->weights;
@@ -95,11 +100,11 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
   const float *restrict nin = job->in_normals;
   float *restrict pout = job->out_positions;
   float *restrict nout = job->out_normals;
-  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
+  const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
   size_t v = begin;
   if (N) {
-    const int norm = a->normalize;
     for (; v + 4 <= end; v += 4) {
       __m128 q[4];
       SKS_UNROLL
@@ -108,26 +113,41 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
         q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, nin + u * ins, pout + u * ops, m3,
                           K, 1);
       }
-      if (norm) {
+      if (NORM) {
         _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of 4 vertices, q1 = y, q2 = z */
         const __m128 s = rsqrt_nr4(_mm_fmadd_ps(q[0], q[0], _mm_fmadd_ps(q[1], q[1], _mm_mul_ps(q[2], q[2]))));
         q[0] = _mm_mul_ps(q[0], s); q[1] = _mm_mul_ps(q[1], s); q[2] = _mm_mul_ps(q[2], s);
         _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
       }
       SKS_UNROLL
-      for (int l = 0; l < 4; ++l) _mm_maskstore_ps(nout + (v + (size_t)l) * ons, m3, q[l]);
+      for (int l = 0; l < 4; ++l) SKS_STORE3(nout + (v + (size_t)l) * ons, m3, q[l]);
     }
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
                           pout + v * ops, m3, K, N);
     if (N) {
-      if (a->normalize) { /* same arithmetic as the 4-vertex blocks: results do not depend on the split */
+      if (NORM) { /* same arithmetic as the 4-vertex blocks: results do not depend on the split */
         const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
         q = _mm_mul_ps(q, rsqrt_nr4(_mm_fmadd_ps(x, x, _mm_fmadd_ps(y, y, _mm_mul_ps(z, z)))));
       }
-      _mm_maskstore_ps(nout + v * ons, m3, q);
+      SKS_STORE3(nout + v * ons, m3, q);
     }
+  }
+}
+
+SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
+                         const uint32_t K, const int N) {
+  const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  if (!N) {
+    if (packed) lbs_loop(job, a, begin, end, K, 0, 1, 0);
+    else lbs_loop(job, a, begin, end, K, 0, 0, 0);
+  } else if (packed) {
+    if (a->normalize) lbs_loop(job, a, begin, end, K, 1, 1, 1);
+    else lbs_loop(job, a, begin, end, K, 1, 1, 0);
+  } else {
+    if (a->normalize) lbs_loop(job, a, begin, end, K, 1, 0, 1);
+    else lbs_loop(job, a, begin, end, K, 1, 0, 0);
   }
 }
 
