@@ -43,7 +43,7 @@
 #define SKS_INLINE static inline
 #endif
 
-enum { SKS_DQ_TABLE = 1024, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
+enum { SKS_DQ_TABLE = 1024, SKS_FLIP_TABLE = 64, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
 
 typedef sks_skin_args skin_args;
 
@@ -56,6 +56,8 @@ static skin_args resolve(const sks_skinning_job *job) {
   a.ops = job->out_positions_stride ? job->out_positions_stride : 3;
   a.ons = job->out_normals_stride ? job->out_normals_stride : 3;
   a.normalize = !job->skip_normalize;
+  a.flip = NULL;
+  a.pc = job->palette_count;
   return a;
 }
 
@@ -559,9 +561,10 @@ sks_skinning_isa sks_skinning_isa_resolve(sks_skinning_isa isa) {
 /* Skins [begin, end) with the kernels of `isa` (resolved, available). dq:
  * the palette as dual quaternions (DQS only), or NULL to fall back to the
  * reference loop. */
-static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq, size_t begin,
-                            size_t end) {
-  const skin_args a = resolve(job);
+static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq,
+                            const float *flip, size_t begin, size_t end) {
+  skin_args a = resolve(job);
+  a.flip = flip;
   if (job->method == SKS_SKIN_DQS && !dq) {
     reference_range(job, begin, end);
   } else if (isa == SKS_SKIN_ISA_AVX2) {
@@ -581,6 +584,20 @@ static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, c
   }
 }
 
+/* DQS antipodality signs of every pair of palette entries (sks_skin_args.flip)
+ * for the AVX2 kernels, when the palette is small (<= SKS_FLIP_TABLE: a
+ * 16 KiB stack table) and the job has enough vertices to repay the pc^2
+ * dots. Same dot and test as the reference, so the same signs. */
+static const float *flip_table(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq, float *flip) {
+  const size_t pc = job->palette_count;
+  if (!dq || isa != SKS_SKIN_ISA_AVX2 || job->influence_count < 2 || pc > SKS_FLIP_TABLE ||
+      job->vertex_count < pc * pc / 4)
+    return NULL;
+  for (size_t a = 0; a < pc; ++a)
+    for (size_t b = 0; b < pc; ++b) flip[a * pc + b] = sks_q_dot(dq[a].r, dq[b].r) < 0.0f ? -0.0f : 0.0f;
+  return flip;
+}
+
 /* Fills table with the palette as dual quaternions when DQS and it fits. */
 static const sks_dualquat *dq_table(const sks_skinning_job *job, sks_dualquat *table) {
   if (job->method != SKS_SKIN_DQS || job->palette_count > SKS_DQ_TABLE) return NULL;
@@ -592,7 +609,10 @@ int sks_skinning_job_run(const sks_skinning_job *job) {
   if (!sks_skinning_job_validate(job)) return 0;
   if (job->vertex_count == 0) return 1;
   sks_dualquat table[SKS_DQ_TABLE];
-  optimised_range(job, sks_skinning_isa_resolve(job->isa), dq_table(job, table), 0, job->vertex_count);
+  float flip[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
+  const sks_dualquat *dq = dq_table(job, table);
+  optimised_range(job, isa, dq, flip_table(job, isa, dq, flip), 0, job->vertex_count);
   return 1;
 }
 
@@ -601,13 +621,14 @@ int sks_skinning_job_run(const sks_skinning_job *job) {
 typedef struct skin_task {
   const sks_skinning_job *job;
   const sks_dualquat *dq;
+  const float *flip;
   sks_skinning_isa isa;
   size_t begin, end;
 } skin_task;
 
 static void *skin_task_main(void *arg) {
   const skin_task *t = arg;
-  optimised_range(t->job, t->isa, t->dq, t->begin, t->end);
+  optimised_range(t->job, t->isa, t->dq, t->flip, t->begin, t->end);
   return NULL;
 }
 
@@ -627,8 +648,10 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
   sks_dualquat table[SKS_DQ_TABLE];
   const sks_dualquat *dq = dq_table(job, table);
   const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
+  float flip_storage[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  const float *flip = flip_table(job, isa, dq, flip_storage);
   if (thread_count <= 1) {
-    optimised_range(job, isa, dq, 0, n);
+    optimised_range(job, isa, dq, flip, 0, n);
     return 1;
   }
   skin_task tasks[SKS_MAX_THREADS];
@@ -638,6 +661,7 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
     tasks[t].job = job;
     tasks[t].dq = dq;
     tasks[t].isa = isa;
+    tasks[t].flip = flip;
     tasks[t].begin = n * t / thread_count;
     tasks[t].end = n * (t + 1) / thread_count;
   }

@@ -153,21 +153,29 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
 
 /* ---- DQS ------------------------------------------------------------------ */
 
-/* Weighted sum of one vertex's K dual quaternions, [r | d] in one register. */
-SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const uint16_t *restrict jv, const float *restrict wv,
-                            const uint32_t K) {
+/* Weighted sum of one vertex's K dual quaternions, [r | d] in one register.
+ * With a flip table (small palettes) the antipodality sign is one load per
+ * influence; else it is a 4-lane dot with the first influence's r. */
+SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const float *restrict flip, size_t pc,
+                            const uint16_t *restrict jv, const float *restrict wv, const uint32_t K, const int FLIP) {
   const __m256 q0 = _mm256_loadu_ps(dqf + 8 * (size_t)jv[0]);
   __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(wv), q0);
   const __m128 r0 = _mm256_castps256_ps128(q0);
+  const float *frow = FLIP ? flip + (size_t)jv[0] * pc : NULL;
   SKS_UNROLL
   for (uint32_t i = 1; i < K; ++i) {
     const __m256 qi = _mm256_loadu_ps(dqf + 8 * (size_t)jv[i]);
-    __m128 d = _mm_mul_ps(r0, _mm256_castps256_ps128(qi));
-    d = _mm_add_ps(d, _mm_permute_ps(d, 0x4E));
-    d = _mm_add_ps(d, _mm_permute_ps(d, 0xB1)); /* dot(r0, ri) in every lane */
-    const __m128 flip = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
-    const __m128 w = _mm_xor_ps(_mm_broadcast_ss(wv + i), flip);
-    acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(w), qi, acc);
+    if (FLIP) {
+      const __m256 w = _mm256_xor_ps(_mm256_broadcast_ss(wv + i), _mm256_broadcast_ss(frow + jv[i]));
+      acc = _mm256_fmadd_ps(w, qi, acc);
+    } else {
+      __m128 d = _mm_mul_ps(r0, _mm256_castps256_ps128(qi));
+      d = _mm_add_ps(d, _mm_permute_ps(d, 0x4E));
+      d = _mm_add_ps(d, _mm_permute_ps(d, 0xB1)); /* dot(r0, ri) in every lane */
+      const __m128 fl = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
+      const __m128 w = _mm_xor_ps(_mm_broadcast_ss(wv + i), fl);
+      acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(w), qi, acc);
+    }
   }
   return acc;
 }
@@ -223,8 +231,8 @@ SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 *x, _
   *z = _mm256_add_ps(_mm256_fmadd_ps(rw, cz, *z), _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
 }
 
-SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
-                         size_t end, const uint32_t K, const int N) {
+SKS_INLINE void dqs_loop(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end, const uint32_t K, const int N, const int PACKED, const int NORM, const int FLIP) {
   const float *restrict dqf = &dq[0].r.x;
   const uint16_t *restrict joints = job->joints;
   const float *restrict weights = job->weights;
@@ -232,8 +240,9 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
   const float *restrict nin = job->in_normals;
   float *restrict pout = job->out_positions;
   float *restrict nout = job->out_normals;
-  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
-  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+  const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  const __m256 two = _mm256_set1_ps(2.0f);
   size_t v = begin;
   for (; v < end; v += 8) {
     /* The last block may be short: its missing vertices repeat the last
@@ -243,7 +252,7 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
     SKS_UNROLL
     for (size_t l = 0; l < 8; ++l) {
       const size_t u = v + (l < cnt ? l : cnt - 1);
-      q[l] = dqs_blend(dqf, joints + u * js, weights + u * ws, K);
+      q[l] = dqs_blend(dqf, a->flip, a->pc, joints + u * js, weights + u * ws, K, FLIP);
     }
     /* 8x8 transpose: [r|d] per vertex -> rx .. dw over 8 vertices. */
     __m256 u[4], w[4];
@@ -261,7 +270,7 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
     __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20), dz = _mm256_permute2f128_ps(u[2], w[2], 0x31);
     __m256 rw = _mm256_permute2f128_ps(u[3], w[3], 0x20), dw = _mm256_permute2f128_ps(u[3], w[3], 0x31);
     const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
-    const __m256 inv = _mm256_and_ps(_mm256_div_ps(one, _mm256_sqrt_ps(len2)), _mm256_cmp_ps(len2, zero, _CMP_GT_OQ));
+    const __m256 inv = rsqrt_nr8(len2); /* rsqrt + Newton: ~1e-7 relative, no divide */
     rx = _mm256_mul_ps(rx, inv); ry = _mm256_mul_ps(ry, inv); rz = _mm256_mul_ps(rz, inv); rw = _mm256_mul_ps(rw, inv);
     dx = _mm256_mul_ps(dx, inv); dy = _mm256_mul_ps(dy, inv); dz = _mm256_mul_ps(dz, inv); dw = _mm256_mul_ps(dw, inv);
     /* t = 2 (rw dv - dw rv + rv x dv) */
@@ -291,7 +300,7 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
       rotate8(rx, ry, rz, rw, &x, &y, &z);
       if (pass == 0) {
         x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
-      } else if (a->normalize) {
+      } else if (NORM) {
         const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
         x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
       }
@@ -308,6 +317,23 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
         }
       }
     }
+  }
+}
+
+SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end, const uint32_t K, const int N) {
+  const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  const int norm = N && a->normalize;
+  if (a->flip) {
+    if (packed && norm) dqs_loop(job, a, dq, begin, end, K, N, 1, 1, 1);
+    else if (packed) dqs_loop(job, a, dq, begin, end, K, N, 1, 0, 1);
+    else if (norm) dqs_loop(job, a, dq, begin, end, K, N, 0, 1, 1);
+    else dqs_loop(job, a, dq, begin, end, K, N, 0, 0, 1);
+  } else {
+    if (packed && norm) dqs_loop(job, a, dq, begin, end, K, N, 1, 1, 0);
+    else if (packed) dqs_loop(job, a, dq, begin, end, K, N, 1, 0, 0);
+    else if (norm) dqs_loop(job, a, dq, begin, end, K, N, 0, 1, 0);
+    else dqs_loop(job, a, dq, begin, end, K, N, 0, 0, 0);
   }
 }
 
