@@ -21,7 +21,12 @@
  * 12 scalars. DQS converts the palette to dual quaternions once per run into
  * a stack table (palettes of up to SKS_DQ_TABLE joints; larger palettes use
  * the reference loop) and, with SSE2, skins 4 vertices per step in SSE lanes.
- * Build with -DSKS_NO_SIMD for the portable C paths (tested to agree).
+ * The kernels are chosen per call (job.isa, AUTO = the best the CPU runs:
+ * AVX2 + FMA from skinning_avx2.c when __builtin_cpu_supports says so, else
+ * the SSE2 kernels here, else the portable C ones); nothing is cached in
+ * global state. For the AVX2 DQS kernel, palettes of up to SKS_FLIP_TABLE
+ * joints also get a per-run table of antipodality signs (flip_table).
+ * Build with -DSKS_NO_SIMD to drop the SSE2 paths (C paths tested to agree).
  * run_parallel() splits the vertex range over pthreads (thread structs on the
  * stack, at most SKS_MAX_THREADS, at least SKS_MIN_VERTICES_PER_THREAD
  * vertices each). Nothing allocates. */
