@@ -170,7 +170,117 @@ static void dqs_short_way(void) {
 
 /* Reference vs optimised vs parallel, every influence count, both methods,
  * interleaved (strided) buffers, 10k random vertices. */
-static void kernels_agree(void) {
+static const char *isa_name(sks_skinning_isa isa) {
+  return isa == SKS_SKIN_ISA_AVX2 ? "avx2" : isa == SKS_SKIN_ISA_SSE2 ? "sse2" : isa == SKS_SKIN_ISA_SCALAR ? "scalar" : "auto";
+}
+
+/* Packed (stride 3) buffers, the layout the SIMD kernels have fast paths for,
+ * with a vertex count that is not a multiple of any block size: every kernel
+ * of `isa` against run_reference (1e-4 absolute on coordinates of size ~10),
+ * normals unit length to 1e-6 (rsqrt + Newton in the SIMD kernels),
+ * skip_normalize equal to the reference's un-normalised normals, and
+ * run_parallel with any thread count identical to run. P = 40 uses the
+ * AVX2 DQS kernel's precomputed antipodality table, P = 100 its per-vertex
+ * dots (the table is for palettes of up to 64). */
+static void packed_kernels_agree(sks_skinning_isa isa, int P) {
+  enum { N = 1003 };
+  sks_mat4 palette[100];
+  if (P > 100) { CHECK(0); return; }
+  for (int i = 0; i < P; ++i)
+    palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
+  float *pos = malloc(sizeof(float) * 3 * N), *nrm = malloc(sizeof(float) * 3 * N);
+  float *rp = malloc(sizeof(float) * 3 * N), *rn = malloc(sizeof(float) * 3 * N);
+  float *op = malloc(sizeof(float) * 3 * N), *on = malloc(sizeof(float) * 3 * N);
+  float *pp = malloc(sizeof(float) * 3 * N), *pn = malloc(sizeof(float) * 3 * N);
+  uint16_t *joints = malloc(sizeof(uint16_t) * N * SKS_MAX_INFLUENCES);
+  float *weights = malloc(sizeof(float) * N * SKS_MAX_INFLUENCES);
+  if (!pos || !nrm || !rp || !rn || !op || !on || !pp || !pn || !joints || !weights) { CHECK(0); return; }
+  for (int v = 0; v < N; ++v) {
+    sks_vec3 n = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+    pos[3 * v] = 3 * srand1(); pos[3 * v + 1] = 3 * srand1(); pos[3 * v + 2] = 3 * srand1();
+    nrm[3 * v] = n.x; nrm[3 * v + 1] = n.y; nrm[3 * v + 2] = n.z;
+  }
+  const uint32_t ks[] = {1, 2, 4, 8};
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+    const uint32_t k = ks[ki];
+    for (int v = 0; v < N; ++v) {
+      float sum = 0;
+      for (uint32_t i = 0; i < k; ++i) {
+        joints[v * k + i] = (uint16_t)(frand() * P);
+        weights[v * k + i] = 0.05f + frand();
+        sum += weights[v * k + i];
+      }
+      for (uint32_t i = 0; i < k; ++i) weights[v * k + i] /= sum;
+    }
+    for (int m = 0; m < 2; ++m)
+      for (int skip = 0; skip < 2; ++skip) {
+        sks_skinning_job job = base_job(m ? SKS_SKIN_DQS : SKS_SKIN_LBS, N, k, palette, P, joints, weights, pos, rp);
+        job.in_normals = nrm; job.out_normals = rn; job.skip_normalize = skip;
+        CHECK(sks_skinning_job_run_reference(&job));
+        job.isa = isa;
+        job.out_positions = op; job.out_normals = on;
+        CHECK(sks_skinning_job_run(&job));
+        double dp = 0, dn = 0, unit = 0, shortest = 1e30;
+        for (int i = 0; i < 3 * N; ++i) {
+          dp = fmax(dp, fabs(rp[i] - op[i]));
+          dn = fmax(dn, fabs(rn[i] - on[i]));
+        }
+        for (int v = 0; v < N; ++v) {
+          double l = sqrt((double)on[3 * v] * on[3 * v] + (double)on[3 * v + 1] * on[3 * v + 1] +
+                          (double)on[3 * v + 2] * on[3 * v + 2]);
+          unit = fmax(unit, fabs(l - 1.0));
+          shortest = fmin(shortest, l);
+        }
+        CHECK_MSG(dp < 1e-4 && dn < 1e-5, "%s %s k=%u skip_normalize=%d: positions %.3g normals %.3g", isa_name(isa),
+                  m ? "DQS" : "LBS", k, skip, dp, dn);
+        if (!skip) CHECK_MSG(unit < 1e-6, "%s k=%u: | |n| - 1 | = %.3g", isa_name(isa), k, unit);
+        /* LBS of rigid matrices shortens blended normals: the option shows. */
+        if (skip && !m && k > 1) CHECK_MSG(shortest < 0.99, "%s k=%u: skip_normalize had no effect", isa_name(isa), k);
+        const unsigned threads[] = {2, 3, 7};
+        for (size_t t = 0; t < 3; ++t) {
+          job.out_positions = pp; job.out_normals = pn;
+          CHECK(sks_skinning_job_run_parallel(&job, threads[t]));
+          CHECK(memcmp(pp, op, sizeof(float) * 3 * N) == 0 && memcmp(pn, on, sizeof(float) * 3 * N) == 0);
+        }
+        /* Any sub-range (odd start and length) gives the same floats. */
+        job.vertex_count = N - 13;
+        job.joints = joints + 13 * k; job.weights = weights + 13 * k;
+        job.in_positions = pos + 39; job.in_normals = nrm + 39;
+        job.out_positions = pp; job.out_normals = pn;
+        CHECK(sks_skinning_job_run(&job));
+        CHECK(memcmp(pp, op + 39, sizeof(float) * 3 * (N - 13)) == 0 && memcmp(pn, on + 39, sizeof(float) * 3 * (N - 13)) == 0);
+        printf("%s packed P=%d %s k=%u skip_normalize=%d: max |reference - kernel| positions %.3g normals %.3g, "
+               "| |n| - 1 | %.3g\n", isa_name(isa), P, m ? "DQS" : "LBS", k, skip, dp, dn, unit);
+      }
+  }
+  free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
+}
+
+/* Forcing an ISA: available ones validate, others and out-of-range values do not. */
+static void isa_selection(void) {
+  sks_mat4 palette[1] = {sks_m4_identity()};
+  uint16_t j[1] = {0};
+  float w[1] = {1}, in[3] = {1, 2, 3}, out[3];
+  sks_skinning_job job = base_job(SKS_SKIN_LBS, 1, 1, palette, 1, j, w, in, out);
+  const sks_skinning_isa best = sks_skinning_isa_resolve(SKS_SKIN_ISA_AUTO);
+  CHECK(best != SKS_SKIN_ISA_AUTO && sks_skinning_isa_available(best));
+  printf("isa: auto resolves to %s (sse2 %s, avx2 %s)\n", isa_name(best),
+         sks_skinning_isa_available(SKS_SKIN_ISA_SSE2) ? "available" : "not available",
+         sks_skinning_isa_available(SKS_SKIN_ISA_AVX2) ? "available" : "not available");
+  for (int i = SKS_SKIN_ISA_AUTO; i <= SKS_SKIN_ISA_AVX2; ++i) {
+    job.isa = (sks_skinning_isa)i;
+    CHECK(sks_skinning_job_validate(&job) == sks_skinning_isa_available((sks_skinning_isa)i));
+    CHECK(sks_skinning_isa_resolve((sks_skinning_isa)i) == (i ? (sks_skinning_isa)i : best));
+  }
+  CHECK(sks_skinning_isa_available(SKS_SKIN_ISA_SCALAR));
+#if defined(__x86_64__)
+  CHECK(sks_skinning_isa_available(SKS_SKIN_ISA_SSE2)); /* part of x86-64 */
+#endif
+  job.isa = (sks_skinning_isa)99;
+  CHECK(!sks_skinning_job_validate(&job));
+}
+
+static void kernels_agree(sks_skinning_isa isa) {
   enum { N = 10000, P = 64, IN_STRIDE = 8, OUT_STRIDE = 7 };
   sks_mat4 palette[P];
   for (int i = 0; i < P; ++i)
@@ -201,6 +311,7 @@ static void kernels_agree(void) {
     }
     for (int m = 0; m < 2; ++m) {
       sks_skinning_job job = base_job(m ? SKS_SKIN_DQS : SKS_SKIN_LBS, N, k, palette, P, joints, weights, in, o_ref);
+      job.isa = isa;
       job.joints_stride = js; job.weights_stride = ws;
       job.in_positions_stride = IN_STRIDE; job.in_normals = in + 4; job.in_normals_stride = IN_STRIDE;
       job.out_positions_stride = OUT_STRIDE; job.out_normals = o_ref + 3; job.out_normals_stride = OUT_STRIDE;
@@ -219,8 +330,8 @@ static void kernels_agree(void) {
           d_opt = fmax(d_opt, fabs(o_ref[i] - o_opt[i]));
           d_par = fmax(d_par, fabs(o_opt[i] - o_par[i]));
         }
-      printf("%s k=%u: max |reference - optimised| = %.3g, max |optimised - parallel| = %.3g\n",
-             m ? "DQS" : "LBS", k, d_opt, d_par);
+      printf("%s %s k=%u: max |reference - optimised| = %.3g, max |optimised - parallel| = %.3g\n",
+             isa_name(isa), m ? "DQS" : "LBS", k, d_opt, d_par);
       CHECK_MSG(d_opt < 1e-4, "%s k=%u", m ? "DQS" : "LBS", k);
       CHECK(d_par == 0.0);
       CHECK(untouched_ok); /* stride gaps are not written */
@@ -549,7 +660,16 @@ int main(void) {
   dqs_equals_lbs_single_influence();
   candy_wrapper();
   dqs_short_way();
-  kernels_agree();
+  isa_selection();
+  for (int isa = SKS_SKIN_ISA_SCALAR; isa <= SKS_SKIN_ISA_AVX2; ++isa) {
+    if (!sks_skinning_isa_available((sks_skinning_isa)isa)) {
+      printf("%s kernels: not available on this CPU / build, not tested\n", isa_name((sks_skinning_isa)isa));
+      continue;
+    }
+    kernels_agree((sks_skinning_isa)isa);
+    packed_kernels_agree((sks_skinning_isa)isa, 40);
+    packed_kernels_agree((sks_skinning_isa)isa, 100);
+  }
   validation();
   pretransform_static();
   bind_pose();

@@ -12,6 +12,23 @@ extern "C" {
 
 typedef enum sks_skinning_method { SKS_SKIN_LBS = 0, SKS_SKIN_DQS } sks_skinning_method;
 
+/* Which kernels run() and run_parallel() use. AUTO (0, the default) picks at
+ * run time the best the CPU supports: AVX2 + FMA when it reports both (and
+ * the build is x86-64 GCC/Clang), else SSE2 (any x86-64), else portable C
+ * (SCALAR: the per-influence-count C loops, not run_reference). Forcing an
+ * ISA the CPU lacks makes validate fail. */
+typedef enum sks_skinning_isa {
+  SKS_SKIN_ISA_AUTO = 0,
+  SKS_SKIN_ISA_SCALAR,
+  SKS_SKIN_ISA_SSE2,
+  SKS_SKIN_ISA_AVX2
+} sks_skinning_isa;
+
+/* 1 if `isa` can run on this CPU in this build (AUTO and SCALAR always). */
+int sks_skinning_isa_available(sks_skinning_isa isa);
+/* The ISA a job with `isa` runs: AUTO resolved as above, others unchanged. */
+sks_skinning_isa sks_skinning_isa_resolve(sks_skinning_isa isa);
+
 /* Skins vertex_count vertices with influence_count influences each.
  * Strides are in floats (0 = tightly packed: 3 for positions/normals,
  * influence_count for joints/weights). Normals are optional (both in and out
@@ -34,6 +51,13 @@ typedef struct sks_skinning_job {
   const float *in_normals;    size_t in_normals_stride;   /* optional */
   float *out_positions;       size_t out_positions_stride;
   float *out_normals;         size_t out_normals_stride;  /* optional */
+  /* Kernels to use (0 = AUTO). */
+  sks_skinning_isa isa;
+  /* 0 (default): output normals are renormalised to unit length (to ~1e-6
+   * in the SIMD kernels: rsqrt + one Newton step; normals shorter than
+   * ~1e-19 come out zero). 1: normals are the blended 3x3 (LBS) or the
+   * rotation (DQS) applied as is, which saves the normalisation. */
+  int skip_normalize;
 } sks_skinning_job;
 
 int sks_skinning_job_validate(const sks_skinning_job *job);

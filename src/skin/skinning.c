@@ -21,7 +21,12 @@
  * 12 scalars. DQS converts the palette to dual quaternions once per run into
  * a stack table (palettes of up to SKS_DQ_TABLE joints; larger palettes use
  * the reference loop) and, with SSE2, skins 4 vertices per step in SSE lanes.
- * Build with -DSKS_NO_SIMD for the portable C paths (tested to agree).
+ * The kernels are chosen per call (job.isa, AUTO = the best the CPU runs:
+ * AVX2 + FMA from skinning_avx2.c when __builtin_cpu_supports says so, else
+ * the SSE2 kernels here, else the portable C ones); nothing is cached in
+ * global state. For the AVX2 DQS kernel, palettes of up to SKS_FLIP_TABLE
+ * joints also get a per-run table of antipodality signs (flip_table).
+ * Build with -DSKS_NO_SIMD to drop the SSE2 paths (C paths tested to agree).
  * run_parallel() splits the vertex range over pthreads (thread structs on the
  * stack, at most SKS_MAX_THREADS, at least SKS_MIN_VERTICES_PER_THREAD
  * vertices each). Nothing allocates. */
@@ -32,6 +37,7 @@
 #include <unistd.h>
 #include "skinsolve/skin.h"
 #include "math/sks_math.h"
+#include "skin/skin_internal.h"
 #if defined(__SSE2__) && !defined(SKS_NO_SIMD)
 #include <emmintrin.h>
 #endif
@@ -42,12 +48,9 @@
 #define SKS_INLINE static inline
 #endif
 
-enum { SKS_DQ_TABLE = 1024, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
+enum { SKS_DQ_TABLE = 1024, SKS_FLIP_TABLE = 64, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
 
-/* Resolved strides (floats / indices per vertex). */
-typedef struct skin_args {
-  size_t js, ws, ips, ins, ops, ons;
-} skin_args;
+typedef sks_skin_args skin_args;
 
 static skin_args resolve(const sks_skinning_job *job) {
   skin_args a;
@@ -57,6 +60,9 @@ static skin_args resolve(const sks_skinning_job *job) {
   a.ins = job->in_normals_stride ? job->in_normals_stride : 3;
   a.ops = job->out_positions_stride ? job->out_positions_stride : 3;
   a.ons = job->out_normals_stride ? job->out_normals_stride : 3;
+  a.normalize = !job->skip_normalize;
+  a.flip = NULL;
+  a.pc = job->palette_count;
   return a;
 }
 
@@ -109,6 +115,7 @@ int sks_skinning_job_validate(const sks_skinning_job *job) {
   if (!job) return 0;
   if (job->method != SKS_SKIN_LBS && job->method != SKS_SKIN_DQS) return 0;
   if (job->influence_count < 1 || job->influence_count > SKS_MAX_INFLUENCES) return 0;
+  if (job->isa < SKS_SKIN_ISA_AUTO || job->isa > SKS_SKIN_ISA_AVX2 || !sks_skinning_isa_available(job->isa)) return 0;
   if (job->vertex_count == 0) return 1;
   if (!job->palette || job->palette_count == 0) return 0;
   if (!job->joints || !job->weights || !job->in_positions || !job->out_positions) return 0;
@@ -171,7 +178,10 @@ static void reference_range(const sks_skinning_job *job, size_t begin, size_t en
         for (int e = 0; e < 16; ++e) m.m[e] += wv[i] * pm->m[e];
       }
       po = sks_m4_point(&m, p);
-      if (job->in_normals) no = sks_v3_normalize(sks_m4_vector(&m, n));
+      if (job->in_normals) {
+        no = sks_m4_vector(&m, n);
+        if (!job->skip_normalize) no = sks_v3_normalize(no);
+      }
     } else {
       sks_dualquat q0 = dq_from_matrix(&job->palette[jv[0]]);
       sks_quat r = sks_q(0, 0, 0, 0), d = sks_q(0, 0, 0, 0);
@@ -190,7 +200,10 @@ static void reference_range(const sks_skinning_job *job, size_t begin, size_t en
       sks_vec3 t = sks_v3_scale(sks_v3_add(sks_v3_sub(sks_v3_scale(dv, r.w), sks_v3_scale(rv, d.w)),
                                            sks_v3_cross(rv, dv)), 2.0f);
       po = sks_v3_add(sks_q_rotate(r, p), t);
-      if (job->in_normals) no = sks_v3_normalize(sks_q_rotate(r, n));
+      if (job->in_normals) {
+        no = sks_q_rotate(r, n);
+        if (!job->skip_normalize) no = sks_v3_normalize(no);
+      }
     }
     float *pout = job->out_positions + v * a.ops;
     pout[0] = po.x; pout[1] = po.y; pout[2] = po.z;
@@ -245,8 +258,9 @@ SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *rest
  * K (influences) and N (normals) are compile-time constants at every call
  * site below, so each of the 16 variants is its own fully unrolled loop. */
 
-SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
-                           const uint32_t K, const int N) {
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
+                                const uint32_t K, const int N) {
   const sks_mat4 *restrict palette = job->palette;
   const uint16_t *restrict joints = job->joints;
   const float *restrict weights = job->weights;
@@ -255,7 +269,6 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
   float *restrict pout = job->out_positions;
   float *restrict nout = job->out_normals;
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
-#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
   size_t v = begin;
   if (N) {
     /* Blocks of 4 vertices: normals are normalised 4-wide after a transpose. */
@@ -270,7 +283,7 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
                           nin + (v + 3) * ins, pout + (v + 3) * ops, K);
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3); /* q0 = x of 4 vertices, q1 = y, q2 = z */
       const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q0, q0), _mm_mul_ps(q1, q1)), _mm_mul_ps(q2, q2));
-      const __m128 sc = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+      const __m128 sc = a->normalize ? _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero)) : one;
       q0 = _mm_mul_ps(q0, sc); q1 = _mm_mul_ps(q1, sc); q2 = _mm_mul_ps(q2, sc);
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
       store3(nout + v * ons, q0);
@@ -286,13 +299,25 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
       float q4[4];
       _mm_storeu_ps(q4, q);
       const float l2 = q4[0] * q4[0] + q4[1] * q4[1] + q4[2] * q4[2];
-      const float sc = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      const float sc = !a->normalize ? 1.0f : l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
       float *no = nout + v * ons;
       no[0] = q4[0] * sc; no[1] = q4[1] * sc; no[2] = q4[2] * sc;
     }
   }
   (void)ins; (void)ons; (void)nin; (void)nout;
-#else
+}
+#endif
+
+SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
+                             const uint32_t K, const int N) {
+  const sks_mat4 *restrict palette = job->palette;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;
     const float *restrict wv = weights + v * ws;
@@ -326,12 +351,11 @@ SKS_INLINE void lbs_kernel(const sks_skinning_job *job, const skin_args *a, size
       const float ny = m[1] * n[0] + m[4] * n[1] + m[7] * n[2];
       const float nz = m[2] * n[0] + m[5] * n[1] + m[8] * n[2];
       const float l2 = nx * nx + ny * ny + nz * nz;
-      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      const float s = !a->normalize ? 1.0f : l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
       float *no = nout + v * ons;
       no[0] = nx * s; no[1] = ny * s; no[2] = nz * s;
     }
   }
-#endif
 }
 
 /* ---- optimised DQS (dual quaternions precomputed per palette entry) ------ */
@@ -386,7 +410,7 @@ SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, cons
       const float ny = y + rw * cy + (rz * cx - rx * cz);
       const float nz = z + rw * cz + (rx * cy - ry * cx);
       const float l2 = nx * nx + ny * ny + nz * nz;
-      const float s = l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
+      const float s = !a->normalize ? 1.0f : l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
       float *no = nout + v * ons;
       no[0] = nx * s; no[1] = ny * s; no[2] = nz * s;
     }
@@ -473,7 +497,7 @@ SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, con
         ox = _mm_add_ps(ox, tx); oy = _mm_add_ps(oy, ty); oz = _mm_add_ps(oz, tz);
       } else {
         const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ox, ox), _mm_mul_ps(oy, oy)), _mm_mul_ps(oz, oz));
-        const __m128 s = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero));
+        const __m128 s = a->normalize ? _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero)) : one;
         ox = _mm_mul_ps(ox, s); oy = _mm_mul_ps(oy, s); oz = _mm_mul_ps(oz, s);
       }
       float X[4], Y[4], Z[4];
@@ -487,9 +511,6 @@ SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, con
   if (v < end) dqs_kernel(job, a, dq, v, end, K, N);
 }
 #undef SKS_TRANSPOSE_LOAD
-#define SKS_DQS_KERNEL dqs_kernel4
-#else
-#define SKS_DQS_KERNEL dqs_kernel
 #endif
 
 #define SKS_DISPATCH(KERNEL, ...)                                         \
@@ -512,17 +533,74 @@ SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, con
     default: KERNEL(__VA_ARGS__, 8, 1); break;                            \
   }
 
-/* Skins [begin, end) with the optimised kernels. dq: the palette as dual
- * quaternions (DQS only), or NULL to fall back to the reference loop. */
-static void optimised_range(const sks_skinning_job *job, const sks_dualquat *dq, size_t begin, size_t end) {
-  const skin_args a = resolve(job);
-  if (job->method == SKS_SKIN_LBS) {
-    SKS_DISPATCH(lbs_kernel, job, &a, begin, end)
-  } else if (dq) {
-    SKS_DISPATCH(SKS_DQS_KERNEL, job, &a, dq, begin, end)
-  } else {
-    reference_range(job, begin, end);
+static int cpu_has_avx2_fma(void) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  return sks_skin_avx2_compiled() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return 0;
+#endif
+}
+
+int sks_skinning_isa_available(sks_skinning_isa isa) {
+  switch (isa) {
+    case SKS_SKIN_ISA_AUTO:
+    case SKS_SKIN_ISA_SCALAR: return 1;
+    case SKS_SKIN_ISA_SSE2:
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+      return 1;
+#else
+      return 0;
+#endif
+    case SKS_SKIN_ISA_AVX2: return cpu_has_avx2_fma();
   }
+  return 0;
+}
+
+sks_skinning_isa sks_skinning_isa_resolve(sks_skinning_isa isa) {
+  if (isa != SKS_SKIN_ISA_AUTO) return isa;
+  if (sks_skinning_isa_available(SKS_SKIN_ISA_AVX2)) return SKS_SKIN_ISA_AVX2;
+  if (sks_skinning_isa_available(SKS_SKIN_ISA_SSE2)) return SKS_SKIN_ISA_SSE2;
+  return SKS_SKIN_ISA_SCALAR;
+}
+
+/* Skins [begin, end) with the kernels of `isa` (resolved, available). dq:
+ * the palette as dual quaternions (DQS only), or NULL to fall back to the
+ * reference loop. */
+static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq,
+                            const float *flip, size_t begin, size_t end) {
+  skin_args a = resolve(job);
+  a.flip = flip;
+  if (job->method == SKS_SKIN_DQS && !dq) {
+    reference_range(job, begin, end);
+  } else if (isa == SKS_SKIN_ISA_AVX2) {
+    sks_skin_avx2_range(job, &a, dq, begin, end);
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+  } else if (isa == SKS_SKIN_ISA_SSE2) {
+    if (job->method == SKS_SKIN_LBS) {
+      SKS_DISPATCH(lbs_kernel_sse2, job, &a, begin, end)
+    } else {
+      SKS_DISPATCH(dqs_kernel4, job, &a, dq, begin, end)
+    }
+#endif
+  } else if (job->method == SKS_SKIN_LBS) {
+    SKS_DISPATCH(lbs_kernel_c, job, &a, begin, end)
+  } else {
+    SKS_DISPATCH(dqs_kernel, job, &a, dq, begin, end)
+  }
+}
+
+/* DQS antipodality signs of every pair of palette entries (sks_skin_args.flip)
+ * for the AVX2 kernels, when the palette is small (<= SKS_FLIP_TABLE: a
+ * 16 KiB stack table) and the job has enough vertices to repay the pc^2
+ * dots. Same dot and test as the reference, so the same signs. */
+static const float *flip_table(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq, float *flip) {
+  const size_t pc = job->palette_count;
+  if (!dq || isa != SKS_SKIN_ISA_AVX2 || job->influence_count < 2 || pc > SKS_FLIP_TABLE ||
+      job->vertex_count < pc * pc / 4)
+    return NULL;
+  for (size_t a = 0; a < pc; ++a)
+    for (size_t b = 0; b < pc; ++b) flip[a * pc + b] = sks_q_dot(dq[a].r, dq[b].r) < 0.0f ? -0.0f : 0.0f;
+  return flip;
 }
 
 /* Fills table with the palette as dual quaternions when DQS and it fits. */
@@ -536,7 +614,10 @@ int sks_skinning_job_run(const sks_skinning_job *job) {
   if (!sks_skinning_job_validate(job)) return 0;
   if (job->vertex_count == 0) return 1;
   sks_dualquat table[SKS_DQ_TABLE];
-  optimised_range(job, dq_table(job, table), 0, job->vertex_count);
+  float flip[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
+  const sks_dualquat *dq = dq_table(job, table);
+  optimised_range(job, isa, dq, flip_table(job, isa, dq, flip), 0, job->vertex_count);
   return 1;
 }
 
@@ -545,12 +626,14 @@ int sks_skinning_job_run(const sks_skinning_job *job) {
 typedef struct skin_task {
   const sks_skinning_job *job;
   const sks_dualquat *dq;
+  const float *flip;
+  sks_skinning_isa isa;
   size_t begin, end;
 } skin_task;
 
 static void *skin_task_main(void *arg) {
   const skin_task *t = arg;
-  optimised_range(t->job, t->dq, t->begin, t->end);
+  optimised_range(t->job, t->isa, t->dq, t->flip, t->begin, t->end);
   return NULL;
 }
 
@@ -569,8 +652,11 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
 
   sks_dualquat table[SKS_DQ_TABLE];
   const sks_dualquat *dq = dq_table(job, table);
+  const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
+  float flip_storage[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  const float *flip = flip_table(job, isa, dq, flip_storage);
   if (thread_count <= 1) {
-    optimised_range(job, dq, 0, n);
+    optimised_range(job, isa, dq, flip, 0, n);
     return 1;
   }
   skin_task tasks[SKS_MAX_THREADS];
@@ -579,6 +665,8 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
   for (unsigned t = 0; t < thread_count; ++t) {
     tasks[t].job = job;
     tasks[t].dq = dq;
+    tasks[t].isa = isa;
+    tasks[t].flip = flip;
     tasks[t].begin = n * t / thread_count;
     tasks[t].end = n * (t + 1) / thread_count;
   }

@@ -1,0 +1,32 @@
+/* Internal interface between the skinning job (skinning.c) and its
+ * instruction-set-specific kernels (skinning_avx2.c, compiled with
+ * -mavx2 -mfma). Not installed. */
+#ifndef SKS_SKIN_INTERNAL_H
+#define SKS_SKIN_INTERNAL_H
+
+#include <stddef.h>
+#include "skinsolve/skin.h"
+#include "math/sks_math.h"
+
+/* Resolved strides (floats / indices per vertex). */
+typedef struct sks_skin_args {
+  size_t js, ws, ips, ins, ops, ons;
+  int normalize; /* 1: normals are renormalised (the default) */
+  /* DQS antipodality, precomputed for small palettes (or NULL): flip[a * pc +
+   * b] is -0.0f where dot(r_a, r_b) < 0 (influence b blends negated against
+   * a first influence a), else +0.0f. */
+  const float *flip;
+  size_t pc;
+} sks_skin_args;
+
+/* 1 when skinning_avx2.c was built with AVX2 + FMA code (x86-64 GCC/Clang);
+ * whether the CPU can run it is a separate, run-time question. */
+int sks_skin_avx2_compiled(void);
+
+/* AVX2 + FMA kernels: skin vertices [begin, end) of a validated job. dq is
+ * the palette as dual quaternions (DQS) or NULL (LBS). Only call when
+ * sks_skin_avx2_compiled() and the CPU supports avx2 and fma. */
+void sks_skin_avx2_range(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq,
+                         size_t begin, size_t end);
+
+#endif

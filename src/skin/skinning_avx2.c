@@ -1,0 +1,379 @@
+/* AVX2 + FMA skinning kernels (this file alone is compiled with -mavx2 -mfma;
+ * skinning.c calls it only when the CPU reports both, see sks_skinning_isa).
+ *
+ * LBS, one vertex at a time: each influence's palette matrix is two 8-float
+ * loads ([col0|col1], [col2|col3]) blended with one FMA each under a
+ * broadcast weight; the point is then c0 x + c1 y + c2 z + c3 with the
+ * coordinates broadcast from memory, stored with a 3-lane masked store (the
+ * 4th float after a vertex belongs to the caller). One influence has its own
+ * path: the matrix is used as loaded and the weight scales the result.
+ * Normals: 4 vertices at a time, transposed, renormalised with rsqrt + one
+ * Newton step (|n| = 1 to ~2e-7), transposed back.
+ *
+ * DQS: the dual quaternion of each influence is one 8-float register
+ * [r | d]; blending is one FMA per influence (sign from a 4-lane dot with the
+ * first influence's r: antipodality). 8 blended dual quaternions are
+ * transposed once into 8 SoA registers and normalised / applied 8 vertices
+ * wide. Packed (stride 3) positions and normals are loaded and stored as 3
+ * full registers per 8 vertices; other strides use gathers and scalar stores.
+ * Order of operations differs from the reference (FMA): results agree to
+ * float rounding, tested against run_reference. */
+#include "skin/skin_internal.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <float.h>
+#include <immintrin.h>
+
+#define SKS_INLINE static inline __attribute__((always_inline))
+/* x, y, z of r to o[0..2]: two stores (a 3-lane masked store is slower). */
+#define SKS_STORE3(o, m, r) (_mm_storel_pi((__m64 *)(void *)(o), (r)), _mm_store_ss((o) + 2, _mm_movehl_ps((r), (r))))
+/* K and the block sizes are compile-time constants: unroll those loops fully
+ * (the default build is -O2, which does not unroll). */
+#if defined(__clang__)
+#define SKS_UNROLL _Pragma("unroll")
+#else
+#define SKS_UNROLL _Pragma("GCC unroll 8")
+#endif
+
+int sks_skin_avx2_compiled(void) { return 1; }
+
+/* ---- LBS ------------------------------------------------------------------ */
+
+/* Blends one vertex's K palette matrices, stores its position and returns its
+ * (unnormalised) blended normal when N. */
+SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict jv, const float *restrict wv,
+                             const float *restrict p, const float *restrict n, float *restrict po,
+                             const __m128i m3, const uint32_t K, const int N) {
+  __m128 c0, c1, c2, c3;
+  if (K == 1) {
+    const float *m = pal + 16 * (size_t)jv[0];
+    c0 = _mm_loadu_ps(m); c1 = _mm_loadu_ps(m + 4); c2 = _mm_loadu_ps(m + 8); c3 = _mm_loadu_ps(m + 12);
+  } else {
+    const float *m = pal + 16 * (size_t)jv[0];
+    __m256 w = _mm256_broadcast_ss(wv);
+    __m256 A = _mm256_mul_ps(w, _mm256_loadu_ps(m)), B = _mm256_mul_ps(w, _mm256_loadu_ps(m + 8));
+    SKS_UNROLL
+    for (uint32_t i = 1; i < K; ++i) {
+      m = pal + 16 * (size_t)jv[i];
+      w = _mm256_broadcast_ss(wv + i);
+      A = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), A);
+      B = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), B);
+    }
+    c0 = _mm256_castps256_ps128(A); c1 = _mm256_extractf128_ps(A, 1);
+    c2 = _mm256_castps256_ps128(B); c3 = _mm256_extractf128_ps(B, 1);
+  }
+  __m128 r = _mm_fmadd_ps(c0, _mm_broadcast_ss(p),
+                          _mm_fmadd_ps(c1, _mm_broadcast_ss(p + 1), _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), c3)));
+  if (K == 1) r = _mm_mul_ps(r, _mm_broadcast_ss(wv));
+  SKS_STORE3(po, m3, r);
+  if (!N) return r;
+  __m128 q = _mm_fmadd_ps(c0, _mm_broadcast_ss(n),
+                          _mm_fmadd_ps(c1, _mm_broadcast_ss(n + 1), _mm_mul_ps(c2, _mm_broadcast_ss(n + 2))));
+  if (K == 1) q = _mm_mul_ps(q, _mm_broadcast_ss(wv));
+  return q;
+}
+
+/* 1/sqrt(l2) to ~1e-7 relative (rsqrt estimate + one Newton step); 0 where
+ * l2 <= FLT_MIN (zero-length normals stay zero). */
+SKS_INLINE __m128 rsqrt_nr4(__m128 l2) {
+  const __m128 y = _mm_rsqrt_ps(l2);
+  const __m128 hl = _mm_mul_ps(_mm_set1_ps(0.5f), l2);
+  const __m128 r = _mm_mul_ps(y, _mm_fnmadd_ps(hl, _mm_mul_ps(y, y), _mm_set1_ps(1.5f)));
+  return _mm_and_ps(r, _mm_cmpgt_ps(l2, _mm_set1_ps(FLT_MIN)));
+}
+SKS_INLINE __m256 rsqrt_nr8(__m256 l2) {
+  const __m256 y = _mm256_rsqrt_ps(l2);
+  const __m256 hl = _mm256_mul_ps(_mm256_set1_ps(0.5f), l2);
+  const __m256 r = _mm256_mul_ps(y, _mm256_fnmadd_ps(hl, _mm256_mul_ps(y, y), _mm256_set1_ps(1.5f)));
+  return _mm256_and_ps(r, _mm256_cmp_ps(l2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
+}
+
+/* PACKED: every stride is the tight one (known at compile time, so the
+ * 4-vertex block addresses one pointer per array instead of spilling 24).
+ * NORM: renormalise normals. */
+SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
+                         const uint32_t K, const int N, const int PACKED, const int NORM) {
+  const float *restrict pal = job->palette[0].m;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
+  size_t v = begin;
+  if (N) {
+    for (; v + 4 <= end; v += 4) {
+      __m128 q[4];
+      SKS_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        const size_t u = v + (size_t)l;
+        q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, nin + u * ins, pout + u * ops, m3,
+                          K, 1);
+      }
+      if (NORM) {
+        _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of 4 vertices, q1 = y, q2 = z */
+        const __m128 s = rsqrt_nr4(_mm_fmadd_ps(q[0], q[0], _mm_fmadd_ps(q[1], q[1], _mm_mul_ps(q[2], q[2]))));
+        q[0] = _mm_mul_ps(q[0], s); q[1] = _mm_mul_ps(q[1], s); q[2] = _mm_mul_ps(q[2], s);
+        _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+      }
+      SKS_UNROLL
+      for (int l = 0; l < 4; ++l) SKS_STORE3(nout + (v + (size_t)l) * ons, m3, q[l]);
+    }
+  }
+  for (; v < end; ++v) {
+    __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
+                          pout + v * ops, m3, K, N);
+    if (N) {
+      if (NORM) { /* same arithmetic as the 4-vertex blocks: results do not depend on the split */
+        const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr4(_mm_fmadd_ps(x, x, _mm_fmadd_ps(y, y, _mm_mul_ps(z, z)))));
+      }
+      SKS_STORE3(nout + v * ons, m3, q);
+    }
+  }
+}
+
+SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
+                         const uint32_t K, const int N) {
+  const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  if (!N) {
+    if (packed) lbs_loop(job, a, begin, end, K, 0, 1, 0);
+    else lbs_loop(job, a, begin, end, K, 0, 0, 0);
+  } else if (packed) {
+    if (a->normalize) lbs_loop(job, a, begin, end, K, 1, 1, 1);
+    else lbs_loop(job, a, begin, end, K, 1, 1, 0);
+  } else {
+    if (a->normalize) lbs_loop(job, a, begin, end, K, 1, 0, 1);
+    else lbs_loop(job, a, begin, end, K, 1, 0, 0);
+  }
+}
+
+/* ---- DQS ------------------------------------------------------------------ */
+
+/* Weighted sum of one vertex's K dual quaternions, [r | d] in one register.
+ * With a flip table (small palettes) the antipodality sign is one load per
+ * influence; else it is a 4-lane dot with the first influence's r. */
+SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const float *restrict flip, size_t pc,
+                            const uint16_t *restrict jv, const float *restrict wv, const uint32_t K, const int FLIP) {
+  const __m256 q0 = _mm256_loadu_ps(dqf + 8 * (size_t)jv[0]);
+  __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(wv), q0);
+  const __m128 r0 = _mm256_castps256_ps128(q0);
+  const float *frow = FLIP ? flip + (size_t)jv[0] * pc : NULL;
+  SKS_UNROLL
+  for (uint32_t i = 1; i < K; ++i) {
+    const __m256 qi = _mm256_loadu_ps(dqf + 8 * (size_t)jv[i]);
+    if (FLIP) {
+      const __m256 w = _mm256_xor_ps(_mm256_broadcast_ss(wv + i), _mm256_broadcast_ss(frow + jv[i]));
+      acc = _mm256_fmadd_ps(w, qi, acc);
+    } else {
+      __m128 d = _mm_mul_ps(r0, _mm256_castps256_ps128(qi));
+      d = _mm_add_ps(d, _mm_permute_ps(d, 0x4E));
+      d = _mm_add_ps(d, _mm_permute_ps(d, 0xB1)); /* dot(r0, ri) in every lane */
+      const __m128 fl = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
+      const __m128 w = _mm_xor_ps(_mm_broadcast_ss(wv + i), fl);
+      acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(w), qi, acc);
+    }
+  }
+  return acc;
+}
+
+/* x, y, z of 8 packed (stride 3) vectors. */
+SKS_INLINE void load3x8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 m03 = _mm256_loadu2_m128(p + 12, p), m14 = _mm256_loadu2_m128(p + 16, p + 4);
+  const __m256 m25 = _mm256_loadu2_m128(p + 20, p + 8);
+  const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
+  const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
+  *x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+  *y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
+  const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
+  const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
+  const __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+  _mm256_storeu_ps(p, _mm256_permute2f128_ps(r03, r14, 0x20));
+  _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(r25, r03, 0x30));
+  _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(r14, r25, 0x31));
+}
+
+/* x, y, z of 8 vectors at stride s (floats). */
+SKS_INLINE void gather3x8(const float *p, size_t s, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)s));
+  *x = _mm256_i32gather_ps(p, idx, 4);
+  *y = _mm256_i32gather_ps(p + 1, idx, 4);
+  *z = _mm256_i32gather_ps(p + 2, idx, 4);
+}
+
+SKS_INLINE void scatter3x8(float *p, size_t s, __m256 x, __m256 y, __m256 z) {
+  float X[8], Y[8], Z[8];
+  _mm256_storeu_ps(X, x); _mm256_storeu_ps(Y, y); _mm256_storeu_ps(Z, z);
+  for (int l = 0; l < 8; ++l) {
+    float *o = p + (size_t)l * s;
+    o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
+  }
+}
+
+/* v' = v + 2w (u x v) + 2 u x (u x v), r = (u, w). */
+SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 two = _mm256_set1_ps(2.0f);
+  const __m256 cx = _mm256_mul_ps(two, _mm256_fmsub_ps(ry, *z, _mm256_mul_ps(rz, *y)));
+  const __m256 cy = _mm256_mul_ps(two, _mm256_fmsub_ps(rz, *x, _mm256_mul_ps(rx, *z)));
+  const __m256 cz = _mm256_mul_ps(two, _mm256_fmsub_ps(rx, *y, _mm256_mul_ps(ry, *x)));
+  *x = _mm256_add_ps(_mm256_fmadd_ps(rw, cx, *x), _mm256_fmsub_ps(ry, cz, _mm256_mul_ps(rz, cy)));
+  *y = _mm256_add_ps(_mm256_fmadd_ps(rw, cy, *y), _mm256_fmsub_ps(rz, cx, _mm256_mul_ps(rx, cz)));
+  *z = _mm256_add_ps(_mm256_fmadd_ps(rw, cz, *z), _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
+}
+
+SKS_INLINE void dqs_loop(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end, const uint32_t K, const int N, const int PACKED, const int NORM, const int FLIP) {
+  const float *restrict dqf = &dq[0].r.x;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  const __m256 two = _mm256_set1_ps(2.0f);
+  size_t v = begin;
+  for (; v < end; v += 8) {
+    /* The last block may be short: its missing vertices repeat the last
+     * real one and are neither read (gathered at offset 0) nor written. */
+    const size_t cnt = end - v < 8 ? end - v : 8;
+    __m256 q[8];
+    SKS_UNROLL
+    for (size_t l = 0; l < 8; ++l) {
+      const size_t u = v + (l < cnt ? l : cnt - 1);
+      q[l] = dqs_blend(dqf, a->flip, a->pc, joints + u * js, weights + u * ws, K, FLIP);
+    }
+    /* 8x8 transpose: [r|d] per vertex -> rx .. dw over 8 vertices. */
+    __m256 u[4], w[4];
+    SKS_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      __m256 *o = h ? w : u;
+      const __m256 *s = q + 4 * h;
+      const __m256 t0 = _mm256_unpacklo_ps(s[0], s[1]), t1 = _mm256_unpackhi_ps(s[0], s[1]);
+      const __m256 t2 = _mm256_unpacklo_ps(s[2], s[3]), t3 = _mm256_unpackhi_ps(s[2], s[3]);
+      o[0] = _mm256_shuffle_ps(t0, t2, 0x44); o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+      o[2] = _mm256_shuffle_ps(t1, t3, 0x44); o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+    }
+    __m256 rx = _mm256_permute2f128_ps(u[0], w[0], 0x20), dx = _mm256_permute2f128_ps(u[0], w[0], 0x31);
+    __m256 ry = _mm256_permute2f128_ps(u[1], w[1], 0x20), dy = _mm256_permute2f128_ps(u[1], w[1], 0x31);
+    __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20), dz = _mm256_permute2f128_ps(u[2], w[2], 0x31);
+    __m256 rw = _mm256_permute2f128_ps(u[3], w[3], 0x20), dw = _mm256_permute2f128_ps(u[3], w[3], 0x31);
+    const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
+    const __m256 inv = rsqrt_nr8(len2); /* rsqrt + Newton: ~1e-7 relative, no divide */
+    rx = _mm256_mul_ps(rx, inv); ry = _mm256_mul_ps(ry, inv); rz = _mm256_mul_ps(rz, inv); rw = _mm256_mul_ps(rw, inv);
+    dx = _mm256_mul_ps(dx, inv); dy = _mm256_mul_ps(dy, inv); dz = _mm256_mul_ps(dz, inv); dw = _mm256_mul_ps(dw, inv);
+    /* t = 2 (rw dv - dw rv + rv x dv) */
+    const __m256 tx = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
+                                                       _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
+    const __m256 ty = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
+                                                       _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
+    const __m256 tz = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
+                                                       _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
+    for (int pass = 0; pass < 1 + N; ++pass) {
+      const float *src = (pass ? nin : pin) + v * (pass ? ins : ips);
+      float *dst = (pass ? nout : pout) + v * (pass ? ons : ops);
+      const size_t is = pass ? ins : ips, os = pass ? ons : ops;
+      __m256 x, y, z;
+      if (cnt == 8 && is == 3) {
+        load3x8(src, &x, &y, &z);
+      } else if (cnt == 8) {
+        gather3x8(src, is, &x, &y, &z);
+      } else {
+        float X[8], Y[8], Z[8];
+        for (size_t l = 0; l < 8; ++l) {
+          const float *e = src + (l < cnt ? l : cnt - 1) * is;
+          X[l] = e[0]; Y[l] = e[1]; Z[l] = e[2];
+        }
+        x = _mm256_loadu_ps(X); y = _mm256_loadu_ps(Y); z = _mm256_loadu_ps(Z);
+      }
+      rotate8(rx, ry, rz, rw, &x, &y, &z);
+      if (pass == 0) {
+        x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
+      } else if (NORM) {
+        const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
+        x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
+      }
+      if (cnt == 8 && os == 3) {
+        store3x8(dst, x, y, z);
+      } else if (cnt == 8) {
+        scatter3x8(dst, os, x, y, z);
+      } else {
+        float X[8], Y[8], Z[8];
+        _mm256_storeu_ps(X, x); _mm256_storeu_ps(Y, y); _mm256_storeu_ps(Z, z);
+        for (size_t l = 0; l < cnt; ++l) {
+          float *o = dst + l * os;
+          o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
+        }
+      }
+    }
+  }
+}
+
+SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end, const uint32_t K, const int N) {
+  const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  const int norm = N && a->normalize;
+  if (a->flip) {
+    if (packed && norm) dqs_loop(job, a, dq, begin, end, K, N, 1, 1, 1);
+    else if (packed) dqs_loop(job, a, dq, begin, end, K, N, 1, 0, 1);
+    else if (norm) dqs_loop(job, a, dq, begin, end, K, N, 0, 1, 1);
+    else dqs_loop(job, a, dq, begin, end, K, N, 0, 0, 1);
+  } else {
+    if (packed && norm) dqs_loop(job, a, dq, begin, end, K, N, 1, 1, 0);
+    else if (packed) dqs_loop(job, a, dq, begin, end, K, N, 1, 0, 0);
+    else if (norm) dqs_loop(job, a, dq, begin, end, K, N, 0, 1, 0);
+    else dqs_loop(job, a, dq, begin, end, K, N, 0, 0, 0);
+  }
+}
+
+#define SKS_DISPATCH_K(KERNEL, ...)                                        \
+  switch (job->influence_count * 2 + (job->in_normals != NULL)) {         \
+    case 2: KERNEL(__VA_ARGS__, 1, 0); break;                             \
+    case 3: KERNEL(__VA_ARGS__, 1, 1); break;                             \
+    case 4: KERNEL(__VA_ARGS__, 2, 0); break;                             \
+    case 5: KERNEL(__VA_ARGS__, 2, 1); break;                             \
+    case 6: KERNEL(__VA_ARGS__, 3, 0); break;                             \
+    case 7: KERNEL(__VA_ARGS__, 3, 1); break;                             \
+    case 8: KERNEL(__VA_ARGS__, 4, 0); break;                             \
+    case 9: KERNEL(__VA_ARGS__, 4, 1); break;                             \
+    case 10: KERNEL(__VA_ARGS__, 5, 0); break;                            \
+    case 11: KERNEL(__VA_ARGS__, 5, 1); break;                            \
+    case 12: KERNEL(__VA_ARGS__, 6, 0); break;                            \
+    case 13: KERNEL(__VA_ARGS__, 6, 1); break;                            \
+    case 14: KERNEL(__VA_ARGS__, 7, 0); break;                            \
+    case 15: KERNEL(__VA_ARGS__, 7, 1); break;                            \
+    case 16: KERNEL(__VA_ARGS__, 8, 0); break;                            \
+    default: KERNEL(__VA_ARGS__, 8, 1); break;                            \
+  }
+
+void sks_skin_avx2_range(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end) {
+  if (begin >= end) return;
+  if (job->method == SKS_SKIN_LBS) {
+    SKS_DISPATCH_K(lbs_avx2, job, a, begin, end)
+  } else {
+    SKS_DISPATCH_K(dqs_avx2, job, a, dq, begin, end)
+  }
+}
+
+#else /* no AVX2 + FMA code in this build (non-x86 target or compiler) */
+
+int sks_skin_avx2_compiled(void) { return 0; }
+
+void sks_skin_avx2_range(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
+                         size_t end) {
+  (void)job; (void)a; (void)dq; (void)begin; (void)end;
+}
+
+#endif
