@@ -123,6 +123,12 @@ sks_result sks_diagnose(const sks_model *target, const float *solved, const floa
                         size_t frame_count, double diagonal, sks_diagnosis *out, sks_error *err);
 void sks_diagnosis_free(sks_diagnosis *d);
 
+typedef enum sks_refit_start {
+  SKS_REFIT_START_RIGID = 0,      /* per frame, each bone's rigid (Horn) fit to the vertices it
+                                     dominates in the original weights (the default) */
+  SKS_REFIT_START_BAKE            /* the bake's transforms on the original weights */
+} sks_refit_start;
+
 typedef struct sks_refit_options {
   const char *const *clip_names;  /* fitting clips; NULL / 0 = every clip not held out */
   size_t clip_name_count;
@@ -133,7 +139,8 @@ typedef struct sks_refit_options {
                                      each vertex's objective (0 = none, the default) */
   uint32_t rounds;                /* weight + transform rounds, 0 = 6 */
   size_t max_constraints;         /* for the bakes; 0 = 5000 */
-  sks_progress_fn progress;       /* optional: clip = "round N/R", frame = N */
+  sks_refit_start start;          /* the transforms of the first weight step */
+  sks_progress_fn progress;       /* optional: clip = "refit round", frame = round */
   void *progress_user;
 } sks_refit_options;
 
@@ -151,8 +158,10 @@ typedef struct sks_refit_result {
   size_t clip_count;
   sks_refit_clip *clips;
   size_t rounds;
-  double *round_fit_quality;      /* rounds: quality over the fitting clips (all
-                                     their frames pooled) after each round's weight step */
+  double *round_fit_quality;      /* rounds: mean quality of the fitting clips (bake)
+                                     after each round's weight step */
+  size_t best_round;              /* the weights returned: 1..rounds, or 0 = the original
+                                     weights (no round fitted the fitting clips better) */
   size_t vertex_count, group_count; /* skinned vertices; distinct (part, bind position) groups */
   double mean_influences_before, mean_influences_after; /* non-zero influences per vertex */
   uint32_t max_influences_after;

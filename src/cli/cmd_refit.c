@@ -65,8 +65,9 @@ static const char *joint_name(const sks_model *m, int32_t j) {
 static void print_table(const sks_refit_result *r, const sks_model *tgt, const char *src, const char *tp) {
   printf("refit %s -> %s: %zu vertices (%zu distinct positions), D = %.6g, %.2f s\n", src, tp,
          r->vertex_count, r->group_count, r->diagonal, r->seconds);
-  printf("influences per vertex: %.3f before, %.3f after (max %u)\n", r->mean_influences_before,
-         r->mean_influences_after, r->max_influences_after);
+  printf("influences per vertex: %.3f before, %.3f after (max %u); weights of %s\n",
+         r->mean_influences_before, r->mean_influences_after, r->max_influences_after,
+         r->best_round ? "the best round" : "the original rig (no round fitted better)");
   printf("%-20s %-9s %6s %10s %10s %12s %12s %13s %13s\n", "clip", "set", "frames", "before %",
          "after %", "mean %D bef", "mean %D aft", "worst %D bef", "worst %D aft");
   for (size_t i = 0; i < r->clip_count; ++i) {
@@ -132,6 +133,7 @@ static int print_json(const sks_refit_result *r, const sks_model *tgt) {
   }
   cJSON *rq = cJSON_AddArrayToObject(root, "round_fit_quality");
   for (size_t k = 0; k < r->rounds; ++k) cJSON_AddItemToArray(rq, q_json(r->round_fit_quality[k]));
+  cJSON_AddNumberToObject(root, "best_round", (double)r->best_round);
   cJSON_AddNumberToObject(root, "vertices", (double)r->vertex_count);
   cJSON_AddNumberToObject(root, "distinct_positions", (double)r->group_count);
   cJSON_AddNumberToObject(root, "influences_before", r->mean_influences_before);

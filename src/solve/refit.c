@@ -605,6 +605,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   }
   r = rigid_start(&c, yv, err);
   free(yv);
+  if (r == SKS_OK && opt->start == SKS_REFIT_START_BAKE) r = transforms_from_bake(&c, &before, nfit, err);
   if (r != SKS_OK) goto done;
   /* the output: a copy of the target, every skinned part with K slots */
   r = sks_model_clone(target, &out->model, err);
@@ -631,6 +632,35 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   out->rounds = R;
   double reg = (1e-12 + opt->keep_original) * (double)c.F * D * D;
   size_t early = (R + 2) / 3; /* first third of the rounds: <= 2 influences */
+  /* the best weights so far by mean fitting quality; the original weights
+   * compete too when they fit in K influences, so a refit never returns
+   * weights that fit the fitting clips worse than the rig it was given */
+  double best_q = -INFINITY;
+  int best_is_original = 0;
+  {
+    uint32_t maxn = 0;
+    for (size_t pi = 0; pi < target->part_count; ++pi) {
+      const sks_mesh_part *p = &target->parts[pi];
+      if (p->skin < 0) continue;
+      for (size_t v = 0; v < p->vertex_count; ++v) {
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < p->influence_count; ++k) n += p->weights[v * p->influence_count + k] > 0;
+        if (n > maxn) maxn = n;
+      }
+    }
+    double q0 = mean_quality(&before, nfit);
+    if (maxn <= K && !isnan(q0)) { best_q = q0; best_is_original = 1; }
+  }
+  size_t wslots = 0;
+  for (size_t pi = 0; pi < out->model.part_count; ++pi)
+    if (out->model.parts[pi].skin >= 0) wslots += out->model.parts[pi].vertex_count * K;
+  float *best_w = malloc((wslots ? wslots : 1) * sizeof(float));
+  uint16_t *best_j = malloc((wslots ? wslots : 1) * sizeof(uint16_t));
+  if (!best_w || !best_j) {
+    free(best_w); free(best_j);
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
   for (size_t round = 0; round < R; ++round) {
     if (opt->progress) opt->progress(opt->progress_user, "refit round", round, R);
     uint32_t kmax = round < early && K > 2 ? 2 : K;
@@ -638,24 +668,69 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
       weight_step_group(&c, g, kmax, reg, &wbuf[g * REFIT_CANDIDATES]);
       store_weights(&c, &out->model, g, &wbuf[g * REFIT_CANDIDATES], K);
     }
-    /* transform step; the last round's bake is the measurement of every clip */
-    int last = round + 1 == R;
+    /* transform step: the bake of the fitting clips on the new weights */
     sks_bake_result_free(&cur);
     sks_bake_options bo;
     memset(&bo, 0, sizeof bo);
     bo.clip_names = names;
-    bo.clip_name_count = last ? nall : nfit;
+    bo.clip_name_count = nfit;
     bo.max_constraints = opt->max_constraints;
-    bo.keep_surfaces = last;
     r = sks_bake(source, &out->model, &bo, &cur, err);
-    if (r != SKS_OK) goto done;
+    if (r != SKS_OK) { free(best_w); free(best_j); goto done; }
     out->round_fit_quality[round] = mean_quality(&cur, nfit);
-    if (!last) {
+    if (out->round_fit_quality[round] > best_q) {
+      best_q = out->round_fit_quality[round];
+      best_is_original = 0;
+      size_t o = 0;
+      for (size_t pi = 0; pi < out->model.part_count; ++pi) {
+        const sks_mesh_part *p = &out->model.parts[pi];
+        if (p->skin < 0) continue;
+        memcpy(&best_w[o], p->weights, p->vertex_count * K * sizeof(float));
+        memcpy(&best_j[o], p->joints, p->vertex_count * K * sizeof(uint16_t));
+        o += p->vertex_count * K;
+      }
+      out->best_round = round + 1;
+    }
+    if (round + 1 < R) {
       r = transforms_from_bake(&c, &cur, nfit, err);
-      if (r != SKS_OK) goto done;
+      if (r != SKS_OK) { free(best_w); free(best_j); goto done; }
     }
   }
+  /* the chosen weights: the best round, or the original ones (re-packed in K slots) */
+  {
+    size_t o = 0;
+    for (size_t pi = 0; pi < out->model.part_count; ++pi) {
+      sks_mesh_part *p = &out->model.parts[pi];
+      if (p->skin < 0) continue;
+      const sks_mesh_part *q = &target->parts[pi];
+      for (size_t v = 0; v < p->vertex_count; ++v) {
+        if (!best_is_original) {
+          memcpy(&p->weights[v * K], &best_w[o + v * K], K * sizeof(float));
+          memcpy(&p->joints[v * K], &best_j[o + v * K], K * sizeof(uint16_t));
+          continue;
+        }
+        uint32_t n = 0;
+        memset(&p->weights[v * K], 0, K * sizeof(float));
+        memset(&p->joints[v * K], 0, K * sizeof(uint16_t));
+        for (uint32_t k = 0; k < q->influence_count && n < K; ++k) {
+          float w = q->weights[v * q->influence_count + k];
+          if (!(w > 0)) continue;
+          p->weights[v * K + n] = w;
+          p->joints[v * K + n] = q->joints[v * q->influence_count + k];
+          ++n;
+        }
+      }
+      o += p->vertex_count * K;
+    }
+    if (best_is_original) out->best_round = 0;
+  }
+  free(best_w);
+  free(best_j);
   if (opt->progress) opt->progress(opt->progress_user, "refit round", R, R);
+  /* the measurement: a real bake of every clip on the chosen weights */
+  sks_bake_result_free(&cur);
+  r = record_motion(source, &out->model, names, nall, opt->max_constraints, &cur, err);
+  if (r != SKS_OK) goto done;
   out->clips = calloc(nall, sizeof(sks_refit_clip));
   if (!out->clips) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
   out->clip_count = nall;
