@@ -202,8 +202,8 @@ static void test_fox_control(const char *fox) {
   if (sks_load(fox, NULL, &m, &err) != SKS_OK) { CHECK_OK(SKS_ERR_IO, &err); return; }
   sks_refit_options opt;
   memset(&opt, 0, sizeof opt);
-  const char *fit[2] = {"Walk", "Run"};
-  if (sanitized()) { opt.clip_names = fit; opt.clip_name_count = 2; opt.rounds = 2; }
+  const char *fit[1] = {"Walk"};
+  if (sanitized()) { opt.clip_names = fit; opt.clip_name_count = 1; opt.rounds = 1; }
   sks_refit_result res;
   CHECK_OK(sks_refit(&m, &m, &opt, &res, &err), &err);
   for (size_t i = 0; i < res.clip_count; ++i) {
@@ -228,7 +228,10 @@ static void test_fox_holdout(const char *fox, const char *target) {
   const char *hold[1] = {"Walk"};
   opt.holdout_names = hold;
   opt.holdout_name_count = 1;
-  if (sanitized()) opt.rounds = 3; /* ASan: fewer rounds, the same bounds */
+  /* ASan: fit on Run only, 3 rounds (release: 99.26 / 98.67 %), the same bounds */
+  const char *fit[1] = {"Run"};
+  if (sanitized()) { opt.clip_names = fit; opt.clip_name_count = 1; opt.rounds = 3; }
+  size_t expect = sanitized() ? 2 : 3;
   sks_refit_result res;
   sks_result r = sks_refit(&src, &tgt, &opt, &res, &err);
   CHECK_OK(r, &err);
@@ -247,7 +250,7 @@ static void test_fox_holdout(const char *fox, const char *target) {
     CHECK(c->mean_after_pct < c->mean_before_pct);
     CHECK(c->diagnosis_after.joint_count > 0 && c->diagnosis_before.joint_count > 0);
   }
-  CHECK(res.clip_count == 3);
+  CHECK(res.clip_count == expect);
   check_influences(&res.model, 4);
   co_located_identical(&res.model);
   /* skeleton, bind pose and mesh kept */
@@ -267,7 +270,12 @@ static void test_fox_holdout(const char *fox, const char *target) {
     sks_bake_result br;
     sks_bake_options bo;
     memset(&bo, 0, sizeof bo);
+    const char *names[8];
+    for (size_t i = 0; i < res.clip_count && i < 8; ++i) names[i] = res.clips[i].name;
+    bo.clip_names = names;
+    bo.clip_name_count = res.clip_count;
     CHECK_OK(sks_bake(&src, &back, &bo, &br, &err), &err);
+    CHECK(br.clip_count == res.clip_count);
     for (size_t i = 0; i < br.clip_count; ++i)
       for (size_t k = 0; k < res.clip_count; ++k)
         if (!strcmp(br.clips[i].name, res.clips[k].name)) {

@@ -165,7 +165,7 @@ typedef struct sks_refit_result {
   size_t vertex_count, group_count; /* skinned vertices; distinct (part, bind position) groups */
   double mean_influences_before, mean_influences_after; /* non-zero influences per vertex */
   uint32_t max_influences_after;
-  double seconds;                 /* thread CPU time of the whole refit */
+  double seconds;                 /* process CPU time of the whole refit (all bakes included) */
   double diagonal;
 } sks_refit_result;
 
