@@ -163,6 +163,32 @@ static void test_synthetic(void) {
     check_influences(&res.model, 4);
   }
   sks_refit_result_free(&res);
+  /* deterministic: two runs, the same weights to the bit */
+  {
+    sks_refit_options o2;
+    memset(&o2, 0, sizeof o2);
+    o2.rounds = 3;
+    sks_refit_result a, b;
+    CHECK_OK(sks_refit(&src, &tgt, &o2, &a, &err), &err);
+    CHECK_OK(sks_refit(&src, &tgt, &o2, &b, &err), &err);
+    const sks_mesh_part *pa = &a.model.parts[0], *pb = &b.model.parts[0];
+    CHECK(pa->influence_count == pb->influence_count &&
+          !memcmp(pa->weights, pb->weights, pa->vertex_count * pa->influence_count * sizeof(float)) &&
+          !memcmp(pa->joints, pb->joints, pa->vertex_count * pa->influence_count * sizeof(uint16_t)));
+    CHECK(a.clips[0].quality_after == b.clips[0].quality_after);
+    sks_refit_result_free(&a);
+    sks_refit_result_free(&b);
+    /* a strong pull toward the original weights keeps them */
+    o2.keep_original = 1e3;
+    CHECK_OK(sks_refit(&src, &tgt, &o2, &a, &err), &err);
+    double dmax = 0;
+    for (size_t v = 0; v < tgt.parts[0].vertex_count; ++v)
+      for (int32_t j = 1; j <= 3; ++j)
+        dmax = fmax(dmax, fabs(weight_of(&a.model, 0, v, j) - weight_of(&tgt, 0, v, j)));
+    printf("keep-original 1e3: weights move by at most %.3g\n", dmax);
+    CHECK(dmax < 1e-3);
+    sks_refit_result_free(&a);
+  }
   /* bad options: unknown holdout, everything held out, a clip both ways */
   const char *bad[1] = {"nope"}, *bend[1] = {"bend"};
   opt.holdout_names = bad; opt.holdout_name_count = 1;

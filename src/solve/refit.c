@@ -638,18 +638,27 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   double best_q = -INFINITY;
   int best_is_original = 0;
   {
-    uint32_t maxn = 0;
-    for (size_t pi = 0; pi < target->part_count; ++pi) {
+    /* only valid weights compete: <= K influences, none negative, joints in
+     * the skin, summing to 1 (a file's unnormalised weights do not) */
+    int valid = 1;
+    for (size_t pi = 0; pi < target->part_count && valid; ++pi) {
       const sks_mesh_part *p = &target->parts[pi];
       if (p->skin < 0) continue;
-      for (size_t v = 0; v < p->vertex_count; ++v) {
+      for (size_t v = 0; v < p->vertex_count && valid; ++v) {
         uint32_t n = 0;
-        for (uint32_t k = 0; k < p->influence_count; ++k) n += p->weights[v * p->influence_count + k] > 0;
-        if (n > maxn) maxn = n;
+        double sum = 0;
+        for (uint32_t k = 0; k < p->influence_count; ++k) {
+          float w = p->weights[v * p->influence_count + k];
+          n += w > 0;
+          sum += w;
+          if (w < 0 || (w > 0 && p->joints[v * p->influence_count + k] >= target->skins[p->skin].joint_count))
+            valid = 0;
+        }
+        if (n > K || fabs(sum - 1.0) > 1e-5) valid = 0;
       }
     }
     double q0 = mean_quality(&before, nfit);
-    if (maxn <= K && !isnan(q0)) { best_q = q0; best_is_original = 1; }
+    if (valid && !isnan(q0)) { best_q = q0; best_is_original = 1; }
   }
   size_t wslots = 0;
   for (size_t pi = 0; pi < out->model.part_count; ++pi)
@@ -678,7 +687,8 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
     r = sks_bake(source, &out->model, &bo, &cur, err);
     if (r != SKS_OK) { free(best_w); free(best_j); goto done; }
     out->round_fit_quality[round] = mean_quality(&cur, nfit);
-    if (out->round_fit_quality[round] > best_q) {
+    /* (a clip without motion has NaN quality: the first round is then kept) */
+    if (out->round_fit_quality[round] > best_q || (best_q == -INFINITY && !best_is_original && round == 0)) {
       best_q = out->round_fit_quality[round];
       best_is_original = 0;
       size_t o = 0;
