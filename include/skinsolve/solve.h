@@ -130,6 +130,89 @@ typedef struct sks_reweight_options {
 sks_result sks_reweight(const sks_model *model, const sks_reweight_options *options,
                         sks_model *out, sks_error *err);
 
+/* ---- weight doctor: per-joint diagnosis and re-fit (src/solve/diagnose.c, refit.c) ---- */
+
+/* Residual attributed to joints: every target vertex (skinned parts, part
+ * order) belongs to its dominant joint (largest weight; ties: lowest skin
+ * slot). share = sum_f e_fj over the joint's vertices / sum_fj e_fj. */
+typedef struct sks_joint_diagnosis {
+  int32_t joint;                  /* skeleton joint */
+  size_t vertex_count;            /* vertices it dominates */
+  double share;                   /* fraction of the clip's total residual (0..1) */
+  double mean_error_pct;          /* mean e over its vertices and frames / D * 100 */
+  double worst_error_pct;         /* max e / D * 100 over its vertices */
+  size_t worst_vertex;            /* vertex index (skinned parts, part order) */
+  size_t worst_frame;
+} sks_joint_diagnosis;
+
+typedef struct sks_diagnosis {
+  size_t joint_count;             /* dominating joints only, sorted by share, largest first */
+  sks_joint_diagnosis *joints;
+  double total_error;             /* sum_fj e_fj (model units) */
+} sks_diagnosis;
+
+/* solved, y: frame_count * V * 3 floats (sks_baked_clip.solved_surface and
+ * .target_surface), V = sks_model_vertex_count(target). */
+sks_result sks_diagnose(const sks_model *target, const float *solved, const float *y,
+                        size_t frame_count, double diagonal, sks_diagnosis *out, sks_error *err);
+void sks_diagnosis_free(sks_diagnosis *d);
+
+typedef enum sks_refit_start {
+  SKS_REFIT_START_RIGID = 0,      /* per frame, each bone's rigid (Horn) fit to the vertices it
+                                     dominates in the original weights (the default) */
+  SKS_REFIT_START_BAKE            /* the bake's transforms on the original weights */
+} sks_refit_start;
+
+typedef struct sks_refit_options {
+  const char *const *clip_names;  /* fitting clips; NULL / 0 = every clip not held out */
+  size_t clip_name_count;
+  const char *const *holdout_names; /* never used in the fit; measured before / after */
+  size_t holdout_name_count;
+  uint32_t max_influences;        /* K, 0 = 4 (1..8) */
+  double keep_original;           /* lambda >= 0: adds lambda * F * D^2 * |w - w_original|^2 to
+                                     each vertex's objective (0 = none, the default) */
+  uint32_t rounds;                /* weight + transform rounds, 0 = 6 */
+  size_t max_constraints;         /* for the bakes; 0 = 5000 */
+  sks_refit_start start;          /* the transforms of the first weight step */
+  sks_progress_fn progress;       /* optional: clip = "refit round", frame = round */
+  void *progress_user;
+} sks_refit_options;
+
+typedef struct sks_refit_clip {
+  char *name;
+  int held_out;                   /* 1: not used in the fit */
+  size_t frame_count;
+  double quality_before, quality_after;             /* fractions; NaN = no motion */
+  double mean_before_pct, mean_after_pct, worst_before_pct, worst_after_pct;
+  sks_diagnosis diagnosis_before, diagnosis_after;  /* per joint */
+} sks_refit_clip;
+
+typedef struct sks_refit_result {
+  sks_model model;                /* the target with re-fitted weights (owned) */
+  size_t clip_count;
+  sks_refit_clip *clips;
+  size_t rounds;
+  double *round_fit_quality;      /* rounds: mean quality of the fitting clips (bake)
+                                     after each round's weight step */
+  size_t best_round;              /* the weights returned: 1..rounds, or 0 = the original
+                                     weights (no round fitted the fitting clips better) */
+  size_t vertex_count, group_count; /* skinned vertices; distinct (part, bind position) groups */
+  double mean_influences_before, mean_influences_after; /* non-zero influences per vertex */
+  uint32_t max_influences_after;
+  double seconds;                 /* process CPU time of the whole refit (all bakes included) */
+  double diagonal;
+} sks_refit_result;
+
+/* Re-fits the target's skin weights (skeleton, bind pose, clips and
+ * everything else kept) so its own LBS reproduces the source's surface
+ * motion over the fitting clips: a rigid per-bone start, then rounds of an
+ * exact per-vertex weight step (<= 2 influences in the first third of the
+ * rounds, <= K after) and a transform step (the bake). Quality before /
+ * after comes from real bakes over all vertices and frames. */
+sks_result sks_refit(const sks_model *source, const sks_model *target,
+                     const sks_refit_options *options, sks_refit_result *out, sks_error *err);
+void sks_refit_result_free(sks_refit_result *r);
+
 #ifdef __cplusplus
 }
 #endif

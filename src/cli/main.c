@@ -16,6 +16,7 @@ static const command commands[] = {
   {"repair", sks_cmd_repair, "fix skin-data problems and write the repaired rig as .glb"},
   {"bake", sks_cmd_bake, "solve a source rig's clips onto a target rig (surface solve)"},
   {"control", sks_cmd_control, "bake a file's clips onto itself: the solver's control run"},
+  {"refit", sks_cmd_refit, "re-fit a target rig's skin weights from a source's clips (weight doctor)"},
   {"reweight", sks_cmd_reweight, "make a test target rig: distance weights, optional coarsen/rename"},
 };
 
