@@ -17,6 +17,7 @@ static const command commands[] = {
   {"bake", sks_cmd_bake, "solve a source rig's clips onto a target rig (surface solve)"},
   {"control", sks_cmd_control, "bake a file's clips onto itself: the solver's control run"},
   {"reweight", sks_cmd_reweight, "make a test target rig: distance weights, optional coarsen/rename"},
+  {"batch", sks_cmd_batch, "bake a JSON Lines manifest: resumable, sharded (k8s / Slurm), J workers"},
 };
 
 int sks_cli_fail(int code, const char *fmt, ...) {
