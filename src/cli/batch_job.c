@@ -109,11 +109,8 @@ int batch_record_current(const cJSON *rec, const batch_job *job, const cJSON *in
   if (!spec || strcmp(spec, job->spec_sha256) != 0) { *why = "the job's description changed"; return 0; }
   const cJSON *ri = cJSON_GetObjectItemCaseSensitive(rec, "inputs");
   if (!ri || !cJSON_Compare(ri, inputs, 1)) { *why = "an input file changed"; return 0; }
-  for (const cJSON *i = inputs ? inputs->child : NULL; i; i = i->next)
-    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(i, "sha256"))) {
-      *why = "an input file cannot be read"; /* may be fixed since: redo */
-      return 0;
-    }
+  /* an input that could not be read compares by its error: still missing,
+   * still the same failure; once it appears its hash differs and it is redone */
   if (!status) { *why = "no status"; return 0; }
   if (strcmp(status, "ok") == 0) {
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(rec, "outputs");
@@ -167,6 +164,22 @@ static void host_name(char *h, size_t n) {
   h[n - 1] = 0;
 }
 
+/* A process that exists and is not a zombie (a killed worker whose parent
+ * died too stays a zombie until init reaps it). */
+static int pid_alive(long pid) {
+  if (pid <= 0) return 0;
+  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return 0;
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 1; /* no /proc: trust kill() */
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *close_paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+  return !(close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X'));
+}
+
 /* Stale: written by a dead process on this host, or no heartbeat for
  * stale_after seconds (a worker on another node that died). */
 static int claim_stale(const char *path, double stale_after, char *holder, size_t hn) {
@@ -182,8 +195,7 @@ static int claim_stale(const char *path, double stale_after, char *holder, size_
   snprintf(holder, hn, "%s", parsed ? buf : "(unreadable claim)");
   char *nl = strchr(holder, '\n');
   if (nl) *nl = 0;
-  if (parsed && strcmp(host, me) == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-    return 1;
+  if (parsed && strcmp(host, me) == 0 && !pid_alive(pid)) return 1;
   double age = difftime(time(NULL), st.st_mtime);
   return age > stale_after;
 }
@@ -384,10 +396,10 @@ static int fail_record(const batch_context *ctx, const batch_job *job, const bat
   sks_error err;
   memset(&err, 0, sizeof err);
   int ok = record_write(p->record, rec, &err);
-  cJSON_Delete(rec);
   if (!ok) fprintf(stderr, "skinsolve: batch: %s: %s\n", job->name, err.message);
   if (!ctx->quiet) printf("%s: failed: %s\n", job->name, message);
   fflush(stdout);
+  cJSON_Delete(rec); /* message may point into it (an input's error) */
   return ok ? BATCH_FAILED : BATCH_UNRECORDED;
 }
 
