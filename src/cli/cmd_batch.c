@@ -460,6 +460,7 @@ static int run_summary(const char *dir, const char *manifest_path, int json, int
       const cJSON *kp = kn;
       cJSON **hit = nrec ? bsearch(&kp, recs, nrec, sizeof *recs, by_record_name) : NULL;
       cJSON_Delete(kn);
+      char why_buf[256];
       const char *status = "missing", *msg = "no record: the job has not run (or was killed)";
       const cJSON *rec = hit ? *hit : NULL;
       if (rec) {
@@ -470,9 +471,8 @@ static int run_summary(const char *dir, const char *manifest_path, int json, int
           status = jstr(rec, "status", "failed");
           msg = jstr(rec, "message", "");
         } else {
-          static char buf[256];
-          snprintf(buf, sizeof buf, "out of date: %s", why ? why : "?");
-          msg = buf;
+          snprintf(why_buf, sizeof why_buf, "out of date: %s", why ? why : "?");
+          msg = why_buf;
         }
         cJSON_AddItemToArray(jobs, summary_entry(rec, job->name, status, msg));
         cJSON_Delete(inputs);
@@ -530,7 +530,7 @@ static int run_summary(const char *dir, const char *manifest_path, int json, int
       int any = 0;
       cJSON_ArrayForEach(j, jobs) {
         if (strcmp(jstr(j, "status", ""), want) != 0) continue;
-        printf("%s%s", any ? " " : (pass ? "missing:" : "failed:"), "");
+        if (!any) fputs(want, stdout), fputc(':', stdout);
         printf(" %s", jstr(j, "name", ""));
         any = 1;
       }
