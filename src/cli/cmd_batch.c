@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -273,6 +274,13 @@ static int run_batch(const char *manifest_path, const char *out_opt, const char 
     }
   }
   double wall = mono_s() - t0;
+  /* CPU time of every worker (user + system): the cost per job independent of
+   * how busy the machine was */
+  struct rusage ru;
+  double cpu = 0;
+  if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+    cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   size_t n[6] = {0};
   for (size_t k = 0; k < mine_n; ++k) {
     int c = outcome[k];
@@ -294,6 +302,7 @@ static int run_batch(const char *manifest_path, const char *out_opt, const char 
     cJSON_AddNumberToObject(o, "busy", (double)n[4]);
     cJSON_AddNumberToObject(o, "unrecorded", (double)n[5]);
     cJSON_AddNumberToObject(o, "wall_s", wall);
+    cJSON_AddNumberToObject(o, "worker_cpu_s", cpu);
     cJSON_AddNumberToObject(o, "jobs_per_s", wall > 0 ? (double)worked / wall : 0);
     cJSON *a = cJSON_AddArrayToObject(o, "jobs");
     for (size_t k = 0; k < mine_n; ++k) {
@@ -307,9 +316,10 @@ static int run_batch(const char *manifest_path, const char *out_opt, const char 
     if (s) { puts(s); free(s); }
   } else {
     printf("shard %s: %zu jobs: %zu baked, %zu failed, %zu up to date (%zu of them failed "
-           "before), %zu busy elsewhere, %zu not recorded; %.2f s, %.3f jobs/s\n",
+           "before), %zu busy elsewhere, %zu not recorded; %.2f s, %.3f jobs/s, workers' CPU "
+           "%.2f s\n",
            shard, mine_n, n[0], n[1], n[2] + n[3], n[3], n[4], n[5], wall,
-           wall > 0 ? (double)worked / wall : 0.0);
+           wall > 0 ? (double)worked / wall : 0.0, cpu);
   }
   batch_manifest_free(&m);
   free(mine);
