@@ -313,6 +313,16 @@ before=$(sha256sum < victim.json)
 "$cli" batch v.jsonl --out . > /dev/null 2> err.txt; rc=$?
 [ "$rc" = 3 ] && [ "$(sha256sum < victim.json)" = "$before" ] && ok || bad "output over an input: exit $rc, $(cat err.txt)"
 
+# ---- claims of workers on other hosts: fresh = busy, no heartbeat for --stale-after = taken over
+echo '{"name": "claimed", "source": "'"$data"'/RiggedSimple/RiggedSimple.gltf", "target": "'"$data"'/RiggedSimple/RiggedSimple.gltf"}' > c.jsonl
+mkdir -p c.out/.claims
+echo "pid 1 host some-other-node time 0" > c.out/.claims/claimed
+"$cli" batch c.jsonl --stale-after 30 > c1.txt 2>&1
+grep -q "claimed: busy: claimed by pid 1 host some-other-node" c1.txt && [ ! -e c.out/claimed.json ] && ok || bad "a fresh claim of another host was not respected: $(cat c1.txt)"
+touch -d '-40 seconds' c.out/.claims/claimed
+"$cli" batch c.jsonl --stale-after 30 > c2.txt 2>&1
+grep -q "claimed: baked" c2.txt && [ ! -e c.out/.claims/claimed ] && ok || bad "a stale claim was not taken over: $(cat c2.txt)"
+
 inputs_sum > inputs.after
 cmp -s inputs.before inputs.after && ok || bad "an input file was written"
 echo "$pass passed, $fail failed"
