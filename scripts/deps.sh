@@ -5,6 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev assimp-testmodels)
+pkgs+=(python3)  # tests/test_batch.sh, test_deploy.sh: JSON checks, the YAML-subset parser
 # npm fetches over HTTPS: a fresh Debian image has no CA certificates.
 if [ "${SKS_WITH_BROWSER:-1}" = 1 ]; then pkgs+=(chromium nodejs npm ca-certificates); fi
 missing=()

@@ -17,6 +17,7 @@ int sks_cmd_bake(int argc, char **argv);
 int sks_cmd_control(int argc, char **argv);
 int sks_cmd_reweight(int argc, char **argv);
 int sks_cmd_refit(int argc, char **argv);
+int sks_cmd_batch(int argc, char **argv);
 
 /* Prints "skinsolve: <message>" to stderr and returns code. */
 int sks_cli_fail(int code, const char *fmt, ...)

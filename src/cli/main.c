@@ -18,6 +18,7 @@ static const command commands[] = {
   {"control", sks_cmd_control, "bake a file's clips onto itself: the solver's control run"},
   {"refit", sks_cmd_refit, "re-fit a target rig's skin weights from a source's clips (weight doctor)"},
   {"reweight", sks_cmd_reweight, "make a test target rig: distance weights, optional coarsen/rename"},
+  {"batch", sks_cmd_batch, "bake a JSON Lines manifest: resumable, sharded (k8s / Slurm), J workers"},
 };
 
 int sks_cli_fail(int code, const char *fmt, ...) {
