@@ -47,10 +47,13 @@ last_bake = {}
 
 
 def _source_actions(arm_obj):
-    """Actions that animate bones of arm_obj (by F-curve data paths)."""
+    """Actions that animate bones of arm_obj (by F-curve data paths), except
+    actions this add-on baked (they carry skinsolve_clip)."""
     names = {b.name for b in arm_obj.data.bones}
     out = []
     for a in bpy.data.actions:
+        if "skinsolve_clip" in a:
+            continue
         for fc in a.fcurves:
             p = fc.data_path
             if p.startswith('pose.bones["'):
