@@ -63,9 +63,29 @@ def _source_actions(arm_obj):
     return out
 
 
-def bake_surface(context, source, target, action_name="", mode="FREE", alignment="AUTO",
-                 frame_start=0, frame_end=0, report=None):
-    """Bakes; returns (list of (Action, BakedClip), BakeResult). Raises ValueError /
+class BakeSet:
+    """The per-clip bake results of one run: clips (skinsolve.BakedClip),
+    results (skinsolve.BakeResult, one per clip), diagonal, target_vertices."""
+
+    def __init__(self, results):
+        self.results = results
+        self.clips = [c for r in results for c in r.clips]
+        self.diagonal = results[0].diagonal if results else float("nan")
+        self.target_vertices = results[0].target_vertices if results else 0
+
+    def clip(self, name):
+        for c in self.clips:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def iter_bake(context, source, target, action_name="", mode="FREE", alignment="AUTO",
+              frame_start=0, frame_end=0):
+    """The bake as a generator of steps: first yields the step count, then once
+    per step (a sampled frame, a baked clip); returns (list of (Action,
+    BakedClip), BakeSet, notes). Closing it early (Esc) leaves Blender as it
+    was: no action is written before the last step. Raises ValueError /
     skinsolve.SkinsolveError with a message naming what is wrong."""
     scene = context.scene
     fps = scene.render.fps / scene.render.fps_base
@@ -83,40 +103,28 @@ def bake_surface(context, source, target, action_name="", mode="FREE", alignment
         actions = _source_actions(source)
         if not actions:
             raise ValueError(f"source '{source.name}' has no action animating its bones")
-    wm = context.window_manager
     plan = [(a, bd.action_frames(a, frame_start, frame_end)) for a in actions]
-    total = sum(len(f) for _, f in plan) * 2  # sampling + solving
-    done = [0]
-    wm.progress_begin(0, max(total, 1))
-    try:
-        s_names, s_par, s_rest, s_skins, s_parts, _, notes = bd.rig_arrays(source, scene)
-        t_names, t_par, t_rest, t_skins, t_parts, t_meshes, t_notes = bd.rig_arrays(target, scene)
-        notes += t_notes
-
-        def step(fi, n):
-            done[0] += 1
-            wm.progress_update(done[0])
-
-        clips = [bd.sample_action(source, a, frames, fps, scene, step) for a, frames in plan]
-        src = sks.Model.from_arrays(s_names, s_par, s_rest, s_skins, s_parts, clips,
-                                    source_path=f"blender:{source.name}")
-        tgt = sks.Model.from_arrays(t_names, t_par, t_rest, t_skins, t_parts, [],
-                                    source_path=f"blender:{target.name}")
-        align = None
-        if "align" in dict(sks._abi.sks_bake_options._fields_):
-            align = alignment.lower()
-
-        def prog(clip, frame, count):
-            if frame < count:
-                step(frame, count)
-
-        res = sks.bake(src, tgt, mode="rotation-only" if mode == "ROTATION_ONLY" else "free",
-                       align=align, keep_surfaces=True, progress=prog)
-    finally:
-        wm.progress_end()
+    s_names, s_par, s_rest, s_skins, s_parts, _, notes = bd.rig_arrays(source, scene)
+    t_names, t_par, t_rest, t_skins, t_parts, t_meshes, t_notes = bd.rig_arrays(target, scene)
+    notes += t_notes
+    yield sum(len(f) for _, f in plan) + len(plan)
+    clips = []
+    for a, frames in plan:
+        clips.append((yield from bd.iter_sample_action(source, a, frames, fps, scene)))
+    src = sks.Model.from_arrays(s_names, s_par, s_rest, s_skins, s_parts, clips,
+                                source_path=f"blender:{source.name}")
+    tgt = sks.Model.from_arrays(t_names, t_par, t_rest, t_skins, t_parts, [],
+                                source_path=f"blender:{target.name}")
+    align = alignment.lower() if "align" in dict(sks._abi.sks_bake_options._fields_) else None
+    results = []
+    for a, _ in plan:  # one clip per call: Esc is honoured between clips
+        results.append(sks.bake(src, tgt, clips=[a.name], align=align, keep_surfaces=True,
+                                mode="rotation-only" if mode == "ROTATION_ONLY" else "free"))
+        yield len(results)
+    bakes = BakeSet(results)
     out = []
     start = {a.name: frames[0] for a, frames in plan}
-    for c in res.clips:
+    for c in bakes.clips:
         act = bd.write_action(target, f"{c.name}|{target.name}", c, start[c.name], fps)
         act["skinsolve_source"] = source.name
         act["skinsolve_clip"] = c.name
@@ -130,13 +138,29 @@ def bake_surface(context, source, target, action_name="", mode="FREE", alignment
     if out:
         ad = target.animation_data or target.animation_data_create()
         ad.action = out[0][0]
-    last_bake[target.name] = {"result": res, "actions": [a for a, _ in out],
-                              "meshes": [m.name for m in t_meshes], "notes": notes,
-                              "diagonal": res.diagonal}
-    if report:
-        for n in notes:
-            report({"WARNING"}, n)
-    return out, res
+    last_bake[target.name] = {"result": bakes, "actions": [a for a, _ in out],
+                              "meshes": [m.name for m in t_meshes], "notes": notes}
+    return out, bakes, notes
+
+
+def bake_surface(context, source, target, action_name="", mode="FREE", alignment="AUTO",
+                 frame_start=0, frame_end=0):
+    """Runs iter_bake to the end with Blender's progress bar; returns its result."""
+    wm = context.window_manager
+    it = iter_bake(context, source, target, action_name, mode, alignment, frame_start, frame_end)
+    total = next(it)
+    wm.progress_begin(0, max(total, 1))
+    done = 0
+    try:
+        while True:
+            try:
+                next(it)
+            except StopIteration as stop:
+                return stop.value
+            done += 1
+            wm.progress_update(done)
+    finally:
+        wm.progress_end()
 
 
 class SKINSOLVE_OT_bake_surface(bpy.types.Operator):
@@ -182,18 +206,71 @@ class SKINSOLVE_OT_bake_surface(bpy.types.Operator):
             return {"CANCELLED"}
         t0 = time.perf_counter()
         try:
-            out, res = bake_surface(context, src, tgt, self.action, self.mode, self.alignment,
-                                    self.frame_start, self.frame_end, self.report)
+            out, _, notes = bake_surface(context, src, tgt, self.action, self.mode,
+                                         self.alignment, self.frame_start, self.frame_end)
         except (ValueError, sks.SkinsolveError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
+        self._report_done(out, notes, src, tgt, t0)
+        return {"FINISHED"}
+
+    def _report_done(self, out, notes, src, tgt, t0):
+        for n in notes:
+            self.report({"WARNING"}, n)
         for act, c in out:
             q = "n/a" if c.quality is None else f"{c.quality:.4f} %"
             self.report({"INFO"}, f"{act.name}: {c.frames} frames, quality {q}, mean "
                         f"{c.mean_error_pct:.4f} %D, worst {c.worst_error_pct:.4f} %D")
         self.report({"INFO"}, f"skinsolve: baked {len(out)} clip(s) from '{src.name}' onto "
                     f"'{tgt.name}' in {time.perf_counter() - t0:.1f} s")
-        return {"FINISHED"}
+
+    # Interactive runs are modal: one step per timer event, Esc cancels (between
+    # sampled frames / baked clips; nothing is written until the last step).
+    def invoke(self, context, event):
+        src, tgt = self._pair(context)
+        if src is None or tgt is None:
+            return self.execute(context)  # reports the selection error
+        try:
+            self._it = iter_bake(context, src, tgt, self.action, self.mode, self.alignment,
+                                 self.frame_start, self.frame_end)
+            total = next(self._it)
+        except (ValueError, sks.SkinsolveError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self._pair_objs, self._t0, self._done = (src, tgt), time.perf_counter(), 0
+        wm = context.window_manager
+        wm.progress_begin(0, max(total, 1))
+        self._timer = wm.event_timer_add(0.001, window=context.window)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def _end(self, context):
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._it.close()
+            self._end(context)
+            self.report({"WARNING"}, "skinsolve: bake cancelled, nothing written")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}
+        try:
+            next(self._it)
+        except StopIteration as stop:
+            self._end(context)
+            out, _, notes = stop.value
+            self._report_done(out, notes, *self._pair_objs, self._t0)
+            return {"FINISHED"}
+        except (ValueError, sks.SkinsolveError) as e:
+            self._end(context)
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self._done += 1
+        context.window_manager.progress_update(self._done)
+        return {"RUNNING_MODAL"}
 
     @classmethod
     def poll(cls, context):

@@ -116,9 +116,21 @@ def action_frames(action, frame_start=0, frame_end=0):
     return list(range(s, e + 1))
 
 
-def sample_action(arm_obj, action, frames, fps, scene, on_frame=None):
+def sample_action(arm_obj, action, frames, fps, scene):
     """Clip dict (from_arrays) of arm_obj playing action at frames: per frame,
     each bone's local = parent_pose^-1 @ pose (armature space)."""
+    it = iter_sample_action(arm_obj, action, frames, fps, scene)
+    while True:
+        try:
+            next(it)
+        except StopIteration as stop:
+            return stop.value
+
+
+def iter_sample_action(arm_obj, action, frames, fps, scene):
+    """sample_action as a generator: yields after every frame (so a modal
+    operator can stop it; closing it restores the action and frame) and
+    returns the clip dict."""
     bones = bones_in_order(arm_obj)
     pbs = [arm_obj.pose.bones[b.name] for b in bones]
     parent_index = {b.name: i for i, b in enumerate(bones)}
@@ -135,8 +147,7 @@ def sample_action(arm_obj, action, frames, fps, scene, on_frame=None):
             for i in range(j):
                 m = mats[i] if par[i] < 0 else mats[par[i]].inverted() @ mats[i]
                 vals[fi, i] = _trs(m)
-            if on_frame:
-                on_frame(fi, f_count)
+            yield fi
     finally:
         ad.action = saved_action
         scene.frame_set(saved_frame)

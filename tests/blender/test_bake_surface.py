@@ -198,6 +198,20 @@ try:
     check("same armature refused", False)
 except RuntimeError as e:
     check("same armature refused", "same armature" in str(e), str(e))
+# cancel (what Esc does in the modal run): stop after a few steps -> nothing written
+scene.frame_set(7)
+n_actions = len(bpy.data.actions)
+saved_action = src.animation_data.action
+it = skinsolve_addon.iter_bake(bpy.context, src, tgt)
+total = next(it)
+check("step count = frames + clips", total == sum(c.frames for c in res.clips) + len(res.clips),
+      f"{total}")
+for _ in range(30):
+    next(it)
+it.close()
+check("cancelled bake writes no action", len(bpy.data.actions) == n_actions)
+check("cancelled bake restores the source's action and the frame",
+      src.animation_data.action == saved_action and scene.frame_current == 7)
 print(f"bake (3 clips, sampling + solve + keying): {bake_s:.2f} s")
 
 # ---- Workbench screenshot ------------------------------------------------------
