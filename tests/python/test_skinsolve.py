@@ -198,6 +198,13 @@ def test_bake(fox, tgt):
           len(calls) == sum(x.frames for x in res.clips) + len(res.clips), str(len(calls)))
     check("unknown clip lists the clips",
           raises(lambda: skinsolve.bake(fox, tgt, clips="Nope"), "not_found", "Walk"))
+    def boom(c, f, n):
+        raise KeyboardInterrupt("stop")
+    try:
+        skinsolve.bake(fox, tgt, clips="Walk", progress=boom)
+        check("an exception in progress is re-raised", False)
+    except KeyboardInterrupt:
+        check("an exception in progress is re-raised", True)
     check("bad mode", raises(lambda: skinsolve.bake(fox, tgt, mode="fast"), "argument", "free"))
     one = skinsolve.bake(fox, tgt, clips=["Walk"], mode="both", fps=24)
     check("mode both: free + rotation-only", [x.mode for x in one.clips] == ["free", "rotation-only"])
