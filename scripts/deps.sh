@@ -5,7 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev assimp-testmodels)
-pkgs+=(python3)  # tests/test_batch.sh, test_deploy.sh: JSON checks, the YAML-subset parser
+# python3: test_batch / test_deploy (JSON, YAML subset) and the Python module tests (with numpy)
+pkgs+=(python3 python3-numpy)
 # npm fetches over HTTPS: a fresh Debian image has no CA certificates.
 if [ "${SKS_WITH_BROWSER:-1}" = 1 ]; then pkgs+=(chromium nodejs npm ca-certificates); fi
 missing=()
@@ -36,4 +37,12 @@ if [ "${SKS_WITH_BROWSER:-1}" = 1 ] && [ -f "$here/tools/package.json" ]; then
     echo "deps: npm install in tools/"
     (cd "$here/tools" && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
   fi
+fi
+# Blender add-on test (tests/test_blender.sh skips without it): optional, a
+# failed install does not stop the build. SKS_WITH_BLENDER=0 skips it.
+if [ "${SKS_WITH_BLENDER:-1}" = 1 ] && ! command -v blender >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "deps: installing blender (optional)"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends blender >/dev/null \
+    || echo "deps: warning: blender could not be installed; the Blender add-on test will skip" >&2
 fi

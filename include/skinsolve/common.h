@@ -61,6 +61,11 @@ typedef struct sks_transform {
 
 #define SKS_MAX_INFLUENCES 8
 
+/* ABI introspection for bindings (src/common_abi.c): sizeof a public struct
+ * and offsetof one of its fields, by name; (size_t)-1 for unknown names. */
+size_t sks_abi_sizeof(const char *struct_name);
+size_t sks_abi_offsetof(const char *struct_name, const char *field);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,101 @@
+/* ABI introspection for foreign-language bindings (python/skinsolve/_abi.py):
+ * the size of each public struct a binding mirrors and the offset of each of
+ * its fields, so a binding can refuse to run against a library whose structs
+ * changed instead of reading garbage. Unknown names give (size_t)-1. */
+#include <stddef.h>
+#include <string.h>
+#include "skinsolve/skinsolve.h"
+
+typedef struct abi_field { const char *strct, *field; size_t offset; } abi_field;
+typedef struct abi_struct { const char *name; size_t size; } abi_struct;
+
+#define S(t) {#t, sizeof(t)}
+#define F(t, f) {#t, #f, offsetof(t, f)}
+
+static const abi_struct k_structs[] = {
+  S(sks_error), S(sks_vec3), S(sks_quat), S(sks_mat4), S(sks_transform),
+  S(sks_skeleton), S(sks_skin), S(sks_mesh_part), S(sks_material), S(sks_model),
+  S(sks_track), S(sks_clip), S(sks_load_options), S(sks_gltf_write_options),
+  S(sks_check_options), S(sks_finding), S(sks_findings), S(sks_repair_report),
+  S(sks_sampling_job), S(sks_local_to_model_job),
+  S(sks_bake_options), S(sks_baked_clip), S(sks_bake_alignment), S(sks_bake_result), S(sks_report_input),
+};
+
+static const abi_field k_fields[] = {
+  F(sks_error, code), F(sks_error, message),
+  F(sks_transform, translation), F(sks_transform, rotation), F(sks_transform, scale),
+  F(sks_skeleton, joint_count), F(sks_skeleton, names), F(sks_skeleton, parents),
+  F(sks_skeleton, rest),
+  F(sks_skin, name), F(sks_skin, joint_count), F(sks_skin, joints), F(sks_skin, inverse_bind),
+  F(sks_mesh_part, name), F(sks_mesh_part, material), F(sks_mesh_part, skin),
+  F(sks_mesh_part, node), F(sks_mesh_part, vertex_count), F(sks_mesh_part, positions),
+  F(sks_mesh_part, normals), F(sks_mesh_part, uvs), F(sks_mesh_part, influence_count),
+  F(sks_mesh_part, joints), F(sks_mesh_part, weights), F(sks_mesh_part, index_count),
+  F(sks_mesh_part, indices), F(sks_mesh_part, dropped_influence_vertices),
+  F(sks_mesh_part, first_dropped_influence_vertex), F(sks_mesh_part, file_max_influences),
+  F(sks_material, name), F(sks_material, base_color),
+  F(sks_model, source_path), F(sks_model, skeleton), F(sks_model, skin_count),
+  F(sks_model, skins), F(sks_model, part_count), F(sks_model, parts),
+  F(sks_model, material_count), F(sks_model, materials), F(sks_model, clip_count),
+  F(sks_model, clips),
+  F(sks_track, joint), F(sks_track, path), F(sks_track, interpolation),
+  F(sks_track, key_count), F(sks_track, times), F(sks_track, values),
+  F(sks_clip, name), F(sks_clip, duration), F(sks_clip, track_count), F(sks_clip, tracks),
+  F(sks_load_options, force_assimp), F(sks_gltf_write_options, embed_normals),
+  F(sks_check_options, sum_tolerance), F(sks_check_options, max_influences),
+  F(sks_check_options, max_items),
+  F(sks_finding, kind), F(sks_finding, severity), F(sks_finding, part),
+  F(sks_finding, vertex), F(sks_finding, joint), F(sks_finding, message),
+  F(sks_findings, count), F(sks_findings, items), F(sks_findings, total_by_kind),
+  F(sks_findings, error_count), F(sks_findings, warning_count),
+  F(sks_repair_report, normalized), F(sks_repair_report, negatives_clamped),
+  F(sks_repair_report, nans_zeroed), F(sks_repair_report, out_of_range_dropped),
+  F(sks_repair_report, zero_weight_vertices), F(sks_repair_report, influences_limited),
+  F(sks_sampling_job, clip), F(sks_sampling_job, rest), F(sks_sampling_job, joint_count),
+  F(sks_sampling_job, time), F(sks_sampling_job, loop), F(sks_sampling_job, nlerp),
+  F(sks_sampling_job, output),
+  F(sks_local_to_model_job, parents), F(sks_local_to_model_job, locals),
+  F(sks_local_to_model_job, joint_count), F(sks_local_to_model_job, root),
+  F(sks_local_to_model_job, models),
+  F(sks_bake_options, clip_names), F(sks_bake_options, clip_name_count),
+  F(sks_bake_options, mode), F(sks_bake_options, max_constraints), F(sks_bake_options, fps),
+  F(sks_bake_options, solver), F(sks_bake_options, correspondence),
+  F(sks_bake_options, keep_surfaces), F(sks_bake_options, progress),
+  F(sks_bake_options, progress_user), F(sks_bake_options, align),
+  F(sks_baked_clip, name), F(sks_baked_clip, mode), F(sks_baked_clip, frame_count),
+  F(sks_baked_clip, times), F(sks_baked_clip, joint_count), F(sks_baked_clip, locals),
+  F(sks_baked_clip, quality), F(sks_baked_clip, mean_error_pct),
+  F(sks_baked_clip, worst_error_pct), F(sks_baked_clip, solve_ms),
+  F(sks_baked_clip, sweeps_per_frame), F(sks_baked_clip, frame_mean_error_pct),
+  F(sks_baked_clip, frame_worst_error_pct), F(sks_baked_clip, target_surface),
+  F(sks_baked_clip, solved_surface), F(sks_baked_clip, vertex_error),
+  F(sks_baked_clip, mean_motion_pct), F(sks_baked_clip, suspect),
+  F(sks_bake_alignment, identity), F(sks_bake_alignment, applied), F(sks_bake_alignment, scale),
+  F(sks_bake_alignment, angle_deg), F(sks_bake_alignment, offset), F(sks_bake_alignment, residual_pct),
+  F(sks_bake_alignment, hypotheses), F(sks_bake_alignment, registered),
+  F(sks_bake_alignment, similarity_residual_pct),
+  F(sks_bake_result, clip_count), F(sks_bake_result, clips),
+  F(sks_bake_result, constraint_count), F(sks_bake_result, target_vertex_count),
+  F(sks_bake_result, target_joint_count), F(sks_bake_result, diagonal),
+  F(sks_bake_result, alignment), F(sks_bake_result, correspondence_identity),
+  F(sks_bake_result, correspondence_mean_pct), F(sks_bake_result, measured_vertex_count),
+  F(sks_bake_result, rigid_vertex_count), F(sks_bake_result, target_weights_normalised),
+  F(sks_bake_result, source_weights_normalised),
+  F(sks_report_input, title), F(sks_report_input, source), F(sks_report_input, target),
+  F(sks_report_input, results), F(sks_report_input, result_count),
+};
+
+size_t sks_abi_sizeof(const char *struct_name) {
+  if (!struct_name) return (size_t)-1;
+  for (size_t i = 0; i < sizeof k_structs / sizeof k_structs[0]; i++)
+    if (strcmp(k_structs[i].name, struct_name) == 0) return k_structs[i].size;
+  return (size_t)-1;
+}
+
+size_t sks_abi_offsetof(const char *struct_name, const char *field) {
+  if (!struct_name || !field) return (size_t)-1;
+  for (size_t i = 0; i < sizeof k_fields / sizeof k_fields[0]; i++)
+    if (strcmp(k_fields[i].strct, struct_name) == 0 && strcmp(k_fields[i].field, field) == 0)
+      return k_fields[i].offset;
+  return (size_t)-1;
+}
