@@ -30,6 +30,7 @@ static void usage(FILE *f) {
           "                   .f32  raw little-endian float32 x,y,z per vertex, all parts\n"
           "                         concatenated in file order (size = 12 x vertices)\n"
           "  -h, --help       this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
           "The output is written to a temporary file and renamed into place; the input\n"
           "file is never overwritten.\n"
@@ -91,12 +92,14 @@ static int blocking(sks_finding_kind k, int bind) {
 }
 
 int sks_cmd_pose(int argc, char **argv) {
+  sks_load_options load_opt = {0};
   const char *file = NULL, *out = NULL, *clip_name = NULL, *v = NULL;
   float time = 0.0f;
   int have_time = 0, loop = 0, dqs = 0, bind = 0;
   for (int i = 1; i < argc; ++i) {
     int r;
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if (strcmp(argv[i], "--loop") == 0) { loop = 1; continue; }
     if (strcmp(argv[i], "--dqs") == 0) { dqs = 1; continue; }
     if (strcmp(argv[i], "--lbs") == 0) { dqs = 0; continue; }
@@ -134,7 +137,7 @@ int sks_cmd_pose(int argc, char **argv) {
   if (rc) return rc;
 
   sks_model m;
-  rc = sks_cli_load(file, &m);
+  rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
   int clip = -1;
   if (clip_name && (clip = find_clip(&m, clip_name)) < 0) {
