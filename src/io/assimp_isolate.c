@@ -89,7 +89,8 @@ static void child_fatal(int sig) {
     (void)!write(child_fd, &c, 1);
     _exit(3);
   }
-  signal(sig, SIG_DFL);
+  /* SA_RESETHAND | SA_NODEFER: the default action is back and the signal
+   * is not blocked, so this kills the child with sig. */
   raise(sig);
   _exit(128 + sig);
 }
@@ -113,9 +114,15 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
     setrlimit(RLIMIT_AS, &rl);
   }
   child_fd = fd;
-  signal(SIGABRT, child_fatal);
-  signal(SIGSEGV, child_fatal);
-  signal(SIGBUS, child_fatal);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = child_fatal;
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGABRT, &sa, NULL);
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
+  sigaction(SIGFPE, &sa, NULL);
 
   sks_model m;
   sks_error err;
