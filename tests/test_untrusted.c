@@ -14,6 +14,7 @@
 
 #include "sks_test.h"
 #include "io/model_wire.h"
+#include "solve/bake_bounds.h"
 
 /* A 279-byte text .x: one triangle; a NUL byte replaces a newline inside a
  * template (Assimp skips it; our x_next used to loop forever on it). */
@@ -354,12 +355,26 @@ static void test_isolation_limits(void) {
   CHECK(!children_left());
 #if !defined(__SANITIZE_ADDRESS__)
   if (!getenv("SKS_SANITIZED")) {
-    /* Memory: 1 MB more than the child inherited is not enough. */
-    sks_load_options mo = {.max_memory_bytes = 1u << 20};
-    r = sks_load(x, &mo, &m, &err);
-    CHECK_MSG(r != SKS_OK && strstr(err.message, "Testwuson.X: Assimp failed (out of memory past 1 MB)"), "%s",
-              err.message);
-    CHECK(!children_left());
+    /* Memory: a 300,000-vertex OBJ (made here, 9 MB) needs far more than
+     * 4 MB beyond what the child inherited. */
+    char big[4200];
+    snprintf(big, sizeof big, "%s/big.obj", sks_test_tmpdir());
+    FILE *f = fopen(big, "w");
+    CHECK(f != NULL);
+    if (f) {
+      for (int v = 0; v < 300000; ++v) fprintf(f, "v %d.5 %d.25 1.125\n", v, v % 977);
+      for (int t = 0; t + 2 < 300000; t += 3) fprintf(f, "f %d %d %d\n", t + 1, t + 2, t + 3);
+      fclose(f);
+      sks_load_options mo = {.max_memory_bytes = 4u << 20};
+      r = sks_load(big, &mo, &m, &err);
+      CHECK_MSG(r == SKS_ERR_OUT_OF_MEMORY && strstr(err.message, "big.obj: Assimp failed (out of memory past 4 MB)"),
+                "%s", err.message);
+      CHECK(m.part_count == 0);
+      CHECK(!children_left());
+      CHECK_OK(sks_load(big, NULL, &m, &err), &err); /* the default limit is enough */
+      CHECK(m.part_count == 1 && m.part_count && m.parts[0].vertex_count == 300000);
+      sks_model_free(&m);
+    }
   }
 #endif
   /* Defaults: loads. */
@@ -374,7 +389,66 @@ static void test_isolation_limits(void) {
   CHECK_MSG(r == SKS_ERR_PARSE && strstr(err.message, "junk.x: Assimp cannot import it"), "%s", err.message);
 }
 
+/* Bake frames are bounded before anything is allocated or solved. */
+static void test_bake_bounds(void) {
+  sks_model m;
+  make_model(&m);
+  sks_clip *cl = &m.clips[0];
+  const float durations[2] = {212500.0f, 3e38f};
+  for (int k = 0; k < 2; ++k) {
+    cl->duration = durations[k];
+    cl->tracks[0].times[1] = durations[k];
+    sks_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.fps = 10000;
+    sks_bake_result res;
+    sks_error err = {0};
+    sks_result r = sks_bake(&m, &m, &o, &res, &err);
+    CHECK_MSG(r == SKS_ERR_INVALID && strstr(err.message, "synthetic.x: clip 'wave'") &&
+                  strstr(err.message, "more than the limit of 1000000"),
+              "duration %g: %d %s", (double)durations[k], (int)r, err.message);
+    sks_bake_result_free(&res);
+  }
+  sks_model_free(&m);
+  /* frames x (joints + kept vertices) */
+  sks_model src;
+  make_model(&src);
+  src.clips[0].duration = 1000;
+  size_t frames = 0;
+  sks_error err = {0};
+  CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 100, 100, 0, &frames, &err), &err);
+  CHECK(frames == 100002);
+  CHECK(sks_bake_frame_count(&src, &src.clips[0], 100, 100, 1000, &frames, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "leave out --report") && frames == 0);
+  src.clips[0].duration = NAN;
+  CHECK(sks_bake_frame_count(&src, &src.clips[0], 30, 1, 0, &frames, &err) == SKS_ERR_INVALID);
+  /* key times (fps 0): bounded by the total key count */
+  CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 0, 3, 4, &frames, &err), &err);
+  CHECK(frames == 4); /* 2 + 1 keys + 1 */
+  sks_model_free(&src);
+}
+
+/* All buffer-less accessors of one glTF share one 16 MB allowance: two
+ * 12 MB ones (1M zero positions and normals from a 400-byte file) are
+ * refused; each alone was accepted before. */
+static void test_gltf_virtual_bound(void) {
+  const char *json =
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1}}]}],"
+      "\"accessors\":[{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC3\",\"min\":[0,0,0],"
+      "\"max\":[0,0,0]},{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC3\"}]}";
+  sks_model m;
+  sks_error err = {0};
+  sks_result r = sks_load_gltf_memory(json, strlen(json), NULL, "virtual.gltf", &m, &err);
+  CHECK_MSG(r == SKS_ERR_UNSUPPORTED && strstr(err.message, "virtual.gltf") &&
+                strstr(err.message, "16 MB for all buffer-less accessors"),
+            "%d %s", (int)r, err.message);
+  sks_model_free(&m);
+}
+
 int main(void) {
+  test_bake_bounds();
+  test_gltf_virtual_bound();
   test_x_nul_byte();
   test_wire_roundtrip();
   test_wire_corrupt();

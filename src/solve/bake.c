@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "skinsolve/pose.h"
+#include "solve/bake_bounds.h"
 #include "solve/metrics.h"
 #include "solve/solve_internal.h"
 
@@ -706,6 +707,9 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
                            sname, opt->clip_names[i], list);
     }
   }
+  for (size_t i = 0, nf; r == SKS_OK && i < nclips; ++i) /* bounds before any solve (bake_bounds.c) */
+    r = sks_bake_frame_count(source, &source->clips[clip_ids[i]], opt->fps, target->skeleton.joint_count, opt->keep_surfaces ? sks_model_vertex_count(target) : 0, &nf, err);
+  if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);
   c.src = source; c.tg = target; c.opt = opt;
