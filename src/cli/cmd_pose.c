@@ -2,6 +2,7 @@
  * rest / bind pose) and write the positions as .obj or .f32.
  * Pipeline: sample clip -> local pose -> FK (local to model) -> palette ->
  * LBS/DQS (sks_skin_model) -> sks_write_positions (atomic). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -88,7 +89,8 @@ static int bind_pose(const sks_model *m, sks_transform *locals, sks_mat4 *scratc
 static int blocking(sks_finding_kind k, int bind) {
   return k == SKS_FINDING_JOINT_RANGE || k == SKS_FINDING_HIERARCHY_CYCLE ||
          k == SKS_FINDING_HIERARCHY_ORDER || k == SKS_FINDING_INDEX_RANGE ||
-         k == SKS_FINDING_TOO_MANY_INFLUENCES || (bind && k == SKS_FINDING_BIND_SINGULAR);
+         k == SKS_FINDING_TOO_MANY_INFLUENCES || (bind && k == SKS_FINDING_BIND_SINGULAR) ||
+         k == SKS_FINDING_NONFINITE_TRANSFORM;
 }
 
 int sks_cmd_pose(int argc, char **argv) {
@@ -205,6 +207,12 @@ int sks_cmd_pose(int argc, char **argv) {
     rc = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto done;
   }
+  for (size_t i = 0; i < 3 * verts; ++i) /* never write NaN with exit 0 */
+    if (!isfinite(positions[i])) {
+      rc = sks_cli_fail(SKS_EXIT_INPUT, "%s: the posed position of vertex %zu is not finite (NaN or infinite) — "
+                        "see skinsolve check", file, i / 3);
+      goto done;
+    }
   r = sks_write_positions(out, &m, positions, &err);
   if (r != SKS_OK) {
     rc = sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);

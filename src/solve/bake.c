@@ -681,7 +681,9 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
         return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu: skeleton is not parent-first",
                              model_name(m, k ? "source" : "target"), j);
   }
-  sks_result r = check_finite(target, "target", err);
+  sks_result r = sks_model_validate_for_bake(target, "target", err); /* input errors before any solve */
+  if (r == SKS_OK) r = sks_model_validate_for_bake(source, "source", err);
+  if (r == SKS_OK) r = check_finite(target, "target", err);
   if (r == SKS_OK) r = check_finite(source, "source", err);
   if (r != SKS_OK) return r;
   /* clips */
