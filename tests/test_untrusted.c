@@ -258,6 +258,15 @@ static void test_wire_roundtrip(void) {
   sks_model empty;
   memset(&empty, 0, sizeof empty);
   roundtrip(&empty, "empty model");
+  /* fuzz_write found: writing a model with no data offset a NULL buffer (UB) */
+  char glb[4200];
+  snprintf(glb, sizeof glb, "%s/empty.glb", sks_test_tmpdir());
+  sks_error werr = {0};
+  CHECK_OK(sks_write_glb(glb, &empty, NULL, &werr), &werr);
+  sks_model back;
+  CHECK_OK(sks_load_gltf(glb, &back, &werr), &werr);
+  CHECK(back.part_count == 0);
+  sks_model_free(&back);
 
   const char *x = sks_test_assimp_model("X/Testwuson.X");
   if (x) {
