@@ -24,6 +24,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# SKS_FUZZ=1: clang + its libFuzzer runtime for scripts/fuzz.sh (optional:
+# a failed install only means fuzz.sh skips, with a message).
+if [ "${SKS_FUZZ:-0}" = 1 ] && ! command -v clang >/dev/null 2>&1 || { [ "${SKS_FUZZ:-0}" = 1 ] && ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; }; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "deps: installing clang libclang-rt-14-dev (fuzzing)"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null; } ||
+    echo "deps: warning: clang / libclang-rt-14-dev could not be installed: fuzzing will be skipped" >&2
+fi
 if [ "${SKS_WITH_BROWSER:-1}" = 1 ] && [ -f "$here/tools/package.json" ]; then
   # Debian 12's nodejs is 18.x: eslint 9 needs >= 18.18, and playwright-core
   # is kept at ~1.61 in tools/package.json because 1.62+ refuses Node < 20

@@ -5,7 +5,7 @@
 # Env: SKS_JOBS (parallel build/test jobs, default nproc).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-bash "$here/scripts/deps.sh"
+SKS_FUZZ="${SKS_FUZZ:-1}" bash "$here/scripts/deps.sh"
 jobs="${SKS_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 echo "== release build (-Werror) =="
@@ -20,4 +20,10 @@ cmake --build "$here/build-asan" -j"$jobs"
 (cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SKS_SANITIZED=1 \
    ctest --output-on-failure -j"$jobs")
+echo "== fuzzing: a short libFuzzer run per target (scripts/fuzz.sh; SKS_FUZZ=0 skips) =="
+if [ "${SKS_FUZZ:-1}" = 1 ]; then
+  SKS_JOBS="$jobs" bash "$here/scripts/fuzz.sh" "${SKS_FUZZ_SECONDS:-25}"
+else
+  echo "fuzzing skipped (SKS_FUZZ=0)"
+fi
 echo "== all tests passed in both builds =="

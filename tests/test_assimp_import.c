@@ -670,7 +670,7 @@ static void test_cross_reader(const char *rel) {
   if (!path) return;
   sks_model a, b;
   sks_error err = {0};
-  sks_load_options force = {1};
+  sks_load_options force = {.force_assimp = 1};
   CHECK_OK(sks_load(path, NULL, &a, &err), &err);
   if (err.code) return;
   CHECK_OK(sks_load(path, &force, &b, &err), &err);

@@ -97,7 +97,7 @@ static long load_quietly(const char *path, const sks_load_options *opt, sks_mode
 static void check_file(const char *path, int force_assimp) {
   sks_model m;
   sks_error err = {0};
-  sks_load_options opt = {force_assimp};
+  sks_load_options opt = {.force_assimp = force_assimp};
   sks_result r;
   long printed = load_quietly(path, &opt, &m, &err, &r);
   const char *name = base_name(path);

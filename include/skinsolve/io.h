@@ -11,7 +11,15 @@ extern "C" {
 
 typedef struct sks_load_options {
   int force_assimp;   /* 1: use Assimp even for .gltf/.glb */
+  /* Assimp imports run in a child process (fork) under these limits; a
+   * crash, abort, hang or limit becomes "file: Assimp failed (...)". */
+  int assimp_in_process;      /* 1: import in this process (trusted files only) */
+  uint64_t max_memory_bytes;  /* child's address-space limit; 0 = SKS_DEFAULT_MAX_MEMORY */
+  double timeout_seconds;     /* child's CPU and wall-clock limit; 0 = SKS_DEFAULT_TIMEOUT */
 } sks_load_options;
+
+#define SKS_DEFAULT_MAX_MEMORY (2ull << 30) /* 2 GiB */
+#define SKS_DEFAULT_TIMEOUT 30.0            /* seconds */
 
 /* Loads any supported file. .gltf/.glb are read natively; everything else
  * (FBX, Collada, X, ...) goes through Assimp. On error *out is left freeable
@@ -38,6 +46,17 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
  *  - More than 8 influences on a vertex: the 8 largest, renormalised.
  *  - Clips: key times = ticks / ticks-per-second (0 means 25), LINEAR. */
 sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err);
+
+/* sks_load_assimp in a child process (what sks_load uses for every
+ * non-glTF file): the child runs under RLIMIT_AS = max_memory_bytes,
+ * RLIMIT_CPU and a wall-clock deadline of timeout_seconds, no core dump,
+ * and sends the model back through a pipe; the parent decodes the bytes
+ * as untrusted (every count and index checked). Errors read
+ * "file: Assimp failed (signal 11)", "(out of memory past 2 GB)",
+ * "(no result in 30 s)"; the child is always killed and reaped. Under
+ * AddressSanitizer no address-space limit is set (ASan reserves terabytes). */
+sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *options, sks_model *out,
+                                    sks_error *err);
 
 /* glTF 2.0 binary writer: mesh parts, skins, materials, clips.
  * Writes to a temp file beside path and renames it into place. */

@@ -109,6 +109,8 @@ typedef enum sks_finding_kind {
   SKS_FINDING_NONFINITE_POSITION,
   SKS_FINDING_HIERARCHY_ORDER,   /* parent index out of range or not before its child */
   SKS_FINDING_INDEX_RANGE,       /* triangle index >= part vertex count, or bad skin/node index */
+  SKS_FINDING_NONFINITE_TRANSFORM, /* a joint's rest translation / rotation / scale is NaN or infinite */
+  SKS_FINDING_NONFINITE_KEY,     /* a clip's key time or value (or duration) is NaN or infinite */
   SKS_FINDING_KIND_COUNT
 } sks_finding_kind;
 
@@ -142,6 +144,13 @@ typedef struct sks_check_options {
 
 sks_result sks_check(const sks_model *model, const sks_check_options *options,
                      sks_findings *out, sks_error *err);
+
+/* What bake needs of a model (target or source), checked before any solve:
+ * no error-severity finding of sks_check (weights, joints, binds, hierarchy,
+ * non-finite positions / rest transforms / keys). On failure returns
+ * SKS_ERR_INVALID with the first finding's message (it names the file),
+ * the count, and role ("target" / "source") saying which input it is. */
+sks_result sks_model_validate_for_bake(const sks_model *model, const char *role, sks_error *err);
 void sks_findings_free(sks_findings *findings);
 
 typedef struct sks_repair_report {

@@ -629,8 +629,12 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
                      (CLI --solver S)
     correspondence   "auto" (identical rest vertices -> identity, else closest
                      point), "nearest-vertex", "closest-point"
-    align            "auto" or "none" (CLI --align) where the library has the
-                     alignment stage; None = the library's default
+    align            "auto" (find the similarity between the two bind
+                     surfaces) or "none" (CLI --align); None = "auto"
+
+    The models are already loaded: the CLI's load limits for non-glTF files
+    (--max-memory, --timeout: Assimp runs in a child process under them)
+    belong to load() here.
     keep_surfaces    True: fill per-frame target_surface / solved_surface /
                      vertex_error arrays (CLI --report needs them)
     progress         callable(clip_name, frame, frame_count), called per frame

@@ -41,6 +41,19 @@ int sks_cli_parse_uint(const char *option, const char *text, unsigned long max, 
 /* Loads a model with sks_load; on error prints one line naming the file and
  * returns SKS_EXIT_INPUT (0 on success). */
 int sks_cli_load(const char *path, sks_model *out);
+/* The same with load options (Assimp child limits). */
+int sks_cli_load_with(const char *path, const sks_load_options *options, sks_model *out);
+/* The loading options every command that reads a file takes:
+ *   --max-memory SIZE  Assimp child's memory limit (bytes, or 512M, 2G; default 2G)
+ *   --timeout SECONDS  Assimp child's CPU and wall-clock limit (default 30)
+ * 1 if argv[*i] was one (sets *o, advances *i), -1 on a bad value (usage
+ * error printed), 0 if not. */
+int sks_cli_load_option(int argc, char **argv, int *i, sks_load_options *o);
+/* One line per option for the --help texts. */
+#define SKS_CLI_LOAD_OPTIONS_HELP                                                      \
+  "  --max-memory SIZE     memory limit of the Assimp import process (non-glTF files):\n" \
+  "                        bytes or 512M / 2G (default 2G)\n"                            \
+  "  --timeout SECONDS     time limit of the Assimp import process (default 30)\n"
 /* Refuses (SKS_EXIT_USAGE, message printed) when `output` is the same file
  * as any of the inputs (same device + inode, so links and ./x vs x count),
  * names a folder, or is an existing non-regular file. 0 when fine. */

@@ -43,7 +43,45 @@ int sks_cli_parse_uint(const char *option, const char *text, unsigned long max, 
   return 0;
 }
 
-int sks_cli_load(const char *path, sks_model *out) {
+int sks_cli_load_option(int argc, char **argv, int *i, sks_load_options *o) {
+  const char *v = NULL;
+  int r;
+  if ((r = sks_cli_opt(argc, argv, i, "--max-memory", &v)) != 0) {
+    if (r < 0) return -1;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(v, &end);
+    double mul = 1;
+    if (end && (*end == 'k' || *end == 'K')) { mul = 1024.0; ++end; }
+    else if (end && (*end == 'm' || *end == 'M')) { mul = 1024.0 * 1024.0; ++end; }
+    else if (end && (*end == 'g' || *end == 'G')) { mul = 1024.0 * 1024.0 * 1024.0; ++end; }
+    if (end && (*end == 'b' || *end == 'B')) ++end;
+    d *= mul;
+    if (!*v || !end || *end || errno || !(d >= 1024.0 * 1024.0) || d > 1e15) {
+      sks_cli_fail(SKS_EXIT_USAGE, "--max-memory: '%s' is not a size of at least 1M (bytes, or 512M, 2G)", v);
+      return -1;
+    }
+    o->max_memory_bytes = (uint64_t)d;
+    return 1;
+  }
+  if ((r = sks_cli_opt(argc, argv, i, "--timeout", &v)) != 0) {
+    if (r < 0) return -1;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !(d > 0) || d > 1e6) {
+      sks_cli_fail(SKS_EXIT_USAGE, "--timeout: '%s' is not a number of seconds in (0, 1e6]", v);
+      return -1;
+    }
+    o->timeout_seconds = d;
+    return 1;
+  }
+  return 0;
+}
+
+int sks_cli_load(const char *path, sks_model *out) { return sks_cli_load_with(path, NULL, out); }
+
+int sks_cli_load_with(const char *path, const sks_load_options *options, sks_model *out) {
   struct stat st;
   memset(out, 0, sizeof *out);
   if (stat(path, &st) != 0)
@@ -52,7 +90,7 @@ int sks_cli_load(const char *path, sks_model *out) {
     return sks_cli_fail(SKS_EXIT_INPUT, "%s: is a folder, not a model file", path);
   sks_error err;
   memset(&err, 0, sizeof err);
-  sks_result r = sks_load(path, NULL, out, &err);
+  sks_result r = sks_load(path, options, out, &err);
   if (r != SKS_OK) {
     sks_model_free(out);
     const char *base = strrchr(path, '/');

@@ -42,7 +42,8 @@ static void bake_usage(FILE *f) {
           "                       already agree; none: use the files' bind spaces as they are\n"
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
           "                       per-frame mean/worst errors, sweeps per frame)\n"
-          "  --report OUT.html    write the self-contained HTML report with the viewer\n");
+          "  --report OUT.html    write the self-contained HTML report with the viewer\n"
+          SKS_CLI_LOAD_OPTIONS_HELP);
 }
 
 typedef struct progress_state { int tty; } progress_state;
@@ -168,7 +169,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   const char *out_path = NULL, *report_path = NULL;
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
-  int json = 0;
+  int json = 0, lr;
+  sks_load_options load_opt = {0};
   for (int i = first; i < argc; ++i) {
     const char *a = argv[i];
     int has = i + 1 < argc;
@@ -202,6 +204,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       double v = strtod(argv[++i], &end);
       if (*end || !(v > 0) || v > 10000) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
       opt.fps = (float)v;
+    } else if ((lr = sks_cli_load_option(argc, argv, &i, &load_opt)) != 0) {
+      if (lr < 0) { free(clips); return SKS_EXIT_USAGE; }
     } else {
       free(clips);
       return sks_cli_fail(SKS_EXIT_USAGE, "%s: unknown or incomplete option '%s' (see skinsolve %s --help)", cmd, a, cmd);
@@ -225,11 +229,11 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   sks_model src, tgt;
   memset(&src, 0, sizeof src);
   memset(&tgt, 0, sizeof tgt);
-  if (sks_load(source_path, NULL, &src, &err) != SKS_OK) {
+  if (sks_load(source_path, &load_opt, &src, &err) != SKS_OK) {
     free(clips);
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
   }
-  if (!control && sks_load(target_path, NULL, &tgt, &err) != SKS_OK) {
+  if (!control && sks_load(target_path, &load_opt, &tgt, &err) != SKS_OK) {
     sks_model_free(&src);
     free(clips);
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);

@@ -29,6 +29,7 @@ static void usage(FILE *f) {
           "  --tolerance T         allowed |sum of weights - 1| (default 0.001)\n"
           "  --all                 print every finding (default: the first 50 lines)\n"
           "  -h, --help            this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
           "examples:\n"
           "  skinsolve check Fox.glb\n"
@@ -39,6 +40,7 @@ static void usage(FILE *f) {
 }
 
 int sks_cmd_check(int argc, char **argv) {
+  sks_load_options load_opt = {0};
   const char *file = NULL, *v = NULL;
   int json = 0, all = 0;
   sks_check_options opt;
@@ -46,6 +48,7 @@ int sks_cmd_check(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     int r;
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if (strcmp(argv[i], "--json") == 0) { json = 1; continue; }
     if (strcmp(argv[i], "--all") == 0) { all = 1; continue; }
     if ((r = sks_cli_opt(argc, argv, &i, "--max-influences", &v)) != 0) {
@@ -73,7 +76,7 @@ int sks_cmd_check(int argc, char **argv) {
     return sks_cli_fail(SKS_EXIT_USAGE, "check: no FILE given");
   }
   sks_model m;
-  int rc = sks_cli_load(file, &m);
+  int rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
   opt.max_items = 100000;
   sks_findings f;

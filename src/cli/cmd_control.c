@@ -11,7 +11,8 @@ static void control_usage(FILE *f) {
           "                         [--max-constraints N] [--fps F] [-o OUT.glb]\n"
           "\n"
           "Bakes FILE's clips onto FILE itself. The exact answer is known, so this checks\n"
-          "the solver: expect quality ~100%%, mean error <= 0.001%%D, worst <= 0.01%%D.\n");
+          "the solver: expect quality ~100%%, mean error <= 0.001%%D, worst <= 0.01%%D.\n\n"
+          SKS_CLI_LOAD_OPTIONS_HELP);
 }
 
 int sks_cmd_control(int argc, char **argv) {

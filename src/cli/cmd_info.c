@@ -22,6 +22,7 @@ static void usage(FILE *f) {
           "options:\n"
           "  --json       print one JSON object instead of text\n"
           "  -h, --help   this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
           "examples:\n"
           "  skinsolve info /usr/share/assimp/models/X/Testwuson.X\n"
@@ -208,8 +209,10 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
 int sks_cmd_info(int argc, char **argv) {
   const char *file = NULL;
   int json = 0;
+  sks_load_options load_opt = {0};
   for (int i = 1; i < argc; ++i) {
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if (strcmp(argv[i], "--json") == 0) json = 1;
     else if (argv[i][0] == '-' && argv[i][1]) {
       usage(stderr);
@@ -222,7 +225,7 @@ int sks_cmd_info(int argc, char **argv) {
     return sks_cli_fail(SKS_EXIT_USAGE, "info: no FILE given");
   }
   sks_model m;
-  int rc = sks_cli_load(file, &m);
+  int rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
   sks_findings f;
   sks_error err;

@@ -2,6 +2,7 @@
  * rest / bind pose) and write the positions as .obj or .f32.
  * Pipeline: sample clip -> local pose -> FK (local to model) -> palette ->
  * LBS/DQS (sks_skin_model) -> sks_write_positions (atomic). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,6 +31,7 @@ static void usage(FILE *f) {
           "                   .f32  raw little-endian float32 x,y,z per vertex, all parts\n"
           "                         concatenated in file order (size = 12 x vertices)\n"
           "  -h, --help       this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
           "The output is written to a temporary file and renamed into place; the input\n"
           "file is never overwritten.\n"
@@ -87,16 +89,19 @@ static int bind_pose(const sks_model *m, sks_transform *locals, sks_mat4 *scratc
 static int blocking(sks_finding_kind k, int bind) {
   return k == SKS_FINDING_JOINT_RANGE || k == SKS_FINDING_HIERARCHY_CYCLE ||
          k == SKS_FINDING_HIERARCHY_ORDER || k == SKS_FINDING_INDEX_RANGE ||
-         k == SKS_FINDING_TOO_MANY_INFLUENCES || (bind && k == SKS_FINDING_BIND_SINGULAR);
+         k == SKS_FINDING_TOO_MANY_INFLUENCES || (bind && k == SKS_FINDING_BIND_SINGULAR) ||
+         k == SKS_FINDING_NONFINITE_TRANSFORM;
 }
 
 int sks_cmd_pose(int argc, char **argv) {
+  sks_load_options load_opt = {0};
   const char *file = NULL, *out = NULL, *clip_name = NULL, *v = NULL;
   float time = 0.0f;
   int have_time = 0, loop = 0, dqs = 0, bind = 0;
   for (int i = 1; i < argc; ++i) {
     int r;
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if (strcmp(argv[i], "--loop") == 0) { loop = 1; continue; }
     if (strcmp(argv[i], "--dqs") == 0) { dqs = 1; continue; }
     if (strcmp(argv[i], "--lbs") == 0) { dqs = 0; continue; }
@@ -134,7 +139,7 @@ int sks_cmd_pose(int argc, char **argv) {
   if (rc) return rc;
 
   sks_model m;
-  rc = sks_cli_load(file, &m);
+  rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
   int clip = -1;
   if (clip_name && (clip = find_clip(&m, clip_name)) < 0) {
@@ -202,6 +207,12 @@ int sks_cmd_pose(int argc, char **argv) {
     rc = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto done;
   }
+  for (size_t i = 0; i < 3 * verts; ++i) /* never write NaN with exit 0 */
+    if (!isfinite(positions[i])) {
+      rc = sks_cli_fail(SKS_EXIT_INPUT, "%s: the posed position of vertex %zu is not finite (NaN or infinite) — "
+                        "see skinsolve check", file, i / 3);
+      goto done;
+    }
   r = sks_write_positions(out, &m, positions, &err);
   if (r != SKS_OK) {
     rc = sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);

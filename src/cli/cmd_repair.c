@@ -27,6 +27,7 @@ static void usage(FILE *f) {
           "  -o, --output OUT.glb    where to write (temp file + rename; never the input)\n"
           "  --max-influences K      keep at most K influences per vertex (1..8)\n"
           "  -h, --help              this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
           "examples:\n"
           "  skinsolve repair broken.glb -o fixed.glb\n"
@@ -42,11 +43,13 @@ static int has_glb_extension(const char *path) {
 }
 
 int sks_cmd_repair(int argc, char **argv) {
+  sks_load_options load_opt = {0};
   const char *file = NULL, *out = NULL, *v = NULL;
   unsigned long limit = 0;
   for (int i = 1; i < argc; ++i) {
     int r;
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if ((r = sks_cli_opt(argc, argv, &i, "--max-influences", &v)) != 0) {
       if (r < 0 || sks_cli_parse_uint("--max-influences", v, SKS_MAX_INFLUENCES, &limit)) return SKS_EXIT_USAGE;
       if (limit == 0) return sks_cli_fail(SKS_EXIT_USAGE, "--max-influences must be 1..%d", SKS_MAX_INFLUENCES);
@@ -73,7 +76,7 @@ int sks_cmd_repair(int argc, char **argv) {
   if (rc) return rc;
 
   sks_model m;
-  rc = sks_cli_load(file, &m);
+  rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
   sks_error err;
   memset(&err, 0, sizeof err);

@@ -17,15 +17,18 @@ static void usage(FILE *f) {
           "  --coarsen             remove every second weighted joint of each chain\n"
           "                        (children re-parented, transforms composed)\n"
           "  --rename              name joints bone_0..bone_N\n"
-          "  -h, --help            this text\n\n"
+          "  -h, --help            this text\n"
+          SKS_CLI_LOAD_OPTIONS_HELP "\n"
           "exit codes: 0 ok, 1 bad input, 2 usage error, 3 output could not be written\n");
 }
 
 int sks_cmd_reweight(int argc, char **argv) {
   const char *in = NULL, *out_path = NULL;
   sks_reweight_options opt = {0, 0};
+  sks_load_options load_opt = {0};
   for (int i = 1; i < argc; ++i) {
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
+    { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
     if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
       if (i + 1 >= argc) { usage(stderr); return sks_cli_fail(SKS_EXIT_USAGE, "%s needs a file name", argv[i]); }
       out_path = argv[++i];
@@ -52,7 +55,7 @@ int sks_cmd_reweight(int argc, char **argv) {
   if (rc) return rc;
   sks_model model, target;
   sks_error err = {0};
-  if (sks_load(in, NULL, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  if (sks_load(in, &load_opt, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
   sks_result r = sks_reweight(&model, &opt, &target, &err);
   if (r != SKS_OK) {
     sks_model_free(&model);

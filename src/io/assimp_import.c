@@ -866,7 +866,10 @@ static int x_next(x_lexer *lx) {
   if (*lx->p == '{' || *lx->p == '}') {
     lx->tok[n++] = *lx->p++;
   } else {
-    while (lx->p < lx->end && !strchr(" \t\r\n,;{}#", *lx->p)) {
+    /* memchr, not strchr: strchr finds a NUL byte in the set (its
+     * terminator), which gave an empty token without advancing: a text .x
+     * with one NUL byte looped forever. Every byte here now advances. */
+    while (lx->p < lx->end && !memchr(" \t\r\n,;{}#", (unsigned char)*lx->p, 9)) {
       if (n + 1 < sizeof lx->tok) lx->tok[n++] = *lx->p;
       ++lx->p;
     }

@@ -1,14 +1,22 @@
 /* Atomic output: write to a temp file in the destination's folder, fsync,
  * then rename over the destination. Readers see either the old file or the
  * complete new one, never a half-written file; on any error nothing is left
- * behind (the temp file is removed and the destination is untouched). */
-#define _POSIX_C_SOURCE 200809L
+ * behind (the temp file is removed and the destination is untouched).
+ *
+ * SIGKILL: where the file system supports O_TMPFILE (Linux ext4, xfs,
+ * btrfs, tmpfs) the data is written to an unnamed file, which the kernel
+ * drops if the process dies; only once it is complete and fsynced is it
+ * linked as ".NAME.tmpXXXXXX" and renamed over NAME, so a kill leaves at
+ * most a complete hidden temp for the microseconds between link and
+ * rename. Elsewhere a named mkstemp temp is used, as before. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "skinsolve/io.h"
 
@@ -34,7 +42,24 @@ sks_result sks_write_file_atomic(const char *path, const void *data, size_t size
   else
     snprintf(tmp, n, ".%s.tmpXXXXXX", base);
 
-  int fd = mkstemp(tmp);
+  /* O_TMPFILE: unnamed until complete (see above). */
+  int unnamed = 1;
+  char dirbuf[4096];
+  const char *dir_for_tmp = ".";
+  if (slash) {
+    size_t dl = dir_len ? dir_len : 1;
+    if (dl < sizeof dirbuf) {
+      memcpy(dirbuf, path, dl);
+      dirbuf[dl] = '\0';
+      dir_for_tmp = dirbuf;
+    }
+  }
+  int fd = -1;
+#ifdef O_TMPFILE
+  if (!slash || dir_len < sizeof dirbuf) fd = open(dir_for_tmp, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#endif
+  if (fd < 0) { unnamed = 0; fd = mkstemp(tmp); }
+  int have_name = !unnamed; /* a name of ours exists (to remove on error) */
   if (fd < 0) {
     int e = errno;
     sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot create a temporary file beside it: %s",
@@ -60,10 +85,29 @@ sks_result sks_write_file_atomic(const char *path, const void *data, size_t size
   }
   if (!e && fchmod(fd, mode) != 0) e = errno;
   if (!e && fsync(fd) != 0) e = errno;
+  if (!e && unnamed) {
+    /* Give the complete file a hidden name beside the output: the same
+     * pattern mkstemp would use, unique by retry. */
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    size_t xs = strlen(tmp) - 6;
+    int linked = 0;
+    for (unsigned attempt = 0; attempt < 64 && !linked; ++attempt) {
+      static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      unsigned long v = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12) ^ (attempt * 2654435761ul);
+      for (int k = 0; k < 6; ++k) { tmp[xs + (size_t)k] = digits[v % 62]; v /= 62; }
+      if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) linked = 1;
+      else if (errno != EEXIST) break;
+    }
+    if (!linked) e = errno ? errno : EEXIST;
+    have_name = linked;
+  }
   if (close(fd) != 0 && !e) e = errno;
   if (!e && rename(tmp, path) != 0) e = errno;
   if (e) {
-    unlink(tmp);
+    if (have_name) unlink(tmp);
     sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", path, strerror(e));
     free(tmp);
     return r;

@@ -101,7 +101,7 @@ static size_t bin_append(gw_state *s, const void *data, size_t bytes) {
     s->bin = nb;
     s->bin_cap = cap;
   }
-  memset(s->bin + s->bin_size, 0, off - s->bin_size);
+  if (off > s->bin_size) memset(s->bin + s->bin_size, 0, off - s->bin_size); /* bin may be NULL when empty */
   if (bytes) memcpy(s->bin + off, data, bytes);
   s->bin_size = need;
   return off;

@@ -26,6 +26,8 @@ const char *sks_finding_kind_name(sks_finding_kind kind) {
     case SKS_FINDING_NONFINITE_POSITION: return "nonfinite_position";
     case SKS_FINDING_HIERARCHY_ORDER: return "hierarchy_order";
     case SKS_FINDING_INDEX_RANGE: return "index_range";
+    case SKS_FINDING_NONFINITE_TRANSFORM: return "nonfinite_transform";
+    case SKS_FINDING_NONFINITE_KEY: return "nonfinite_key";
     case SKS_FINDING_KIND_COUNT: break;
   }
   return "unknown";
@@ -137,6 +139,56 @@ static void check_hierarchy(checker *c) {
   }
   free(stamp);
   free(reported);
+}
+
+static int all_finite(const float *x, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* Rest transforms: what FK multiplies; one NaN poisons every descendant. */
+static void check_rest(checker *c) {
+  const sks_skeleton *sk = &c->model->skeleton;
+  char where[160];
+  for (size_t i = 0; sk->rest && i < sk->joint_count; ++i) {
+    const sks_transform *t = &sk->rest[i];
+    const char *what = !all_finite(&t->translation.x, 3) ? "translation"
+                       : !all_finite(&t->rotation.x, 4)  ? "rotation"
+                       : !all_finite(&t->scale.x, 3)     ? "scale"
+                                                         : NULL;
+    if (!what) continue;
+    snprintf(where, sizeof where, "joint %zu '%s'", i, joint_name(c->model, (int32_t)i));
+    add(c, SKS_FINDING_NONFINITE_TRANSFORM, SKS_SEVERITY_ERROR, -1, -1, (int32_t)i, where,
+        "rest %s is not finite (NaN or infinite) — the pose of it and its descendants is undefined", what);
+  }
+}
+
+/* Clips: one finding per track with a non-finite key time or value. */
+static void check_clips(checker *c) {
+  const sks_model *m = c->model;
+  char where[200];
+  for (size_t ci = 0; ci < m->clip_count; ++ci) {
+    const sks_clip *cl = &m->clips[ci];
+    const char *cn = cl->name ? cl->name : "";
+    if (!isfinite(cl->duration)) {
+      snprintf(where, sizeof where, "clip %zu '%s'", ci, cn);
+      add(c, SKS_FINDING_NONFINITE_KEY, SKS_SEVERITY_ERROR, -1, -1, -1, where,
+          "duration is not finite (%g)", (double)cl->duration);
+    }
+    for (size_t t = 0; t < cl->track_count; ++t) {
+      const sks_track *tr = &cl->tracks[t];
+      size_t nv = tr->key_count * sks_track_components(tr->path) *
+                  (tr->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
+      int times_ok = !tr->times || all_finite(tr->times, tr->key_count);
+      int values_ok = !tr->values || all_finite(tr->values, nv);
+      if (times_ok && values_ok) continue;
+      snprintf(where, sizeof where, "clip %zu '%s', track %zu (joint %d '%s')", ci, cn, t, (int)tr->joint,
+               joint_name(m, tr->joint));
+      add(c, SKS_FINDING_NONFINITE_KEY, SKS_SEVERITY_ERROR, -1, -1, tr->joint, where,
+          "key %s not finite (NaN or infinite)", !times_ok ? "times are" : "values are");
+    }
+  }
 }
 
 static void check_skins(checker *c) {
@@ -291,14 +343,61 @@ sks_result sks_check(const sks_model *model, const sks_check_options *options,
     if (options->max_items > 0) c.cap = options->max_items;
   }
   check_hierarchy(&c);
+  check_rest(&c);
   check_skins(&c);
   for (size_t i = 0; i < model->part_count; ++i) check_part(&c, i, tol, limit);
+  check_clips(&c);
   if (c.oom) {
     sks_findings_free(out);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory while checking",
                          c.file);
   }
   return SKS_OK;
+}
+
+/* Not refused by bake: LBS with weights that do not sum to 1, or with
+ * all-zero vertices, is still a well-defined surface the solver can fit. */
+static int bake_tolerates(sks_finding_kind k) {
+  return k == SKS_FINDING_WEIGHT_SUM || k == SKS_FINDING_WEIGHT_ZERO;
+}
+
+sks_result sks_model_validate_for_bake(const sks_model *model, const char *role, sks_error *err) {
+  if (!model) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_model_validate_for_bake: model is NULL");
+  if (!role) role = "input";
+  sks_findings f;
+  sks_check_options o = {0, 0, 0};
+  sks_result r = sks_check(model, &o, &f, err);
+  if (r != SKS_OK) return r;
+  size_t blocking = 0;
+  int first_kind = -1;
+  for (int k = 0; k < SKS_FINDING_KIND_COUNT; ++k) {
+    if (bake_tolerates((sks_finding_kind)k)) continue;
+    size_t n = f.total_by_kind[k];
+    /* warnings of a kind (too_many_influences dropped at load) do not block */
+    size_t errors = 0;
+    for (size_t i = 0; i < f.count; ++i)
+      if ((int)f.items[i].kind == k && f.items[i].severity == SKS_SEVERITY_ERROR) ++errors;
+    if (f.count < f.error_count + f.warning_count && n > errors) errors = n; /* capped: assume errors */
+    blocking += errors;
+    if (errors && first_kind < 0) first_kind = k;
+  }
+  if (blocking) {
+    const char *first = NULL;
+    for (size_t i = 0; i < f.count && !first; ++i)
+      if (f.items[i].severity == SKS_SEVERITY_ERROR && !bake_tolerates(f.items[i].kind)) first = f.items[i].message;
+    char fallback[300];
+    if (!first) {
+      snprintf(fallback, sizeof fallback, "%s: %s", base_name(model->source_path),
+               sks_finding_kind_name((sks_finding_kind)first_kind));
+      first = fallback;
+    }
+    r = sks_error_set(err, SKS_ERR_INVALID,
+                      "%s (bake %s: %zu such error(s) in this input, nothing solved; see 'skinsolve check' "
+                      "and 'skinsolve repair')",
+                      first, role, blocking);
+  }
+  sks_findings_free(&f);
+  return r;
 }
 
 void sks_findings_free(sks_findings *findings) {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "skinsolve/pose.h"
 #include "skinsolve/skin.h"
+#include "solve/bake_bounds.h"
 #include "solve/metrics.h"
 #include "solve/solve_internal.h"
 
@@ -1050,13 +1051,18 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
         return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu: skeleton is not parent-first",
                              model_name(m, k ? "source" : "target"), j);
   }
-  sks_result r = check_finite(target, "target", err);
+  sks_result r = sks_model_validate_for_bake(target, "target", err); /* input errors before any solve */
+  if (r == SKS_OK) r = sks_model_validate_for_bake(source, "source", err);
+  if (r == SKS_OK) r = check_finite(target, "target", err);
   if (r == SKS_OK) r = check_finite(source, "source", err);
   if (r != SKS_OK) return r;
   size_t nclips = opt->clip_name_count ? opt->clip_name_count : source->clip_count;
   int32_t *clip_ids = malloc(nclips * sizeof(int32_t));
   if (!clip_ids) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   r = find_clips(source, opt, clip_ids, nclips, err);
+  for (size_t i = 0, nf; r == SKS_OK && i < nclips; ++i) /* bounds before any solve (bake_bounds.c) */
+    r = sks_bake_frame_count(source, &source->clips[clip_ids[i]], opt->fps, target->skeleton.joint_count,
+                             opt->keep_surfaces ? sks_model_total_vertex_count(target) : 0, &nf, err);
   if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);

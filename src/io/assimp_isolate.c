@@ -1,0 +1,275 @@
+/* Assimp in a child process. Assimp 5.2 crashes (double free, NULL
+ * dereferences), aborts on its own assertions, allocates gigabytes for
+ * kilobyte files and loops on some: none of that may reach the caller. The
+ * child (fork, no exec) gets no core dump, an address-space limit of
+ * max_memory above what it inherited, a CPU limit, stdin/stdout/stderr on
+ * /dev/null, and dies with its parent; it runs sks_load_assimp and writes
+ * one record into a pipe:
+ *   'M' u64 size, model bytes (model_wire.c)   — success
+ *   'E' u32 code, u32 length, message          — a clean import error
+ *   'O'                                        — ran out of memory
+ * The parent reads with a wall-clock deadline, bounded by the memory limit,
+ * kills and reaps the child whatever happened, and decodes the model as
+ * untrusted bytes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#include "skinsolve/io.h"
+#include "io/model_wire.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SKS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SKS_ASAN 1
+#endif
+#endif
+#ifndef SKS_ASAN
+#define SKS_ASAN 0
+#endif
+
+static int write_all(int fd, const void *data, size_t n) {
+  const char *p = data;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return 0;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 1;
+}
+
+/* Address space the process has mapped now (bytes), 0 if unknown. */
+static uint64_t current_vm_bytes(void) {
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[64];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  uint64_t pages = 0;
+  for (const char *p = buf; *p >= '0' && *p <= '9'; ++p) pages = pages * 10 + (uint64_t)(*p - '0');
+  long ps = sysconf(_SC_PAGESIZE);
+  return pages * (uint64_t)(ps > 0 ? ps : 4096);
+}
+
+/* Child-only state for the fatal-signal handler (the child is single-purpose
+ * and exits right after; nothing here is shared with the parent). */
+static int child_fd = -1;
+static uint64_t child_limit;
+
+/* An abort or crash right after an allocation failed (errno ENOMEM, or the
+ * address space nearly full) is reported as out of memory; anything else
+ * dies of its signal, which the parent reports. Async-signal-safe only. */
+static void child_fatal(int sig) {
+  int e = errno;
+  int oom = e == ENOMEM;
+  if (!oom && child_limit) {
+    uint64_t vm = current_vm_bytes();
+    oom = vm > child_limit - child_limit / 16;
+  }
+  if (oom && child_fd >= 0) {
+    char c = 'O';
+    (void)!write(child_fd, &c, 1);
+    _exit(3);
+  }
+  /* SA_RESETHAND | SA_NODEFER: the default action is back and the signal
+   * is not blocked, so this kills the child with sig. */
+  raise(sig);
+  _exit(128 + sig);
+}
+
+static void child_run(const char *path, int fd, uint64_t max_memory, double timeout) {
+#if defined(__linux__)
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  int dn = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (dn >= 0) { dup2(dn, 0); dup2(dn, 1); dup2(dn, 2); }
+  struct rlimit rl = {0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+  rlim_t cpu = (rlim_t)ceil(timeout);
+  rl.rlim_cur = cpu;
+  rl.rlim_max = cpu + 1;
+  setrlimit(RLIMIT_CPU, &rl);
+  if (!SKS_ASAN) {
+    uint64_t base = current_vm_bytes();
+    child_limit = base + max_memory;
+    rl.rlim_cur = rl.rlim_max = (rlim_t)child_limit;
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  child_fd = fd;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = child_fatal;
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGABRT, &sa, NULL);
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
+  sigaction(SIGFPE, &sa, NULL);
+
+  sks_model m;
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  sks_result r = sks_load_assimp(path, &m, &err);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  if (r == SKS_OK) r = sks_model_wire_encode(&m, &bytes, &size, &err);
+  if (r == SKS_OK) {
+    char tag = 'M';
+    uint64_t n = size;
+    if (!write_all(fd, &tag, 1) || !write_all(fd, &n, sizeof n) || !write_all(fd, bytes, size)) _exit(4);
+    _exit(0);
+  }
+  int oom = r == SKS_ERR_OUT_OF_MEMORY || strstr(err.message, "bad_alloc") || strstr(err.message, "out of memory");
+  if (oom) {
+    char c = 'O';
+    (void)!write(fd, &c, 1);
+    _exit(3);
+  }
+  char tag = 'E';
+  uint32_t code = (uint32_t)r, len = (uint32_t)strnlen(err.message, sizeof err.message - 1);
+  if (!write_all(fd, &tag, 1) || !write_all(fd, &code, 4) || !write_all(fd, &len, 4) ||
+      !write_all(fd, err.message, len))
+    _exit(4);
+  _exit(0);
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const char *gb_text(uint64_t bytes, char *buf, size_t n) {
+  double gb = (double)bytes / (double)(1ull << 30);
+  if (gb >= 1.0) snprintf(buf, n, "%.3g GB", gb);
+  else snprintf(buf, n, "%.3g MB", (double)bytes / (double)(1ull << 20));
+  return buf;
+}
+
+sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *options, sks_model *out,
+                                    sks_error *err) {
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp_isolated: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp_isolated: path is NULL");
+  uint64_t max_memory = options && options->max_memory_bytes ? options->max_memory_bytes : SKS_DEFAULT_MAX_MEMORY;
+  double timeout = options && options->timeout_seconds > 0 && isfinite(options->timeout_seconds)
+                       ? options->timeout_seconds
+                       : SKS_DEFAULT_TIMEOUT;
+  if (timeout > 1e6) timeout = 1e6;
+
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC) != 0)
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot start the Assimp import process: pipe: %s", path,
+                         strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(pfd[0]);
+    close(pfd[1]);
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot start the Assimp import process: fork: %s", path,
+                         strerror(e));
+  }
+  if (pid == 0) {
+    close(pfd[0]);
+    child_run(path, pfd[1], max_memory, timeout);
+    _exit(5);
+  }
+  close(pfd[1]);
+
+  /* Read everything the child sends, up to the memory limit, until EOF or
+   * the deadline. */
+  uint8_t *buf = NULL;
+  size_t n = 0, cap = 0;
+  int timed_out = 0, too_big = 0, io_fail = 0;
+  const double deadline = now_seconds() + timeout;
+  for (;;) {
+    double left = deadline - now_seconds();
+    if (left <= 0) { timed_out = 1; break; }
+    struct pollfd p = {pfd[0], POLLIN, 0};
+    int pr = poll(&p, 1, left > 1e5 ? 100000000 : (int)ceil(left * 1000.0));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr < 0) { io_fail = 1; break; }
+    if (pr == 0) continue;
+    if (n == cap) {
+      if (cap >= max_memory + 64) { too_big = 1; break; }
+      size_t nc = cap ? 2 * cap : 65536;
+      uint8_t *q = realloc(buf, nc);
+      if (!q) { io_fail = 1; break; }
+      buf = q;
+      cap = nc;
+    }
+    ssize_t r = read(pfd[0], buf + n, cap - n);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r < 0) { io_fail = 1; break; }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(pfd[0]);
+  /* Whatever happened, the child goes: killing one that already exited is
+   * harmless (it is a zombie until reaped). */
+  if (timed_out || too_big || io_fail) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+
+  sks_result res;
+  char gb[32];
+  if (timed_out) {
+    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (no result in %g s)", path, timeout);
+  } else if (too_big) {
+    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model is larger than %s)", path,
+                        gb_text(max_memory, gb, sizeof gb));
+  } else if (io_fail) {
+    res = sks_error_set(err, SKS_ERR_IO, "%s: reading the Assimp import process failed", path);
+  } else if (n >= 1 && buf[0] == 'O') {
+    res = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: Assimp failed (out of memory past %s)", path,
+                        gb_text(max_memory, gb, sizeof gb));
+  } else if (n >= 9 && buf[0] == 'E') {
+    uint32_t code, len;
+    memcpy(&code, buf + 1, 4);
+    memcpy(&len, buf + 5, 4);
+    if (len > n - 9 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND)
+      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed error record)", path);
+    else
+      res = sks_error_set(err, (sks_result)code, "%.*s", (int)len, (const char *)buf + 9);
+  } else if (n >= 9 && buf[0] == 'M') {
+    uint64_t size;
+    memcpy(&size, buf + 1, 8);
+    if (size != n - 9) {
+      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model was cut off: %zu of %llu bytes)",
+                          path, n - 9, (unsigned long long)size);
+    } else {
+      res = sks_model_wire_decode(buf + 9, (size_t)size, path, out, err);
+    }
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    if (sig == SIGXCPU || sig == SIGKILL)
+      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (no result in %g s)", path, timeout);
+    else
+      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (signal %d)", path, sig);
+  } else {
+    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (exit status %d, no result)", path,
+                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  free(buf);
+  if (res != SKS_OK) sks_model_free(out);
+  return res;
+}

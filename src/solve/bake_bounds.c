@@ -1,0 +1,47 @@
+/* Frame-count bounds of a bake (bake_bounds.h). */
+#include <math.h>
+#include <string.h>
+#include "solve/bake_bounds.h"
+
+static const char *file_name(const sks_model *m) {
+  if (!m || !m->source_path) return "source";
+  const char *s = strrchr(m->source_path, '/');
+  return s ? s + 1 : m->source_path;
+}
+
+sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
+                                size_t target_joints, size_t kept_vertices, size_t *frames,
+                                sks_error *err) {
+  if (frames) *frames = 0;
+  if (!clip || !frames) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_frame_count: NULL argument");
+  const char *name = clip->name ? clip->name : "";
+  double n;
+  if (fps > 0) {
+    double d = (double)clip->duration;
+    if (!isfinite(d) || d < 0)
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s': duration %g s is not a finite time",
+                           file_name(source), name, d);
+    /* as bake.c's frame_times: floor(d * fps) + 1 frames, plus the end */
+    n = floor(d * (double)fps + 1e-4) + 2;
+    if (!(n <= (double)SKS_BAKE_MAX_FRAMES))
+      return sks_error_set(err, SKS_ERR_INVALID,
+                           "%s: clip '%s': %g s at %g fps is %.3g frames, more than the limit of %u "
+                           "(lower --fps or bake fewer clips)",
+                           file_name(source), name, d, (double)fps, n, SKS_BAKE_MAX_FRAMES);
+  } else {
+    n = 1;
+    for (size_t t = 0; t < clip->track_count; ++t) n += (double)clip->tracks[t].key_count;
+    if (!(n <= (double)SKS_BAKE_MAX_FRAMES))
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s': %.3g key times, more than the limit of %u frames",
+                           file_name(source), name, n, SKS_BAKE_MAX_FRAMES);
+  }
+  double elements = n * ((double)target_joints + (double)kept_vertices);
+  if (!(elements <= (double)SKS_BAKE_MAX_FRAME_ELEMENTS))
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: clip '%s': %.3g frames x (%zu joints + %zu kept vertices) = %.3g, more than "
+                         "the limit of %.3g (lower --fps, or leave out --report)",
+                         file_name(source), name, n, target_joints, kept_vertices, elements,
+                         (double)SKS_BAKE_MAX_FRAME_ELEMENTS);
+  *frames = (size_t)n;
+  return SKS_OK;
+}

@@ -1,0 +1,25 @@
+/* Bounds on the work a bake does for one clip, checked before anything is
+ * allocated or solved (a 2 KB glTF whose clip lasts 212,500 s asked for
+ * 8.3 GB at --fps 10000; a 3e38 s clip overflowed the float -> size_t
+ * frame count). README "Untrusted input" documents the limits. */
+#ifndef SKS_BAKE_BOUNDS_H
+#define SKS_BAKE_BOUNDS_H
+
+#include "skinsolve/rig.h"
+
+/* At most this many frames per clip (55 h at 5 fps, 9 h at 30 fps). */
+#define SKS_BAKE_MAX_FRAMES 1000000u
+/* At most this many frames x (target joints + kept surface vertices) per
+ * clip: each element costs 28-40 bytes, so ~2 GB at the limit. */
+#define SKS_BAKE_MAX_FRAME_ELEMENTS 50000000ull
+
+/* The number of frames the bake of clip at fps (0 = the union of its key
+ * times, bounded here by the total key count) will have, checked against
+ * both limits in double before any conversion; kept_vertices is the target
+ * vertex count when per-frame surfaces are kept (report), else 0. Error
+ * (SKS_ERR_INVALID) names the source file, the clip and the limit. */
+sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
+                                size_t target_joints, size_t kept_vertices, size_t *frames,
+                                sks_error *err);
+
+#endif

@@ -1,0 +1,533 @@
+/* Untrusted input (issue 11): our text-.x reader on a NUL byte, the model
+ * wire format of the isolated Assimp import (round trip; truncated and
+ * corrupted bytes give clean errors or sound models, never a crash — the
+ * ASan build runs this), the isolated import itself (same model as
+ * in-process; deadline, memory limit and exit paths become clean errors and
+ * the child is reaped), and the bounds on bake frames. Files are made here. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sks_test.h"
+#include "io/model_wire.h"
+#include "solve/bake_bounds.h"
+
+/* A 279-byte text .x: one triangle; a NUL byte replaces a newline inside a
+ * template (Assimp skips it; our x_next used to loop forever on it). */
+static const char tiny_x[] =
+    "xof 0303txt 0032\ntemplate Foo {\n <3cf169ce-ff7c-44ab-93c0-f78f62d172e2>\0 WORD a;\n}\n\n"
+    "Frame Root {\n FrameTransformMatrix {\n  1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,1.0;;\n }\n"
+    " Mesh tri {\n  3;\n  0.0;0.0;0.0;,\n  1.0;0.0;0.0;,\n  0.0;1.0;0.0;;\n  1;\n  3;0,1,2;;\n }\n}\n";
+
+static const char *write_tmp(const char *name, const void *data, size_t n) {
+  static char path[4][4200];
+  static int k;
+  char *p = path[k++ & 3];
+  snprintf(p, sizeof path[0], "%s/%s", sks_test_tmpdir(), name);
+  FILE *f = fopen(p, "wb");
+  if (!f) return NULL;
+  fwrite(data, 1, n, f);
+  fclose(f);
+  return p;
+}
+
+static void test_x_nul_byte(void) {
+  const char *path = write_tmp("nul.x", tiny_x, sizeof tiny_x - 1);
+  CHECK(path != NULL);
+  if (!path) return;
+  /* In-process: a regression would hang; the alarm turns that into a failure. */
+  alarm(20);
+  sks_model m;
+  sks_error err = {0};
+  sks_load_options in = {.assimp_in_process = 1};
+  CHECK_OK(sks_load(path, &in, &m, &err), &err);
+  alarm(0);
+  CHECK(m.part_count == 1 && m.part_count && m.parts[0].vertex_count == 3 && m.parts[0].index_count == 3);
+  sks_model_free(&m);
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err); /* isolated: same */
+  CHECK(m.part_count == 1 && m.part_count && m.parts[0].vertex_count == 3);
+  sks_model_free(&m);
+}
+
+/* ---- a small synthetic model with everything the wire format carries ---- */
+
+static char *dupstr(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  strcpy(d, s);
+  return d;
+}
+
+static void make_model(sks_model *m) {
+  memset(m, 0, sizeof *m);
+  m->source_path = dupstr("synthetic.x");
+  sks_skeleton *sk = &m->skeleton;
+  sk->joint_count = 3;
+  sk->names = calloc(3, sizeof(char *));
+  sk->parents = malloc(3 * sizeof(int32_t));
+  sk->rest = calloc(3, sizeof(sks_transform));
+  for (int i = 0; i < 3; ++i) {
+    char n[16];
+    snprintf(n, sizeof n, "j%d", i);
+    sk->names[i] = dupstr(n);
+    sk->parents[i] = i - 1;
+    sk->rest[i].rotation.w = 1;
+    sk->rest[i].scale = (sks_vec3){1, 1, 1};
+    sk->rest[i].translation.y = (float)i;
+  }
+  m->skin_count = 1;
+  m->skins = calloc(1, sizeof(sks_skin));
+  m->skins[0].name = dupstr("skin");
+  m->skins[0].joint_count = 2;
+  m->skins[0].joints = malloc(2 * sizeof(int32_t));
+  m->skins[0].joints[0] = 1;
+  m->skins[0].joints[1] = 2;
+  m->skins[0].inverse_bind = calloc(2, sizeof(sks_mat4));
+  for (int j = 0; j < 2; ++j)
+    for (int d = 0; d < 4; ++d) m->skins[0].inverse_bind[j].m[d * 5] = 1;
+  m->skins[0].inverse_bind[1].m[13] = -1;
+  m->part_count = 2;
+  m->parts = calloc(2, sizeof(sks_mesh_part));
+  sks_mesh_part *p = &m->parts[0];
+  p->name = dupstr("skinned");
+  p->material = 0;
+  p->skin = 0;
+  p->node = 0;
+  p->vertex_count = 4;
+  p->influence_count = 2;
+  p->positions = malloc(12 * sizeof(float));
+  p->normals = malloc(12 * sizeof(float));
+  p->joints = malloc(8 * sizeof(uint16_t));
+  p->weights = malloc(8 * sizeof(float));
+  for (int i = 0; i < 12; ++i) { p->positions[i] = (float)i * 0.25f; p->normals[i] = (float)(i % 3 == 1); }
+  for (int i = 0; i < 4; ++i) {
+    p->joints[2 * i] = 0; p->joints[2 * i + 1] = 1;
+    p->weights[2 * i] = 0.25f * (float)i; p->weights[2 * i + 1] = 1 - 0.25f * (float)i;
+  }
+  p->index_count = 6;
+  p->indices = malloc(6 * sizeof(uint32_t));
+  const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+  memcpy(p->indices, idx, sizeof idx);
+  p->dropped_influence_vertices = 1;
+  p->first_dropped_influence_vertex = 2;
+  p->file_max_influences = 9;
+  p = &m->parts[1];
+  p->name = NULL; /* a NULL name survives as NULL */
+  p->material = -1;
+  p->skin = -1;
+  p->node = 2;
+  p->vertex_count = 3;
+  p->positions = calloc(9, sizeof(float));
+  p->uvs = calloc(6, sizeof(float));
+  p->uvs[5] = 0.5f;
+  m->material_count = 1;
+  m->materials = calloc(1, sizeof(sks_material));
+  m->materials[0].name = dupstr("mat");
+  m->materials[0].base_color[0] = 0.5f;
+  m->materials[0].base_color[3] = 1;
+  m->clip_count = 1;
+  m->clips = calloc(1, sizeof(sks_clip));
+  m->clips[0].name = dupstr("wave");
+  m->clips[0].duration = 1;
+  m->clips[0].track_count = 2;
+  m->clips[0].tracks = calloc(2, sizeof(sks_track));
+  sks_track *t = &m->clips[0].tracks[0];
+  t->joint = 1; t->path = SKS_PATH_ROTATION; t->interpolation = SKS_INTERP_LINEAR; t->key_count = 2;
+  t->times = malloc(2 * sizeof(float)); t->times[0] = 0; t->times[1] = 1;
+  t->values = calloc(8, sizeof(float)); t->values[3] = 1; t->values[6] = 0.7071f; t->values[7] = 0.7071f;
+  t = &m->clips[0].tracks[1];
+  t->joint = 2; t->path = SKS_PATH_TRANSLATION; t->interpolation = SKS_INTERP_CUBICSPLINE; t->key_count = 1;
+  t->times = calloc(1, sizeof(float));
+  t->values = calloc(9, sizeof(float)); t->values[4] = 2;
+}
+
+static int fmem_eq(const void *a, const void *b, size_t n) {
+  if (n == 0) return 1;
+  if (!a || !b) return a == b;
+  return memcmp(a, b, n) == 0;
+}
+static int str_eq(const char *a, const char *b) { return (!a || !b) ? a == b : strcmp(a, b) == 0; }
+
+/* Field-by-field equality (bit-exact floats). */
+static int models_equal(const sks_model *a, const sks_model *b, char *why, size_t n) {
+#define NE(cond, ...) do { if (!(cond)) { snprintf(why, n, __VA_ARGS__); return 0; } } while (0)
+  NE(str_eq(a->source_path, b->source_path), "source_path");
+  NE(a->skeleton.joint_count == b->skeleton.joint_count, "joint count");
+  for (size_t i = 0; i < a->skeleton.joint_count; ++i) {
+    NE(str_eq(a->skeleton.names[i], b->skeleton.names[i]), "joint %zu name", i);
+    NE(a->skeleton.parents[i] == b->skeleton.parents[i], "joint %zu parent", i);
+    NE(fmem_eq(&a->skeleton.rest[i], &b->skeleton.rest[i], sizeof(sks_transform)), "joint %zu rest", i);
+  }
+  NE(a->skin_count == b->skin_count, "skin count");
+  for (size_t i = 0; i < a->skin_count; ++i) {
+    const sks_skin *x = &a->skins[i], *y = &b->skins[i];
+    NE(str_eq(x->name, y->name) && x->joint_count == y->joint_count, "skin %zu", i);
+    NE(fmem_eq(x->joints, y->joints, x->joint_count * 4) &&
+           fmem_eq(x->inverse_bind, y->inverse_bind, x->joint_count * sizeof(sks_mat4)),
+       "skin %zu data", i);
+  }
+  NE(a->part_count == b->part_count, "part count");
+  for (size_t i = 0; i < a->part_count; ++i) {
+    const sks_mesh_part *x = &a->parts[i], *y = &b->parts[i];
+    size_t v = x->vertex_count, k = x->influence_count;
+    NE(str_eq(x->name, y->name) && x->material == y->material && x->skin == y->skin && x->node == y->node &&
+           v == y->vertex_count && k == y->influence_count && x->index_count == y->index_count,
+       "part %zu header", i);
+    NE(!x->normals == !y->normals && !x->uvs == !y->uvs, "part %zu optional arrays", i);
+    NE(fmem_eq(x->positions, y->positions, v * 12) && (!x->normals || fmem_eq(x->normals, y->normals, v * 12)) &&
+           (!x->uvs || fmem_eq(x->uvs, y->uvs, v * 8)) && fmem_eq(x->joints, y->joints, v * k * 2) &&
+           fmem_eq(x->weights, y->weights, v * k * 4) && fmem_eq(x->indices, y->indices, x->index_count * 4),
+       "part %zu data", i);
+    NE(x->dropped_influence_vertices == y->dropped_influence_vertices &&
+           x->first_dropped_influence_vertex == y->first_dropped_influence_vertex &&
+           x->file_max_influences == y->file_max_influences,
+       "part %zu dropped influences", i);
+  }
+  NE(a->material_count == b->material_count, "material count");
+  for (size_t i = 0; i < a->material_count; ++i)
+    NE(str_eq(a->materials[i].name, b->materials[i].name) &&
+           fmem_eq(a->materials[i].base_color, b->materials[i].base_color, 16),
+       "material %zu", i);
+  NE(a->clip_count == b->clip_count, "clip count");
+  for (size_t c = 0; c < a->clip_count; ++c) {
+    const sks_clip *x = &a->clips[c], *y = &b->clips[c];
+    NE(str_eq(x->name, y->name) && fmem_eq(&x->duration, &y->duration, 4) && x->track_count == y->track_count,
+       "clip %zu", c);
+    for (size_t t = 0; t < x->track_count; ++t) {
+      const sks_track *p = &x->tracks[t], *q = &y->tracks[t];
+      size_t nv = p->key_count * sks_track_components(p->path) * (p->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
+      NE(p->joint == q->joint && p->path == q->path && p->interpolation == q->interpolation &&
+             p->key_count == q->key_count && fmem_eq(p->times, q->times, p->key_count * 4) &&
+             fmem_eq(p->values, q->values, nv * 4),
+         "clip %zu track %zu", c, t);
+    }
+  }
+  return 1;
+#undef NE
+}
+
+/* What consumers rely on (test_invalid_files' model_is_sound, shortened). */
+static int model_sound(const sks_model *m) {
+  const sks_skeleton *sk = &m->skeleton;
+  for (size_t i = 0; i < sk->joint_count; ++i)
+    if (!sk->names[i] || sk->parents[i] < -1 || sk->parents[i] >= (int32_t)i) return 0;
+  for (size_t s = 0; s < m->skin_count; ++s)
+    for (size_t j = 0; j < m->skins[s].joint_count; ++j)
+      if (m->skins[s].joints[j] < 0 || (size_t)m->skins[s].joints[j] >= sk->joint_count) return 0;
+  for (size_t i = 0; i < m->part_count; ++i) {
+    const sks_mesh_part *p = &m->parts[i];
+    if (p->vertex_count && !p->positions) return 0;
+    if (p->node < 0 || (size_t)p->node >= sk->joint_count || p->material >= (int32_t)m->material_count) return 0;
+    for (size_t k = 0; k < p->index_count; ++k)
+      if (p->indices[k] >= p->vertex_count) return 0;
+    if (p->skin >= 0) {
+      if ((size_t)p->skin >= m->skin_count || p->influence_count < 1 || p->influence_count > SKS_MAX_INFLUENCES) return 0;
+      for (size_t k = 0; k < p->vertex_count * p->influence_count; ++k)
+        if (p->joints[k] >= m->skins[p->skin].joint_count) return 0;
+    }
+  }
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].track_count; ++t) {
+      const sks_track *tr = &m->clips[c].tracks[t];
+      if (tr->joint < 0 || (size_t)tr->joint >= sk->joint_count) return 0;
+    }
+  return 1;
+}
+
+static void roundtrip(const sks_model *m, const char *what) {
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  sks_error err = {0};
+  CHECK_OK(sks_model_wire_encode(m, &bytes, &size, &err), &err);
+  sks_model back;
+  CHECK_OK(sks_model_wire_decode(bytes, size, what, &back, &err), &err);
+  char why[256] = "";
+  CHECK_MSG(models_equal(m, &back, why, sizeof why), "%s: round trip differs: %s", what, why);
+  sks_model_free(&back);
+  free(bytes);
+}
+
+static void test_wire_roundtrip(void) {
+  sks_model m;
+  make_model(&m);
+  roundtrip(&m, "synthetic");
+  sks_model_free(&m);
+  sks_model empty;
+  memset(&empty, 0, sizeof empty);
+  roundtrip(&empty, "empty model");
+  /* fuzz_write found: writing a model with no data offset a NULL buffer (UB) */
+  char glb[4200];
+  snprintf(glb, sizeof glb, "%s/empty.glb", sks_test_tmpdir());
+  sks_error werr = {0};
+  CHECK_OK(sks_write_glb(glb, &empty, NULL, &werr), &werr);
+  sks_model back;
+  CHECK_OK(sks_load_gltf(glb, &back, &werr), &werr);
+  CHECK(back.part_count == 0);
+  sks_model_free(&back);
+
+  const char *x = sks_test_assimp_model("X/Testwuson.X");
+  if (x) {
+    sks_error err = {0};
+    CHECK_OK(sks_load_assimp(x, &m, &err), &err);
+    roundtrip(&m, "Testwuson.X");
+    /* and the isolated import gives exactly the in-process model */
+    sks_model iso;
+    CHECK_OK(sks_load(x, NULL, &iso, &err), &err);
+    char why[256] = "";
+    CHECK_MSG(models_equal(&m, &iso, why, sizeof why), "isolated Testwuson.X differs: %s", why);
+    sks_model_free(&iso);
+    sks_model_free(&m);
+  }
+}
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 33;
+}
+
+/* Every truncation fails cleanly; corrupted bytes fail cleanly or give a
+ * sound model. The ASan build catches any out-of-bounds read. */
+static void test_wire_corrupt(void) {
+  sks_model m;
+  make_model(&m);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  sks_error err = {0};
+  CHECK_OK(sks_model_wire_encode(&m, &bytes, &size, &err), &err);
+  sks_model_free(&m);
+  size_t truncated_ok = 0;
+  for (size_t n = 0; n < size; ++n) {
+    sks_model back;
+    sks_result r = sks_model_wire_decode(bytes, n, "cut.x", &back, &err);
+    if (r != SKS_OK && strstr(err.message, "cut.x") && back.part_count == 0 && back.skeleton.joint_count == 0)
+      ++truncated_ok;
+    sks_model_free(&back);
+  }
+  CHECK_MSG(truncated_ok == size, "%zu of %zu truncations failed cleanly", truncated_ok, size);
+
+  uint8_t *mut = malloc(size);
+  uint64_t seed = 11;
+  size_t sound = 0, refused = 0;
+  const int rounds = 4000;
+  for (int it = 0; it < rounds; ++it) {
+    memcpy(mut, bytes, size);
+    int flips = 1 + (int)(lcg(&seed) % 4);
+    for (int f = 0; f < flips; ++f) {
+      size_t at = lcg(&seed) % size;
+      uint64_t kind = lcg(&seed) % 4;
+      if (kind == 0) mut[at] = (uint8_t)lcg(&seed);
+      else if (kind == 1) mut[at] ^= (uint8_t)(1u << (lcg(&seed) % 8));
+      else if (kind == 2) mut[at] = 0xff;
+      else mut[at] = 0;
+    }
+    sks_model back;
+    sks_result r = sks_model_wire_decode(mut, size, "bad.x", &back, &err);
+    if (r == SKS_OK) sound += (size_t)model_sound(&back);
+    else refused += strstr(err.message, "bad.x") != NULL;
+    sks_model_free(&back);
+  }
+  CHECK_MSG(sound + refused == (size_t)rounds, "%zu sound + %zu refused of %d", sound, refused, rounds);
+  CHECK(refused > 0);
+  /* A huge count is refused before anything is allocated. */
+  memcpy(mut, bytes, size);
+  size_t at = 8 + 8 + strlen("synthetic.x"); /* the joint count */
+  uint64_t huge = UINT64_MAX / 2;
+  memcpy(mut + at, &huge, 8);
+  sks_model back;
+  CHECK(sks_model_wire_decode(mut, size, "huge.x", &back, &err) == SKS_ERR_PARSE && strstr(err.message, "joint count"));
+  sks_model_free(&back);
+  free(mut);
+  free(bytes);
+}
+
+static int children_left(void) {
+  /* No child of ours may remain (zombie or running). */
+  int st;
+  pid_t p = waitpid(-1, &st, WNOHANG);
+  return p > 0 || (p == 0);
+}
+
+static void test_isolation_limits(void) {
+  const char *x = sks_test_assimp_model("X/Testwuson.X");
+  if (!x) return;
+  sks_model m;
+  sks_error err = {0};
+  /* Deadline: Testwuson takes ~0.1 s; 1 ms is not enough. */
+  sks_load_options o = {.timeout_seconds = 0.001};
+  sks_result r = sks_load(x, &o, &m, &err);
+  CHECK_MSG(r != SKS_OK && strstr(err.message, "Testwuson.X: Assimp failed (no result in 0.001 s)"), "%s",
+            err.message);
+  CHECK(m.part_count == 0 && m.skeleton.joint_count == 0);
+  CHECK(!children_left());
+#if !defined(__SANITIZE_ADDRESS__)
+  if (!getenv("SKS_SANITIZED")) {
+    /* Memory: a 300,000-vertex OBJ (made here, 9 MB) needs far more than
+     * 4 MB beyond what the child inherited. */
+    char big[4200];
+    snprintf(big, sizeof big, "%s/big.obj", sks_test_tmpdir());
+    FILE *f = fopen(big, "w");
+    CHECK(f != NULL);
+    if (f) {
+      for (int v = 0; v < 300000; ++v) fprintf(f, "v %d.5 %d.25 1.125\n", v, v % 977);
+      for (int t = 0; t + 2 < 300000; t += 3) fprintf(f, "f %d %d %d\n", t + 1, t + 2, t + 3);
+      fclose(f);
+      sks_load_options mo = {.max_memory_bytes = 4u << 20};
+      r = sks_load(big, &mo, &m, &err);
+      CHECK_MSG(r == SKS_ERR_OUT_OF_MEMORY && strstr(err.message, "big.obj: Assimp failed (out of memory past 4 MB)"),
+                "%s", err.message);
+      CHECK(m.part_count == 0);
+      CHECK(!children_left());
+      CHECK_OK(sks_load(big, NULL, &m, &err), &err); /* the default limit is enough */
+      CHECK(m.part_count == 1 && m.part_count && m.parts[0].vertex_count == 300000);
+      sks_model_free(&m);
+    }
+  }
+#endif
+  /* Defaults: loads. */
+  CHECK_OK(sks_load(x, NULL, &m, &err), &err);
+  CHECK(m.skeleton.joint_count == 40);
+  sks_model_free(&m);
+  CHECK(!children_left());
+  /* A clean Assimp error crosses the pipe with its message. */
+  const char junk[] = "xof 0303txt 0032\nthis is not a mesh {{{{";
+  const char *bad = write_tmp("junk.x", junk, sizeof junk - 1);
+  r = sks_load(bad, NULL, &m, &err);
+  CHECK_MSG(r == SKS_ERR_PARSE && strstr(err.message, "junk.x: Assimp cannot import it"), "%s", err.message);
+}
+
+/* Bake frames are bounded before anything is allocated or solved. */
+static void test_bake_bounds(void) {
+  sks_model m;
+  make_model(&m);
+  sks_clip *cl = &m.clips[0];
+  const float durations[2] = {212500.0f, 3e38f};
+  for (int k = 0; k < 2; ++k) {
+    cl->duration = durations[k];
+    cl->tracks[0].times[1] = durations[k];
+    sks_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.fps = 10000;
+    sks_bake_result res;
+    sks_error err = {0};
+    sks_result r = sks_bake(&m, &m, &o, &res, &err);
+    CHECK_MSG(r == SKS_ERR_INVALID && strstr(err.message, "synthetic.x: clip 'wave'") &&
+                  strstr(err.message, "more than the limit of 1000000"),
+              "duration %g: %d %s", (double)durations[k], (int)r, err.message);
+    sks_bake_result_free(&res);
+  }
+  sks_model_free(&m);
+  /* frames x (joints + kept vertices) */
+  sks_model src;
+  make_model(&src);
+  src.clips[0].duration = 1000;
+  size_t frames = 0;
+  sks_error err = {0};
+  CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 100, 100, 0, &frames, &err), &err);
+  CHECK(frames == 100002);
+  CHECK(sks_bake_frame_count(&src, &src.clips[0], 100, 100, 1000, &frames, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "leave out --report") && frames == 0);
+  src.clips[0].duration = NAN;
+  CHECK(sks_bake_frame_count(&src, &src.clips[0], 30, 1, 0, &frames, &err) == SKS_ERR_INVALID);
+  /* key times (fps 0): bounded by the total key count */
+  CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 0, 3, 4, &frames, &err), &err);
+  CHECK(frames == 4); /* 2 + 1 keys + 1 */
+  sks_model_free(&src);
+}
+
+/* All buffer-less accessors of one glTF share one 16 MB allowance: two
+ * 12 MB ones (1M zero positions and normals from a 400-byte file) are
+ * refused; each alone was accepted before. */
+static void test_gltf_virtual_bound(void) {
+  const char *json =
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1}}]}],"
+      "\"accessors\":[{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC3\",\"min\":[0,0,0],"
+      "\"max\":[0,0,0]},{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC3\"}]}";
+  sks_model m;
+  sks_error err = {0};
+  sks_result r = sks_load_gltf_memory(json, strlen(json), NULL, "virtual.gltf", &m, &err);
+  CHECK_MSG(r == SKS_ERR_UNSUPPORTED && strstr(err.message, "virtual.gltf") &&
+                strstr(err.message, "16 MB for all buffer-less accessors"),
+            "%d %s", (int)r, err.message);
+  sks_model_free(&m);
+}
+
+static size_t kind_errors(const sks_model *m, sks_finding_kind kind) {
+  sks_findings f;
+  sks_error err = {0};
+  if (sks_check(m, NULL, &f, &err) != SKS_OK) return (size_t)-1;
+  size_t n = 0;
+  for (size_t i = 0; i < f.count; ++i) n += f.items[i].kind == kind && f.items[i].severity == SKS_SEVERITY_ERROR;
+  sks_findings_free(&f);
+  return n;
+}
+
+/* check flags what other commands reject; bake reports target defects as
+ * input errors before solving; pose never writes NaN with exit 0. */
+static void test_disagreements(void) {
+  sks_model m;
+  make_model(&m);
+  CHECK(kind_errors(&m, SKS_FINDING_NONFINITE_TRANSFORM) == 0 && kind_errors(&m, SKS_FINDING_NONFINITE_KEY) == 0);
+  m.skeleton.rest[1].translation.x = INFINITY;
+  CHECK(kind_errors(&m, SKS_FINDING_NONFINITE_TRANSFORM) == 1);
+  m.skeleton.rest[1].translation.x = 0;
+  m.skeleton.rest[2].rotation.w = NAN;
+  CHECK(kind_errors(&m, SKS_FINDING_NONFINITE_TRANSFORM) == 1);
+  m.skeleton.rest[2].rotation.w = 1;
+  m.clips[0].tracks[0].values[6] = NAN;
+  CHECK(kind_errors(&m, SKS_FINDING_NONFINITE_KEY) == 1);
+  sks_error err = {0};
+  CHECK(sks_model_validate_for_bake(&m, "source", &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "synthetic.x: clip 0 'wave', track 0") && strstr(err.message, "bake source"));
+  m.clips[0].tracks[0].values[6] = 0.7071f;
+  m.clips[0].tracks[1].times[0] = -INFINITY;
+  CHECK(kind_errors(&m, SKS_FINDING_NONFINITE_KEY) == 1);
+  m.clips[0].tracks[1].times[0] = 0;
+  CHECK_OK(sks_model_validate_for_bake(&m, "target", &err), &err);
+
+  /* A negative weight in the TARGET: an input error naming it, before any solve. */
+  sks_model tgt;
+  make_model(&tgt);
+  free(tgt.source_path);
+  tgt.source_path = dupstr("/some/dir/target.glb");
+  tgt.parts[0].weights[3] = -0.5f;
+  sks_bake_result res;
+  sks_result r = sks_bake(&m, &tgt, NULL, &res, &err);
+  CHECK_MSG(r == SKS_ERR_INVALID && strstr(err.message, "target.glb: part 0 'skinned', vertex 1") &&
+                strstr(err.message, "negative") && strstr(err.message, "bake target") && res.clip_count == 0,
+            "%d %s", (int)r, err.message);
+  sks_bake_result_free(&res);
+  sks_model_free(&tgt);
+
+  /* pose: a NaN key value in a written file -> exit 1, no output */
+  m.clips[0].tracks[0].values[6] = NAN;
+  char glb[4200], obj[4200], cmd[9000];
+  snprintf(glb, sizeof glb, "%s/nan_key.glb", sks_test_tmpdir());
+  snprintf(obj, sizeof obj, "%s/nan_key.obj", sks_test_tmpdir());
+  if (sks_write_glb(glb, &m, NULL, &err) == SKS_OK) {
+    snprintf(cmd, sizeof cmd, "'%s' pose '%s' --clip wave --time 1 -o '%s' 2>/dev/null", SKS_CLI, glb, obj);
+    int st = system(cmd);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "pose on a NaN key: status %d", st);
+    CHECK(access(obj, F_OK) != 0);
+    snprintf(cmd, sizeof cmd, "'%s' check '%s' >/dev/null 2>&1", SKS_CLI, glb);
+    st = system(cmd);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "check on a NaN key: status %d", st);
+  } else {
+    printf("note: the writer refuses the NaN key (%s); pose case checked through check only\n", err.message);
+  }
+  sks_model_free(&m);
+}
+
+int main(void) {
+  test_disagreements();
+  test_bake_bounds();
+  test_gltf_virtual_bound();
+  test_x_nul_byte();
+  test_wire_roundtrip();
+  test_wire_corrupt();
+  test_isolation_limits();
+  return sks_test_finish();
+}

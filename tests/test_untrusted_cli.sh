@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Untrusted input through the CLI (issue 11): check flags a non-finite rest
+# transform that pose refuses; pose never writes NaN with exit 0; bake
+# reports a TARGET defect as an input error (exit 1, naming it) before any
+# solve; --max-memory / --timeout are parsed on every loading command and
+# reach the Assimp child. Files are made here (test_safety.sh's triangle).
+set -u
+CLI="${1:?usage: test_untrusted_cli.sh PATH/TO/skinsolve}"
+T="$(mktemp -d "${TMPDIR:-/tmp}/sks_untrusted_XXXXXX")"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+run() {
+  local want="$1" desc="$2"; shift 2
+  timeout 120 "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else
+    bad "$desc: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5 >&2
+  fi
+}
+has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
+
+SRC="${SKS_SOURCE_DIR:-$(dirname "$0")/..}"
+B64="$(grep "^B64=" "$SRC/tests/test_safety.sh" | cut -d"'" -f2)"
+[ -n "$B64" ] || { echo "skip: cannot read the triangle from tests/test_safety.sh"; exit 77; }
+printf '%s' "$B64" | base64 -d >"$T/tri.bin"
+gltf() { # gltf BONE_TRANSLATION BUFFER > file
+  cat <<JSON
+{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0,2]}],"nodes":[{"name":"root","children":[1]},{"name":"bone","translation":[$1]},{"name":"mesh","mesh":0,"skin":0}],"skins":[{"name":"skin","joints":[0,1],"inverseBindMatrices":4}],"meshes":[{"name":"tri","primitives":[{"attributes":{"POSITION":0,"JOINTS_0":1,"WEIGHTS_0":2},"indices":3}]}],"buffers":[{"byteLength":244,"uri":"$2"}],"bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":24},{"buffer":0,"byteOffset":60,"byteLength":48},{"buffer":0,"byteOffset":108,"byteLength":6},{"buffer":0,"byteOffset":116,"byteLength":128}],"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},{"bufferView":1,"componentType":5123,"count":3,"type":"VEC4"},{"bufferView":2,"componentType":5126,"count":3,"type":"VEC4"},{"bufferView":3,"componentType":5123,"count":3,"type":"SCALAR"},{"bufferView":4,"componentType":5126,"count":2,"type":"MAT4"}]}
+JSON
+}
+gltf "0,1e39,0" tri.bin >"$T/inf.gltf"          # 1e39 does not fit a float: +inf
+# weights start at byte 60: vertex 1's first weight (byte 76) becomes NaN
+cp "$T/tri.bin" "$T/nan.bin"
+printf '\x00\x00\xc0\x7f' | dd of="$T/nan.bin" bs=1 seek=76 conv=notrunc status=none
+gltf "0,2,0" nan.bin >"$T/nan.gltf"
+# a negative weight at vertex 1 (byte 76 = -0.5)
+cp "$T/tri.bin" "$T/neg.bin"
+printf '\x00\x00\x00\xbf' | dd of="$T/neg.bin" bs=1 seek=76 conv=notrunc status=none
+gltf "0,2,0" neg.bin >"$T/neg.gltf"
+
+# ---- check flags what pose refuses ----
+run 1 "check: infinite rest translation" "$CLI" check "$T/inf.gltf"
+has "$T/out" "inf.gltf: joint 1 'bone': rest translation is not finite" "check names the joint"
+run 1 "check --json exit" "$CLI" check "$T/inf.gltf" --json
+has "$T/out" '"nonfinite_transform"' "check --json kind"
+run 1 "pose refuses the infinite rest translation" "$CLI" pose "$T/inf.gltf" -o "$T/inf.obj"
+has "$T/err" "rest translation is not finite" "pose names the problem"
+[ ! -e "$T/inf.obj" ] && ok || bad "pose wrote inf.obj"
+# ---- pose never writes NaN with exit 0 ----
+run 1 "pose: NaN weight gives NaN positions" "$CLI" pose "$T/nan.gltf" -o "$T/nan.obj"
+has "$T/err" "nan.gltf: the posed position of vertex 1 is not finite" "pose NaN message"
+[ ! -e "$T/nan.obj" ] && ok || bad "pose wrote nan.obj"
+
+# ---- bake: target defects are input errors before any solve ----
+X="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}/X/Testwuson.X"
+if [ -f "$X" ]; then
+  run 1 "bake: negative weight in the target" "$CLI" bake --source "$X" --target "$T/neg.gltf" -o "$T/neg_out.glb"
+  has "$T/err" "neg.gltf: part 0 'tri', vertex 1" "bake names the target and vertex"
+  has "$T/err" "bake target" "bake says it is the target"
+  [ ! -e "$T/neg_out.glb" ] && ok || bad "bake wrote an output"
+  if grep -q "^Testwuson\|solve ms" "$T/out"; then bad "bake solved before failing"; else ok; fi
+  # ---- load limits reach the Assimp child ----
+  run 1 "--timeout 0.001" "$CLI" info "$X" --timeout 0.001
+  has "$T/err" "Testwuson.X: Assimp failed (no result in 0.001 s)" "timeout message"
+  run 1 "--timeout=0.001 on check" "$CLI" check "$X" --timeout=0.001
+  run 1 "--timeout on bake" "$CLI" bake --source "$X" --target "$X" --timeout 0.001
+  has "$T/err" "Assimp failed (no result in 0.001 s)" "bake timeout message"
+  run 0 "--max-memory 1G --timeout 60 loads" "$CLI" pose "$X" --bind --max-memory 1G --timeout 60 -o "$T/b.obj"
+else
+  echo "skip (part): $X not found"
+fi
+for cmd in info check; do
+  run 2 "$cmd --max-memory 12" "$CLI" $cmd "$T/inf.gltf" --max-memory 12
+  run 2 "$cmd --max-memory lots" "$CLI" $cmd "$T/inf.gltf" --max-memory lots
+  run 2 "$cmd --timeout -1" "$CLI" $cmd "$T/inf.gltf" --timeout -1
+  run 2 "$cmd --timeout" "$CLI" $cmd "$T/inf.gltf" --timeout
+done
+for cmd in info check pose repair bake control reweight; do
+  "$CLI" $cmd --help >"$T/help" 2>&1
+  has "$T/help" "--max-memory SIZE" "$cmd --help documents --max-memory"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
