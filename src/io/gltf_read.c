@@ -1542,7 +1542,23 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
     }
     for (size_t i = 0; i < images.count; ++i) {
       const cJSON *uj = cJSON_GetObjectItemCaseSensitive(images.items[i], "uri");
-      if (!cJSON_IsString(uj) || strncmp(uj->valuestring, "data:", 5) == 0 || !c->base_dir) continue;
+      if (!cJSON_IsString(uj)) continue;
+      if (strncmp(uj->valuestring, "data:", 5) == 0) { /* decoded: a GLB carries it in BIN */
+        const char *comma = strchr(uj->valuestring, ',');
+        if (!comma || comma - uj->valuestring < 12 || strncmp(comma - 7, ";base64", 7) != 0) continue;
+        size_t len = strlen(comma + 1), bad = 0;
+        uint8_t *dec = malloc(len / 4 * 3 + 3);
+        if (!dec) {
+          free(images.items);
+          return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        long n = b64_decode(comma + 1, len, dec, &bad);
+        if (n < 0) { free(dec); continue; }
+        src->images[i] = dec;
+        src->image_sizes[i] = (size_t)n;
+        continue;
+      }
+      if (!c->base_dir) continue;
       char what[48], *path = NULL;
       snprintf(what, sizeof what, "image %zu", i);
       if (sks_resource_resolve(c->base_dir, c->resource_root, uj->valuestring, c->name, what, &path,

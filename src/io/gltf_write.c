@@ -912,6 +912,12 @@ static int compact(cJSON *root, const char *key, const uint8_t *drop,
 }
 
 static const char *image_mime(const char *uri) {
+  static const char *const known[] = {"image/png", "image/jpeg", "image/webp", "image/ktx2"};
+  if (!strncmp(uri, "data:", 5)) {
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
+      if (!strncmp(uri + 5, known[k], strlen(known[k])) && uri[5 + strlen(known[k])] == ';') return known[k];
+    return NULL;
+  }
   const char *dot = strrchr(uri, '.');
   if (!dot) return NULL;
   if (!strcasecmp(dot, ".png")) return "image/png";
@@ -1127,8 +1133,8 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
   }
   if (s->oom) goto done;
 
-  /* External images go into the BIN chunk (their files were read at load,
-   * confined to the model's folder). */
+  /* External and data-URI images go into the BIN chunk (files were read at
+   * load, confined to the model's folder). */
   for (size_t i = 0; i < n_images && i < src->image_count; ++i) {
     const cJSON *uj = cJSON_GetObjectItemCaseSensitive(images[i], "uri");
     if (!src->images[i] || !cJSON_IsString(uj)) continue;
