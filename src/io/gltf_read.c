@@ -773,6 +773,9 @@ static sks_result build_parents(gl_ctx *c) {
 /* Appends the tree under `root` to the joint order (pre-order, children in
  * file order). `order` has room for every node; `stack` too. */
 static void visit_tree(gl_ctx *c, int32_t root, int32_t *order, size_t *count, int32_t *stack) {
+  /* A visited node's whole tree is visited: test before walking up, so a
+   * skin listing every node of a long chain stays linear. */
+  if (c->node_joint[root] >= 0) return;
   while (c->node_parent[root] >= 0) root = c->node_parent[root];
   if (c->node_joint[root] >= 0) return;
   size_t top = 0;
