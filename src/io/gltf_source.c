@@ -175,7 +175,7 @@ sks_gltf_source *sks_gltf_source_clone(const sks_gltf_source *s) {
   d->part_material = dup(s->part_material, pc * sizeof(int32_t), &fail);
   d->clip_hash = dup(s->clip_hash, s->clip_count * sizeof(uint64_t), &fail);
   if (fail) {
-    /* pointers not yet duplicated still alias s: clear them before freeing */
+    /* every pointer field was re-assigned above (a copy or NULL): nothing aliases s */
     sks_gltf_source_free(d);
     return NULL;
   }
