@@ -76,6 +76,10 @@ typedef struct sks_model {
   sks_material *materials;
   size_t clip_count;
   sks_clip *clips;
+  /* glTF files: the document as read (opaque, owned; freed and copied with
+   * the model), so sks_write_glb keeps everything not modelled here and
+   * replaces only what changed. NULL for other formats. */
+  struct sks_gltf_source *gltf_source;
 } sks_model;
 
 /* Frees everything a model owns and zeroes it. Safe on zeroed / partial models. */

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "skinsolve/io.h"
+#include "io/gltf_source.h"
 #include "math/sks_math.h"
 #include "resource.h"
 
@@ -86,6 +87,9 @@ typedef struct gl_ctx {
   gl_buffer *buffers;
   int32_t *node_parent; /* node -> parent node, -1 = root */
   int32_t *node_joint;  /* node -> skeleton joint, -1 = not in the skeleton */
+  int32_t *part_mesh, *part_prim; /* part -> mesh, primitive (for the kept source) */
+  const char *json_text;  /* the JSON (inside the input data) */
+  size_t json_len;
 } gl_ctx;
 
 /* A resolved, bounds-checked accessor: element e, component k lives at
@@ -773,6 +777,9 @@ static sks_result build_parents(gl_ctx *c) {
 /* Appends the tree under `root` to the joint order (pre-order, children in
  * file order). `order` has room for every node; `stack` too. */
 static void visit_tree(gl_ctx *c, int32_t root, int32_t *order, size_t *count, int32_t *stack) {
+  /* A visited node's whole tree is visited: test before walking up, so a
+   * skin listing every node of a long chain stays linear. */
+  if (c->node_joint[root] >= 0) return;
   while (c->node_parent[root] >= 0) root = c->node_parent[root];
   if (c->node_joint[root] >= 0) return;
   size_t top = 0;
@@ -1201,6 +1208,9 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   if (!total) return SKS_OK;
   if (!(m->parts = gl_alloc(c, total, sizeof(sks_mesh_part)))) return c->status;
   m->part_count = total;
+  c->part_mesh = malloc(total * sizeof *c->part_mesh);
+  c->part_prim = malloc(total * sizeof *c->part_prim);
+  if (!c->part_mesh || !c->part_prim) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < total; ++i) {
     m->parts[i].skin = -1;
     m->parts[i].material = -1;
@@ -1226,6 +1236,8 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
       const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(pj, "attributes");
       size_t pk = k++;
       if (!attrs || !cJSON_GetObjectItemCaseSensitive(attrs, "POSITION")) continue;
+      c->part_mesh[pidx] = (int32_t)mi;
+      c->part_prim[pidx] = (int32_t)pk;
       sks_mesh_part *part = &m->parts[pidx++];
       char name[256];
       if (mname && np == 1) snprintf(name, sizeof name, "%s", mname);
@@ -1420,6 +1432,8 @@ static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
       return gl_fail(c, SKS_ERR_PARSE, "not a glTF file (no GLB header, no JSON object)");
   }
   const char *at = NULL;
+  c->json_text = json;
+  c->json_len = json_len;
   c->root = cJSON_ParseWithLengthOpts(json, json_len, &at, 0);
   if (!c->root) {
     long off = (at && at >= json && at <= json + json_len) ? (long)(at - json) : -1;
@@ -1430,6 +1444,8 @@ static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
     return gl_fail(c, SKS_ERR_PARSE, "the glTF JSON is %s, not an object", js_type_name(c->root));
   return SKS_OK;
 }
+
+static sks_result keep_source(gl_ctx *c, sks_model *m);
 
 static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_model *m) {
   sks_result r;
@@ -1482,8 +1498,98 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
     return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < c->n_nodes; ++i) c->node_joint[i] = -1;
   if ((r = build_skeleton(c, m)) || (r = read_materials(c, m)) || (r = read_skins(c, m)) ||
-      (r = read_meshes(c, m)) || (r = read_animations(c, m)))
+      (r = read_meshes(c, m)) || (r = read_animations(c, m)) || (r = keep_source(c, m)))
     return r;
+  return SKS_OK;
+}
+
+/* ---- the kept source document -------------------------------------------- */
+
+/* Keeps the JSON, every buffer's bytes and external images in m->gltf_source.
+ * A buffer or image that cannot be read is kept as NULL (the writer then
+ * keeps its uri, or falls back to writing the model from scratch); it does
+ * not fail the load, and leaves err as it was. */
+static sks_result keep_source(gl_ctx *c, sks_model *m) {
+  sks_gltf_source *src = calloc(1, sizeof *src);
+  if (!src) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  m->gltf_source = src;
+  sks_error saved;
+  if (c->err) saved = *c->err;
+  if (!(src->json = malloc(c->json_len + 1))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(src->json, c->json_text, c->json_len);
+  src->json[c->json_len] = '\0';
+  src->json_len = c->json_len;
+  src->buffer_count = c->n_buffers;
+  src->buffers = calloc(c->n_buffers ? c->n_buffers : 1, sizeof *src->buffers);
+  src->buffer_sizes = calloc(c->n_buffers ? c->n_buffers : 1, sizeof *src->buffer_sizes);
+  src->node_count = c->n_nodes;
+  src->node_joint = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof *src->node_joint);
+  if (!src->buffers || !src->buffer_sizes || !src->node_joint)
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (c->n_nodes) memcpy(src->node_joint, c->node_joint, c->n_nodes * sizeof *src->node_joint);
+  for (size_t b = 0; b < c->n_buffers; ++b) {
+    const gl_buffer *gb;
+    if (buffer_get(c, b, &gb) != SKS_OK) {
+      c->status = SKS_OK;
+      continue;
+    }
+    if (!(src->buffers[b] = malloc(gb->size ? gb->size : 1)))
+      return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    if (gb->size) memcpy(src->buffers[b], gb->data, gb->size);
+    src->buffer_sizes[b] = gb->size;
+  }
+  gl_vec images = {0};
+  if (js_vec(c, c->root, "images", "", &images) == SKS_OK && images.count) {
+    src->image_count = images.count;
+    src->images = calloc(images.count, sizeof *src->images);
+    src->image_sizes = calloc(images.count, sizeof *src->image_sizes);
+    if (!src->images || !src->image_sizes) {
+      free(images.items);
+      return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < images.count; ++i) {
+      const cJSON *uj = cJSON_GetObjectItemCaseSensitive(images.items[i], "uri");
+      if (!cJSON_IsString(uj)) continue;
+      if (strncmp(uj->valuestring, "data:", 5) == 0) { /* decoded: a GLB carries it in BIN */
+        const char *comma = strchr(uj->valuestring, ',');
+        if (!comma || comma - uj->valuestring < 12 || strncmp(comma - 7, ";base64", 7) != 0) continue;
+        size_t len = strlen(comma + 1), bad = 0;
+        uint8_t *dec = malloc(len / 4 * 3 + 3);
+        if (!dec) {
+          free(images.items);
+          return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        long n = b64_decode(comma + 1, len, dec, &bad);
+        if (n < 0) { free(dec); continue; }
+        src->images[i] = dec;
+        src->image_sizes[i] = (size_t)n;
+        continue;
+      }
+      if (!c->base_dir) continue;
+      char what[48], *path = NULL;
+      snprintf(what, sizeof what, "image %zu", i);
+      if (sks_resource_resolve(c->base_dir, c->resource_root, uj->valuestring, c->name, what, &path,
+                               c->err) != SKS_OK)
+        continue;
+      uint8_t *data = NULL;
+      size_t size = 0;
+      if (sks_resource_read(path, SIZE_MAX, (size_t)512 << 20, &data, &size, c->name, what, c->err) ==
+          SKS_OK) {
+        src->images[i] = data;
+        src->image_sizes[i] = size;
+      }
+      free(path);
+    }
+  }
+  free(images.items);
+  c->status = SKS_OK;
+  if (c->err) *c->err = saved;
+  if (!sks_gltf_source_snapshot(src, m)) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (m->part_count) {
+    src->part_mesh = c->part_mesh;
+    src->part_prim = c->part_prim;
+    c->part_mesh = c->part_prim = NULL;
+  }
   return SKS_OK;
 }
 
@@ -1512,6 +1618,8 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
   free(c.buffers);
   free(c.node_parent);
   free(c.node_joint);
+  free(c.part_mesh);
+  free(c.part_prim);
   gl_vec *vecs[] = {&c.accessors, &c.views, &c.buffers_json, &c.nodes, &c.meshes, &c.skins,
                     &c.materials, &c.animations, &c.scenes, &c.samplers};
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i) free(vecs[i]->items);

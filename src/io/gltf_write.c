@@ -34,6 +34,8 @@
 #include <string.h>
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
+#include "io/gltf_source.h"
+#include <strings.h>
 
 enum {
   GL_UNSIGNED_SHORT = 5123,
@@ -48,6 +50,8 @@ typedef struct gw_state {
   const char *path;       /* for messages */
   sks_error *err;
   cJSON *accessors, *views;
+  size_t n_accessors, n_views;  /* counted here: cJSON arrays are linked lists */
+  const int32_t *joint_node;    /* joint -> glTF node index written (NULL: identity) */
   uint8_t *bin;
   size_t bin_size, bin_cap;
   int oom;
@@ -120,7 +124,7 @@ static int add_accessor(gw_state *s, const void *data, size_t bytes, int compone
   if (target) add_num_i(view, "target", target);
   cJSON_AddItemToArray(s->views, view);
   cJSON *acc = cJSON_CreateObject();
-  add_num_i(acc, "bufferView", cJSON_GetArraySize(s->views) - 1);
+  add_num_i(acc, "bufferView", (long)s->n_views++);
   add_num_i(acc, "componentType", component_type);
   add_num_i(acc, "count", (long)count);
   cJSON_AddStringToObject(acc, "type", type);
@@ -129,7 +133,7 @@ static int add_accessor(gw_state *s, const void *data, size_t bytes, int compone
     cJSON_AddItemToObject(acc, "max", num_array_f(max, (size_t)ncomp));
   }
   cJSON_AddItemToArray(s->accessors, acc);
-  return cJSON_GetArraySize(s->accessors) - 1;
+  return (int)s->n_accessors++;
 }
 
 static int add_float_accessor(gw_state *s, const float *data, size_t count, int ncomp,
@@ -240,21 +244,22 @@ static int is_identity_rest(const sks_transform *t) {
          t->scale.x == 1 && t->scale.y == 1 && t->scale.z == 1;
 }
 
-/* Lowest common ancestor of a skin's joints (or -1). */
-static int32_t skin_common_root(const sks_skeleton *sk, const sks_skin *skin) {
+/* Lowest common ancestor of a skin's joints (or -1), in O(joints + nodes):
+ * count the skin's joints under every node (children after parents, so a
+ * reverse pass accumulates); the ancestors holding all of them form a chain
+ * from a root, and its deepest node (largest index) is the LCA. */
+static int32_t skin_common_root(const sks_skeleton *sk, const sks_skin *skin, size_t *scratch) {
+  size_t n = sk->joint_count, total = 0;
   if (!skin->joint_count) return -1;
-  int32_t lca = skin->joints[0];
-  for (size_t i = 1; i < skin->joint_count && lca >= 0; ++i) {
-    int32_t j = skin->joints[i];
-    /* raise lca until it is an ancestor-or-self of j */
-    for (;;) {
-      int32_t a = j;
-      while (a >= 0 && a != lca) a = sk->parents[a];
-      if (a == lca) break;
-      lca = sk->parents[lca];
-      if (lca < 0) break;
-    }
-  }
+  memset(scratch, 0, n * sizeof *scratch);
+  for (size_t i = 0; i < skin->joint_count; ++i)
+    if (scratch[skin->joints[i]]++ == 0) ++total;
+  for (size_t i = 0; i < n; ++i) scratch[i] = scratch[i] ? 1 : 0;
+  for (size_t i = n; i-- > 0;)
+    if (sk->parents[i] >= 0) scratch[sk->parents[i]] += scratch[i];
+  int32_t lca = -1;
+  for (size_t i = 0; i < n; ++i)
+    if (scratch[i] == total) lca = (int32_t)i;
   return lca;
 }
 
@@ -346,19 +351,19 @@ static cJSON *node_json(const sks_skeleton *sk, size_t i) {
   return n;
 }
 
-static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_gltf_write_options *o,
-                                  cJSON *prims) {
+enum { W_POS = 1, W_NRM = 2, W_UV = 4, W_INFL = 8, W_IDX = 16, W_MAT = 32, W_ALL = 63 };
+
+/* Writes the `what` attributes (W_*) of part p into prim / its attributes. */
+static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_gltf_write_options *o,
+                                  cJSON *prim, cJSON *attr, int what) {
   const sks_model *m = s->model;
   const sks_mesh_part *part = &m->parts[p];
   size_t nv = part->vertex_count;
-  cJSON *prim = cJSON_CreateObject();
-  cJSON *attr = cJSON_CreateObject();
-  cJSON_AddItemToObject(prim, "attributes", attr);
-  cJSON_AddItemToArray(prims, prim);
+  if (what & W_POS)
   add_num_i(attr, "POSITION", add_float_accessor(s, part->positions, nv, 3, "VEC3", GL_ARRAY_BUFFER, 1));
 
   int want_normals = !(o && o->embed_normals < 0);
-  if (part->normals && want_normals) {
+  if ((what & W_NRM) && part->normals && want_normals) {
     float *n = malloc(nv * 3 * sizeof(float));
     if (!n) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
     for (size_t v = 0; v < nv; ++v) {
@@ -371,9 +376,9 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
     add_num_i(attr, "NORMAL", add_float_accessor(s, n, nv, 3, "VEC3", GL_ARRAY_BUFFER, 0));
     free(n);
   }
-  if (part->uvs)
+  if ((what & W_UV) && part->uvs)
     add_num_i(attr, "TEXCOORD_0", add_float_accessor(s, part->uvs, nv, 2, "VEC2", GL_ARRAY_BUFFER, 0));
-  if (sets > 0) {
+  if ((what & W_INFL) && sets > 0) {
     size_t slots = (size_t)sets * 4u;
     uint16_t *j = malloc(nv * slots * sizeof *j);
     float *w = malloc(nv * slots * sizeof *w);
@@ -401,7 +406,7 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
     free(j); free(w); free(js); free(ws);
     if (r != SKS_OK) return r;
   }
-  if (part->index_count) {
+  if ((what & W_IDX) && part->index_count) {
     if (nv < 65535) { /* 65535 is the primitive-restart value of unsigned short */
       uint16_t *idx = malloc(part->index_count * sizeof *idx);
       if (!idx) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
@@ -416,88 +421,165 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
                                               GL_ELEMENT_ARRAY_BUFFER, NULL, NULL, 0));
     }
   }
-  if (part->material >= 0 && (size_t)part->material < m->material_count)
+  if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count)
     add_num_i(prim, "material", part->material);
-  add_num_i(prim, "mode", 4);
   return SKS_OK;
+}
+
+static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_gltf_write_options *o,
+                                  cJSON *prims) {
+  cJSON *prim = cJSON_CreateObject();
+  cJSON *attr = cJSON_CreateObject();
+  cJSON_AddItemToObject(prim, "attributes", attr);
+  cJSON_AddItemToArray(prims, prim);
+  sks_result r = write_part_data(s, p, sets, o, prim, attr, W_ALL);
+  add_num_i(prim, "mode", 4);
+  return r;
 }
 
 static int same_times(const sks_track *a, const sks_track *b) {
   return a->key_count == b->key_count && memcmp(a->times, b->times, a->key_count * sizeof(float)) == 0;
 }
 
+/* 1 when every key of the track holds the joint's rest value (a channel that
+ * changes nothing: not written for nodes no skin binds). */
+static int track_at_rest(const sks_track *tr, const sks_transform *rest) {
+  uint32_t comps = sks_track_components(tr->path);
+  const float *r = tr->path == SKS_PATH_TRANSLATION ? &rest->translation.x
+                   : tr->path == SKS_PATH_ROTATION  ? &rest->rotation.x
+                                                    : &rest->scale.x;
+  int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+  for (size_t k = 0; k < tr->key_count; ++k) {
+    for (int e = 0; e < (cubic ? 3 : 1); ++e) {
+      const float *v = tr->values + ((size_t)k * (cubic ? 3u : 1u) + (size_t)e) * comps;
+      int value = !cubic || e == 1;
+      double sign = 1.0;
+      if (value && tr->path == SKS_PATH_ROTATION) {
+        double d = 0;
+        for (uint32_t c = 0; c < 4; ++c) d += (double)v[c] * r[c];
+        if (d < 0) sign = -1.0;
+      }
+      for (uint32_t c = 0; c < comps; ++c) {
+        double want = value ? sign * r[c] : 0.0;
+        if (fabs((double)v[c] - want) > 1e-6 * (1.0 + fabs(want))) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static uint64_t times_hash(const sks_track *t) {
+  uint64_t h = 1469598103934665603ull;
+  const uint8_t *p = (const uint8_t *)t->times;
+  for (size_t i = 0; i < t->key_count * sizeof(float); ++i) { h ^= p[i]; h *= 1099511628211ull; }
+  return h ^ t->key_count;
+}
+
+/* One glTF animation for clip c (NULL when it has no channel to write).
+ * bound[j]: joint j is bound by a skin (its channels are always written). */
+static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *bound) {
+  const sks_model *m = s->model;
+  size_t nt = clip->track_count, jc = m->skeleton.joint_count;
+  cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
+  int *input_of = malloc((nt ? nt : 1) * sizeof(int));
+  uint8_t *seen = calloc(jc ? jc : 1, 3);
+  size_t cap = 16;
+  while (cap < 2 * nt) cap *= 2;
+  size_t *table = malloc(cap * sizeof *table); /* track index + 1, 0 = empty */
+  if (!channels || !samplers || !input_of || !seen || !table) {
+    cJSON_Delete(channels); cJSON_Delete(samplers);
+    free(input_of); free(seen); free(table);
+    s->oom = 1;
+    return NULL;
+  }
+  memset(table, 0, cap * sizeof *table);
+  size_t n_samplers = 0;
+  for (size_t t = 0; t < nt && !s->oom; ++t) {
+    const sks_track *tr = &clip->tracks[t];
+    input_of[t] = -1;
+    if (tr->key_count == 0) continue;
+    /* One channel per (node, path): a duplicate is a validator error, keep the first. */
+    uint8_t *flag = &seen[(size_t)tr->joint * 3u + (size_t)tr->path];
+    if (*flag) continue;
+    *flag = 1;
+    if (bound && !bound[tr->joint] && track_at_rest(tr, &m->skeleton.rest[tr->joint])) continue;
+    int input = -1;
+    size_t slot = (size_t)(times_hash(tr) & (cap - 1));
+    while (table[slot]) {
+      size_t u = table[slot] - 1;
+      if (same_times(&clip->tracks[u], tr)) { input = input_of[u]; break; }
+      slot = (slot + 1) & (cap - 1);
+    }
+    if (input < 0) {
+      input = add_float_accessor(s, tr->times, tr->key_count, 1, "SCALAR", 0, 1);
+      table[slot] = t + 1;
+    }
+    input_of[t] = input;
+    uint32_t comps = sks_track_components(tr->path);
+    int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+    size_t elems = tr->key_count * (cubic ? 3u : 1u);
+    float *vals = malloc(elems * comps * sizeof(float));
+    if (!vals) { s->oom = 1; break; }
+    memcpy(vals, tr->values, elems * comps * sizeof(float));
+    if (tr->path == SKS_PATH_ROTATION)
+      for (size_t e = 0; e < elems; ++e) {
+        if (cubic && e % 3 != 1) continue; /* tangents are not unit quaternions */
+        sks_quat *q = (sks_quat *)(void *)(vals + e * 4);
+        float l2 = sks_q_dot(*q, *q);
+        if (fabsf(l2 - 1.0f) > 1e-6f) *q = sks_q_normalize(*q);
+      }
+    int output = add_float_accessor(s, vals, elems, (int)comps, comps == 4 ? "VEC4" : "VEC3", 0, 0);
+    free(vals);
+    cJSON *smp = cJSON_CreateObject();
+    add_num_i(smp, "input", input);
+    add_num_i(smp, "output", output);
+    cJSON_AddStringToObject(smp, "interpolation",
+                            cubic ? "CUBICSPLINE"
+                                  : tr->interpolation == SKS_INTERP_STEP ? "STEP" : "LINEAR");
+    cJSON_AddItemToArray(samplers, smp);
+    cJSON *ch = cJSON_CreateObject();
+    add_num_i(ch, "sampler", (long)n_samplers++);
+    cJSON *target = cJSON_CreateObject();
+    add_num_i(target, "node", s->joint_node ? s->joint_node[tr->joint] : tr->joint);
+    cJSON_AddStringToObject(target, "path",
+                            tr->path == SKS_PATH_TRANSLATION ? "translation"
+                            : tr->path == SKS_PATH_ROTATION  ? "rotation"
+                                                             : "scale");
+    cJSON_AddItemToObject(ch, "target", target);
+    cJSON_AddItemToArray(channels, ch);
+  }
+  free(input_of); free(seen); free(table);
+  if (n_samplers == 0 || s->oom) { /* glTF requires at least one channel */
+    cJSON_Delete(channels); cJSON_Delete(samplers);
+    return NULL;
+  }
+  cJSON *a = cJSON_CreateObject();
+  if (clip->name) cJSON_AddStringToObject(a, "name", clip->name);
+  cJSON_AddItemToObject(a, "channels", channels);
+  cJSON_AddItemToObject(a, "samplers", samplers);
+  return a;
+}
+
+/* bound[j] = 1 when a skin binds joint j (caller frees). */
+static uint8_t *bound_joints(const sks_model *m) {
+  uint8_t *b = calloc(m->skeleton.joint_count ? m->skeleton.joint_count : 1, 1);
+  for (size_t k = 0; b && k < m->skin_count; ++k)
+    for (size_t j = 0; j < m->skins[k].joint_count; ++j) b[m->skins[k].joints[j]] = 1;
+  return b;
+}
+
 static sks_result write_animations(gw_state *s, cJSON *root) {
   const sks_model *m = s->model;
   cJSON *anims = NULL;
-  for (size_t c = 0; c < m->clip_count; ++c) {
-    const sks_clip *clip = &m->clips[c];
-    cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
-    int *input_of = clip->track_count ? malloc(clip->track_count * sizeof(int)) : NULL;
-    if (clip->track_count && !input_of) {
-      cJSON_Delete(channels); cJSON_Delete(samplers);
-      s->oom = 1;
-      return SKS_ERR_OUT_OF_MEMORY;
-    }
-    for (size_t t = 0; t < clip->track_count; ++t) {
-      const sks_track *tr = &clip->tracks[t];
-      input_of[t] = -1;
-      if (tr->key_count == 0) continue;
-      /* One channel per (node, path): a duplicate is a validator error, keep the first. */
-      int dup = 0;
-      for (size_t u = 0; u < t && !dup; ++u)
-        dup = clip->tracks[u].key_count && clip->tracks[u].joint == tr->joint &&
-              clip->tracks[u].path == tr->path;
-      if (dup) continue;
-      int input = -1;
-      for (size_t u = 0; u < t && input < 0; ++u)
-        if (input_of[u] >= 0 && same_times(&clip->tracks[u], tr)) input = input_of[u];
-      if (input < 0) input = add_float_accessor(s, tr->times, tr->key_count, 1, "SCALAR", 0, 1);
-      input_of[t] = input;
-      uint32_t comps = sks_track_components(tr->path);
-      int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
-      size_t elems = tr->key_count * (cubic ? 3u : 1u);
-      float *vals = malloc(elems * comps * sizeof(float));
-      if (!vals) { s->oom = 1; break; }
-      memcpy(vals, tr->values, elems * comps * sizeof(float));
-      if (tr->path == SKS_PATH_ROTATION)
-        for (size_t e = 0; e < elems; ++e) {
-          if (cubic && e % 3 != 1) continue; /* tangents are not unit quaternions */
-          sks_quat *q = (sks_quat *)(void *)(vals + e * 4);
-          float l2 = sks_q_dot(*q, *q);
-          if (fabsf(l2 - 1.0f) > 1e-6f) *q = sks_q_normalize(*q);
-        }
-      int output = add_float_accessor(s, vals, elems, (int)comps, comps == 4 ? "VEC4" : "VEC3", 0, 0);
-      free(vals);
-      cJSON *smp = cJSON_CreateObject();
-      add_num_i(smp, "input", input);
-      add_num_i(smp, "output", output);
-      cJSON_AddStringToObject(smp, "interpolation",
-                              cubic ? "CUBICSPLINE"
-                                    : tr->interpolation == SKS_INTERP_STEP ? "STEP" : "LINEAR");
-      cJSON_AddItemToArray(samplers, smp);
-      cJSON *ch = cJSON_CreateObject();
-      add_num_i(ch, "sampler", cJSON_GetArraySize(samplers) - 1);
-      cJSON *target = cJSON_CreateObject();
-      add_num_i(target, "node", tr->joint);
-      cJSON_AddStringToObject(target, "path",
-                              tr->path == SKS_PATH_TRANSLATION ? "translation"
-                              : tr->path == SKS_PATH_ROTATION  ? "rotation"
-                                                               : "scale");
-      cJSON_AddItemToObject(ch, "target", target);
-      cJSON_AddItemToArray(channels, ch);
-    }
-    free(input_of);
-    if (cJSON_GetArraySize(channels) == 0) { /* glTF requires at least one channel */
-      cJSON_Delete(channels); cJSON_Delete(samplers);
-      continue;
-    }
-    cJSON *a = cJSON_CreateObject();
-    if (clip->name) cJSON_AddStringToObject(a, "name", clip->name);
-    cJSON_AddItemToObject(a, "channels", channels);
-    cJSON_AddItemToObject(a, "samplers", samplers);
+  uint8_t *bound = bound_joints(m);
+  if (!bound) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
+  for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
+    cJSON *a = animation_json(s, &m->clips[c], bound);
+    if (!a) continue;
     if (!anims) anims = cJSON_AddArrayToObject(root, "animations");
     cJSON_AddItemToArray(anims, a);
   }
+  free(bound);
   return s->oom ? SKS_ERR_OUT_OF_MEMORY : SKS_OK;
 }
 
@@ -539,7 +621,13 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
 
   /* Nodes: joints, then added mesh hosts. */
   cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
-  for (size_t i = 0; i < jc; ++i) cJSON_AddItemToArray(nodes, node_json(sk, i));
+  size_t n_nodes = (size_t)next_new;
+  cJSON **nodev = malloc((n_nodes ? n_nodes : 1) * sizeof *nodev);
+  if (!nodev) {
+    free(groups); free(hosting);
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
+  for (size_t i = 0; i < jc; ++i) cJSON_AddItemToArray(nodes, nodev[i] = node_json(sk, i));
   for (size_t gi = 0; gi < ng; ++gi) {
     if (!groups[gi].new_node) continue;
     const sks_mesh_part *a = &m->parts[groups[gi].first];
@@ -550,11 +638,12 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     snprintf(name, sizeof name, "%s%s", base, a->skin >= 0 ? "_skinned" : "_mesh");
     cJSON_AddStringToObject(n, "name", name);
     cJSON_AddItemToArray(nodes, n);
+    nodev[groups[gi].host] = n;
   }
   /* children */
   for (size_t i = 0; i < jc; ++i) {
     if (sk->parents[i] < 0) continue;
-    cJSON *parent = cJSON_GetArrayItem(nodes, sk->parents[i]);
+    cJSON *parent = nodev[sk->parents[i]];
     cJSON *ch = cJSON_GetObjectItem(parent, "children");
     if (!ch) ch = cJSON_AddArrayToObject(parent, "children");
     cJSON_AddItemToArray(ch, num_i((long)i));
@@ -564,7 +653,7 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     const sks_mesh_part *a = &m->parts[g->first];
     if (!g->new_node || a->skin >= 0 || a->node < 0 || (size_t)a->node >= jc) continue;
     /* Rigid part whose node hosts another mesh: an identity child follows it. */
-    cJSON *parent = cJSON_GetArrayItem(nodes, a->node);
+    cJSON *parent = nodev[a->node];
     cJSON *ch = cJSON_GetObjectItem(parent, "children");
     if (!ch) ch = cJSON_AddArrayToObject(parent, "children");
     cJSON_AddItemToArray(ch, num_i(g->host));
@@ -587,10 +676,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     cJSON_AddItemToArray(meshes, mesh);
     for (size_t p = g->first; p < g->first + g->count && r == SKS_OK; ++p)
       r = write_primitive(s, p, sets, o, prims);
-    cJSON *host = cJSON_GetArrayItem(nodes, g->host);
+    cJSON *host = nodev[g->host];
     add_num_i(host, "mesh", (long)gi);
     if (m->parts[g->first].skin >= 0) add_num_i(host, "skin", m->parts[g->first].skin);
   }
+  free(nodev);
   if (r != SKS_OK || s->oom) {
     free(groups); free(hosting);
     return r != SKS_OK ? r : sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
@@ -598,16 +688,17 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
 
   /* Scene: every root (joints and added skinned-mesh hosts). */
   cJSON *roots = cJSON_CreateArray();
+  size_t n_roots = 0;
   for (size_t i = 0; i < jc; ++i)
-    if (sk->parents[i] < 0) cJSON_AddItemToArray(roots, num_i((long)i));
+    if (sk->parents[i] < 0) { cJSON_AddItemToArray(roots, num_i((long)i)); ++n_roots; }
   for (size_t gi = 0; gi < ng; ++gi) {
     const gw_group *g = &groups[gi];
     const sks_mesh_part *a = &m->parts[g->first];
     int attached = a->skin < 0 && a->node >= 0 && (size_t)a->node < jc;
-    if (g->new_node && !attached) cJSON_AddItemToArray(roots, num_i(g->host));
+    if (g->new_node && !attached) { cJSON_AddItemToArray(roots, num_i(g->host)); ++n_roots; }
   }
   free(groups); free(hosting);
-  if (cJSON_GetArraySize(roots) > 0) {
+  if (n_roots > 0) {
     add_num_i(root, "scene", 0);
     cJSON *scenes = cJSON_AddArrayToObject(root, "scenes");
     cJSON *scene = cJSON_CreateObject();
@@ -618,6 +709,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
 
   /* Skins */
+  size_t *scratch = m->skin_count ? malloc((jc ? jc : 1) * sizeof *scratch) : NULL;
+  if (m->skin_count && !scratch) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   if (m->skin_count) {
     cJSON *skins = cJSON_AddArrayToObject(root, "skins");
     for (size_t k = 0; k < m->skin_count; ++k) {
@@ -628,7 +721,7 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       for (size_t j = 0; j < skin->joint_count; ++j) cJSON_AddItemToArray(joints, num_i(skin->joints[j]));
       if (skin->joint_count) {
         sks_mat4 *ibm = malloc(skin->joint_count * sizeof *ibm);
-        if (!ibm) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+        if (!ibm) { free(scratch); return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s)); }
         memcpy(ibm, skin->inverse_bind, skin->joint_count * sizeof *ibm);
         for (size_t j = 0; j < skin->joint_count; ++j) { /* affine: validator ACCESSOR_INVALID_IBM */
           ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f;
@@ -638,11 +731,18 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
                   add_float_accessor(s, ibm[0].m, skin->joint_count, 16, "MAT4", 0, 0));
         free(ibm);
       }
-      int32_t common = skin_common_root(sk, skin);
-      if (common >= 0) add_num_i(sj, "skeleton", common);
+      /* "skeleton" only when the common root is one of the skin's joints:
+       * importers (Blender) place the armature at that node, so a non-joint
+       * ancestor with a transform would put the rest pose elsewhere. */
+      int32_t common = skin_common_root(sk, skin, scratch);
+      int is_joint = 0;
+      for (size_t j = 0; common >= 0 && j < skin->joint_count && !is_joint; ++j)
+        is_joint = skin->joints[j] == common;
+      if (is_joint) add_num_i(sj, "skeleton", common);
       cJSON_AddItemToArray(skins, sj);
     }
   }
+  free(scratch);
 
   /* Materials */
   if (m->material_count) {
@@ -681,6 +781,474 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   return SKS_OK;
 }
 
+/* ---- writing back the kept glTF source ---------------------------------- */
+
+/* The array's items as a vector (NULL when absent / empty; *n = count). */
+static cJSON **item_vec(cJSON *arr, size_t *n) {
+  *n = 0;
+  if (!cJSON_IsArray(arr)) return NULL;
+  size_t count = 0;
+  cJSON *e;
+  cJSON_ArrayForEach(e, arr) ++count;
+  cJSON **v = malloc((count ? count : 1) * sizeof *v);
+  if (!v) return NULL;
+  count = 0;
+  cJSON_ArrayForEach(e, arr) v[count++] = e;
+  *n = count;
+  return v;
+}
+
+static void obj_set(cJSON *obj, const char *key, cJSON *value) {
+  if (cJSON_GetObjectItemCaseSensitive(obj, key)) cJSON_ReplaceItemInObjectCaseSensitive(obj, key, value);
+  else cJSON_AddItemToObject(obj, key, value);
+}
+
+static long obj_index(const cJSON *obj, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (long)v->valuedouble : -1;
+}
+
+/* Whether the kept document can be written back for this model: same
+ * skeleton (count and hierarchy), skins, parts and vertex counts as read, and
+ * every buffer's bytes kept. Otherwise the model is written from scratch. */
+static int source_usable(const sks_model *m, const sks_gltf_source *src) {
+  if (!src || !src->json) return 0;
+  for (size_t b = 0; b < src->buffer_count; ++b)
+    if (!src->buffers[b]) return 0;
+  if (m->skeleton.joint_count != src->joint_count || sks_hash_parents(&m->skeleton) != src->parents_hash ||
+      m->skin_count != src->skin_count || m->part_count != src->part_count)
+    return 0;
+  for (size_t p = 0; p < m->part_count; ++p)
+    if (m->parts[p].vertex_count != src->part_vertices[p]) return 0;
+  return 1;
+}
+
+/* Extensions known not to reference accessors or buffer views by index: with
+ * only these, accessors / views this write replaced are removed (and the
+ * rest renumbered); with any other, they stay (unused, harmless). */
+static int extensions_safe(const cJSON *root) {
+  static const char *const safe[] = {"KHR_materials_", "KHR_texture_transform", "KHR_lights_punctual",
+                                     "KHR_mesh_quantization", "KHR_texture_basisu", "EXT_texture_webp",
+                                     "EXT_texture_avif", "KHR_xmp_json_ld", "KHR_texture_"};
+  const cJSON *used = cJSON_GetObjectItemCaseSensitive(root, "extensionsUsed"), *e;
+  cJSON_ArrayForEach(e, used) {
+    if (!cJSON_IsString(e)) return 0;
+    int ok = 0;
+    for (size_t k = 0; k < sizeof safe / sizeof safe[0] && !ok; ++k)
+      ok = strncmp(e->valuestring, safe[k], strlen(safe[k])) == 0;
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+/* Visits every core reference to an accessor (kind 0) or buffer view (kind 1):
+ * map == NULL marks used[index] = 1; else the reference becomes map[index]. */
+static void visit_ref(cJSON *v, uint8_t *used, const long *map, size_t n) {
+  if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= (double)n) return;
+  size_t i = (size_t)v->valuedouble;
+  if (!map) used[i] = 1;
+  else cJSON_SetNumberValue(v, (double)map[i]);
+}
+
+static void walk_accessor_refs(cJSON *root, uint8_t *used, const long *map, size_t n) {
+  cJSON *mesh, *prim, *a, *t, *skin, *anim, *smp;
+  cJSON_ArrayForEach(mesh, cJSON_GetObjectItemCaseSensitive(root, "meshes")) {
+    cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(mesh, "primitives")) {
+      cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(prim, "attributes")) visit_ref(a, used, map, n);
+      visit_ref(cJSON_GetObjectItemCaseSensitive(prim, "indices"), used, map, n);
+      cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(prim, "targets"))
+        cJSON_ArrayForEach(a, t) visit_ref(a, used, map, n);
+    }
+  }
+  cJSON_ArrayForEach(skin, cJSON_GetObjectItemCaseSensitive(root, "skins"))
+    visit_ref(cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices"), used, map, n);
+  cJSON_ArrayForEach(anim, cJSON_GetObjectItemCaseSensitive(root, "animations")) {
+    cJSON_ArrayForEach(smp, cJSON_GetObjectItemCaseSensitive(anim, "samplers")) {
+      visit_ref(cJSON_GetObjectItemCaseSensitive(smp, "input"), used, map, n);
+      visit_ref(cJSON_GetObjectItemCaseSensitive(smp, "output"), used, map, n);
+    }
+  }
+}
+
+static void walk_view_refs(cJSON *root, uint8_t *used, const long *map, size_t n) {
+  cJSON *acc, *img;
+  cJSON_ArrayForEach(acc, cJSON_GetObjectItemCaseSensitive(root, "accessors")) {
+    visit_ref(cJSON_GetObjectItemCaseSensitive(acc, "bufferView"), used, map, n);
+    cJSON *sp = cJSON_GetObjectItemCaseSensitive(acc, "sparse");
+    visit_ref(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sp, "indices"), "bufferView"),
+              used, map, n);
+    visit_ref(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sp, "values"), "bufferView"),
+              used, map, n);
+  }
+  cJSON_ArrayForEach(img, cJSON_GetObjectItemCaseSensitive(root, "images"))
+    visit_ref(cJSON_GetObjectItemCaseSensitive(img, "bufferView"), used, map, n);
+}
+
+/* Removes the items of arr whose index has drop[i] && !used[i], renumbering
+ * the references through walk. drop may be NULL (nothing dropped). */
+static int compact(cJSON *root, const char *key, const uint8_t *drop,
+                   void (*walk)(cJSON *, uint8_t *, const long *, size_t), uint8_t *removed_out) {
+  size_t n;
+  cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, key);
+  cJSON **v = item_vec(arr, &n);
+  if (!v) return n == 0;
+  uint8_t *used = calloc(n, 1);
+  long *map = malloc(n * sizeof *map);
+  if (!used || !map) { free(v); free(used); free(map); return 0; }
+  walk(root, used, NULL, n);
+  long next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int gone = drop && drop[i] && !used[i];
+    if (removed_out) removed_out[i] = (uint8_t)gone;
+    map[i] = gone ? -1 : next++;
+  }
+  if ((size_t)next != n) {
+    walk(root, NULL, map, n);
+    for (size_t i = 0; i < n; ++i)
+      if (map[i] < 0) cJSON_Delete(cJSON_DetachItemViaPointer(arr, v[i]));
+  }
+  free(v); free(used); free(map);
+  return 1;
+}
+
+static const char *image_mime(const char *uri) {
+  static const char *const known[] = {"image/png", "image/jpeg", "image/webp", "image/ktx2"};
+  if (!strncmp(uri, "data:", 5)) {
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
+      if (!strncmp(uri + 5, known[k], strlen(known[k])) && uri[5 + strlen(known[k])] == ';') return known[k];
+    return NULL;
+  }
+  const char *dot = strrchr(uri, '.');
+  if (!dot) return NULL;
+  if (!strcasecmp(dot, ".png")) return "image/png";
+  if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")) return "image/jpeg";
+  if (!strcasecmp(dot, ".webp")) return "image/webp";
+  if (!strcasecmp(dot, ".ktx2")) return "image/ktx2";
+  return NULL;
+}
+
+typedef struct gw_view_src {
+  int is_new;        /* bytes in s->bin (else in a kept source buffer) */
+  long buffer;
+  size_t offset, length;
+} gw_view_src;
+
+static cJSON *trs_node_fields(cJSON *node, const sks_transform *t) {
+  cJSON_DeleteItemFromObjectCaseSensitive(node, "matrix");
+  cJSON_DeleteItemFromObjectCaseSensitive(node, "translation");
+  cJSON_DeleteItemFromObjectCaseSensitive(node, "rotation");
+  cJSON_DeleteItemFromObjectCaseSensitive(node, "scale");
+  sks_skeleton one = {1, NULL, NULL, (sks_transform *)(uintptr_t)t};
+  cJSON *tmp = node_json(&one, 0), *f;
+  while ((f = tmp->child) != NULL) {
+    cJSON_DetachItemViaPointer(tmp, f);
+    cJSON_AddItemToObject(node, f->string, cJSON_Duplicate(f, 1));
+    cJSON_Delete(f);
+  }
+  cJSON_Delete(tmp);
+  return node;
+}
+
+/* Builds the output document from the kept source: *out_bin (malloc'd) gets
+ * the new BIN chunk. Everything not listed below stays as read. */
+static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o, cJSON **out_root,
+                                    uint8_t **out_bin, size_t *out_bin_size) {
+  const sks_model *m = s->model;
+  const sks_gltf_source *src = m->gltf_source;
+  sks_result r = check_model(s);
+  if (r != SKS_OK) return r;
+  cJSON *root = cJSON_ParseWithLength(src->json, src->json_len);
+  if (!root) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  *out_root = root;
+  size_t jc = m->skeleton.joint_count;
+  int32_t *joint_node = malloc((jc ? jc : 1) * sizeof *joint_node);
+  size_t n_nodes = 0, n_meshes = 0, n_skins = 0, n_anims = 0, n_images = 0, n_acc = 0, n_views0 = 0;
+  cJSON **nodes = item_vec(cJSON_GetObjectItemCaseSensitive(root, "nodes"), &n_nodes);
+  cJSON **meshes = item_vec(cJSON_GetObjectItemCaseSensitive(root, "meshes"), &n_meshes);
+  cJSON **skins = item_vec(cJSON_GetObjectItemCaseSensitive(root, "skins"), &n_skins);
+  cJSON **anims = item_vec(cJSON_GetObjectItemCaseSensitive(root, "animations"), &n_anims);
+  cJSON **images = item_vec(cJSON_GetObjectItemCaseSensitive(root, "images"), &n_images);
+  cJSON *accessors = cJSON_GetObjectItemCaseSensitive(root, "accessors");
+  cJSON *views = cJSON_GetObjectItemCaseSensitive(root, "bufferViews");
+  cJSON **accv = item_vec(accessors, &n_acc);
+  cJSON **viewv = item_vec(views, &n_views0);
+  free(accv);
+  free(viewv);
+  uint8_t *drop_acc = calloc(n_acc ? n_acc : 1, 1);
+  uint8_t *bound = bound_joints(m);
+  if (!joint_node || !drop_acc || !bound || (n_nodes && !nodes) || (n_meshes && !meshes) ||
+      (n_skins && !skins) || (n_anims && !anims) || (n_images && !images)) {
+    r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+    goto done;
+  }
+  if (!accessors) accessors = cJSON_AddArrayToObject(root, "accessors");
+  if (!views) views = cJSON_AddArrayToObject(root, "bufferViews");
+  s->accessors = accessors;
+  s->views = views;
+  s->n_accessors = n_acc;
+  s->n_views = n_views0;
+  for (size_t j = 0; j < jc; ++j) joint_node[j] = -1;
+  for (size_t nd = 0; nd < src->node_count && nd < n_nodes; ++nd)
+    if (src->node_joint[nd] >= 0 && (size_t)src->node_joint[nd] < jc) joint_node[src->node_joint[nd]] = (int32_t)nd;
+  for (size_t j = 0; j < jc; ++j)
+    if (joint_node[j] < 0) {
+      r = sks_error_set(s->err, SKS_ERR_INVALID, "%s: joint %zu has no node in the source document", file_label(s), j);
+      goto done;
+    }
+  s->joint_node = joint_node;
+
+  /* asset.generator */
+  cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
+  if (!cJSON_IsObject(asset)) {
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "asset");
+    asset = cJSON_AddObjectToObject(root, "asset");
+    cJSON_AddStringToObject(asset, "version", "2.0");
+  }
+  obj_set(asset, "generator", cJSON_CreateString("skinsolve " SKS_VERSION_STRING));
+
+  /* Nodes: names and rest transforms that changed. */
+  for (size_t j = 0; j < jc; ++j) {
+    cJSON *node = nodes[joint_node[j]];
+    if (sks_hash_string(m->skeleton.names[j]) != src->joint_name_hash[j])
+      obj_set(node, "name", cJSON_CreateString(m->skeleton.names[j] ? m->skeleton.names[j] : ""));
+    if (sks_hash_joint_rest(&m->skeleton.rest[j]) != src->joint_rest_hash[j])
+      trs_node_fields(node, &m->skeleton.rest[j]);
+  }
+
+  /* Skins: joints and inverse bind matrices that changed. */
+  for (size_t k = 0; k < m->skin_count && k < n_skins; ++k) {
+    const sks_skin *skin = &m->skins[k];
+    int joints_changed = sks_hash_skin_joints(skin) != src->skin_joints_hash[k];
+    if (joints_changed) {
+      cJSON *ja = cJSON_CreateArray();
+      for (size_t j = 0; j < skin->joint_count; ++j) cJSON_AddItemToArray(ja, num_i(joint_node[skin->joints[j]]));
+      obj_set(skins[k], "joints", ja);
+    }
+    if ((joints_changed || sks_hash_skin_ibm(skin) != src->skin_ibm_hash[k]) && skin->joint_count) {
+      long old = obj_index(skins[k], "inverseBindMatrices");
+      if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;
+      sks_mat4 *ibm = malloc(skin->joint_count * sizeof *ibm);
+      if (!ibm) { s->oom = 1; break; }
+      memcpy(ibm, skin->inverse_bind, skin->joint_count * sizeof *ibm);
+      for (size_t j = 0; j < skin->joint_count; ++j) {
+        ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f;
+        ibm[j].m[15] = 1.0f;
+      }
+      obj_set(skins[k], "inverseBindMatrices",
+              num_i(add_float_accessor(s, ibm[0].m, skin->joint_count, 16, "MAT4", 0, 0)));
+      free(ibm);
+    }
+  }
+
+  /* Mesh primitives: attributes that changed (a primitive shared by several
+   * nodes is written once, from its first part). */
+  for (size_t p = 0; p < m->part_count && r == SKS_OK && !s->oom; ++p) {
+    const sks_mesh_part *part = &m->parts[p];
+    int32_t mi = src->part_mesh[p], pk = src->part_prim[p];
+    if (mi < 0 || (size_t)mi >= n_meshes) continue;
+    int what = 0;
+    if (sks_hash_part_positions(part) != src->part_pos_hash[p]) what |= W_POS;
+    if (sks_hash_part_normals(part) != src->part_nrm_hash[p]) what |= W_NRM;
+    if (sks_hash_part_uvs(part) != src->part_uv_hash[p]) what |= W_UV;
+    if (sks_hash_part_influences(part) != src->part_infl_hash[p]) what |= W_INFL;
+    if (sks_hash_part_indices(part) != src->part_idx_hash[p]) what |= W_IDX;
+    if (part->material != src->part_material[p]) what |= W_MAT;
+    if (!what) continue;
+    int first = 1;
+    for (size_t q = 0; q < p && first; ++q) first = !(src->part_mesh[q] == mi && src->part_prim[q] == pk);
+    if (!first) continue;
+    cJSON *prim = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(meshes[mi], "primitives"), pk);
+    cJSON *attr = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+    if (!attr) continue;
+    const char *drop_keys[4] = {NULL, NULL, NULL, NULL};
+    if (what & W_POS) drop_keys[0] = "POSITION";
+    if (what & W_NRM) drop_keys[1] = "NORMAL";
+    if (what & W_UV) drop_keys[2] = "TEXCOORD_0";
+    for (int k = 0; k < 3; ++k) {
+      if (!drop_keys[k]) continue;
+      long old = obj_index(attr, drop_keys[k]);
+      if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;
+      cJSON_DeleteItemFromObjectCaseSensitive(attr, drop_keys[k]);
+    }
+    if (what & W_INFL) {
+      for (int set = 0; set < 16; ++set) {
+        char key[32];
+        for (int kind = 0; kind < 2; ++kind) {
+          snprintf(key, sizeof key, kind ? "WEIGHTS_%d" : "JOINTS_%d", set);
+          long old = obj_index(attr, key);
+          if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;
+          cJSON_DeleteItemFromObjectCaseSensitive(attr, key);
+        }
+      }
+    }
+    if (what & W_IDX) {
+      long old = obj_index(prim, "indices");
+      if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;
+      cJSON_DeleteItemFromObjectCaseSensitive(prim, "indices");
+    }
+    if (what & W_MAT) cJSON_DeleteItemFromObjectCaseSensitive(prim, "material");
+    int sets = part->skin >= 0 ? (part->influence_count > 4 ? 2 : 1) : 0;
+    r = write_part_data(s, p, sets, o, prim, attr, what);
+  }
+  if (r != SKS_OK) goto done;
+
+  /* Animations: a clip unchanged since it was read keeps its animation as
+   * it was (channels on morph weights, extras, ...); others are written. */
+  {
+    uint8_t *kept = calloc(n_anims ? n_anims : 1, 1);
+    cJSON *out = cJSON_CreateArray();
+    if (!kept || !out) { free(kept); cJSON_Delete(out); s->oom = 1; goto done; }
+    size_t n_out = 0;
+    for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
+      uint64_t h = sks_hash_clip(&m->clips[c]);
+      long found = -1;
+      if (c < src->clip_count && c < n_anims && !kept[c] && src->clip_hash[c] == h) found = (long)c;
+      for (size_t i = 0; found < 0 && i < src->clip_count && i < n_anims; ++i)
+        if (!kept[i] && src->clip_hash[i] == h) found = (long)i;
+      cJSON *a;
+      if (found >= 0) {
+        kept[found] = 1;
+        a = cJSON_Duplicate(anims[found], 1);
+      } else {
+        a = animation_json(s, &m->clips[c], bound);
+      }
+      if (a) { cJSON_AddItemToArray(out, a); ++n_out; }
+    }
+    /* accessors of animations not kept */
+    for (size_t i = 0; i < n_anims; ++i) {
+      if (kept[i]) continue;
+      cJSON *smp;
+      cJSON_ArrayForEach(smp, cJSON_GetObjectItemCaseSensitive(anims[i], "samplers")) {
+        long in = obj_index(smp, "input"), outp = obj_index(smp, "output");
+        if (in >= 0 && (size_t)in < n_acc) drop_acc[in] = 1;
+        if (outp >= 0 && (size_t)outp < n_acc) drop_acc[outp] = 1;
+      }
+    }
+    free(kept);
+    free(anims);
+    anims = NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "animations");
+    if (n_out) cJSON_AddItemToObject(root, "animations", out);
+    else cJSON_Delete(out);
+  }
+  if (s->oom) goto done;
+
+  /* External and data-URI images go into the BIN chunk (files were read at
+   * load, confined to the model's folder). */
+  for (size_t i = 0; i < n_images && i < src->image_count; ++i) {
+    const cJSON *uj = cJSON_GetObjectItemCaseSensitive(images[i], "uri");
+    if (!src->images[i] || !cJSON_IsString(uj)) continue;
+    const char *mime = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images[i], "mimeType"));
+    if (!mime) mime = image_mime(uj->valuestring);
+    if (!mime) continue;
+    size_t off = bin_append(s, src->images[i], src->image_sizes[i]);
+    cJSON *view = cJSON_CreateObject();
+    add_num_i(view, "buffer", 0);
+    add_num_i(view, "byteOffset", (long)off);
+    add_num_i(view, "byteLength", (long)src->image_sizes[i]);
+    cJSON_AddItemToArray(views, view);
+    obj_set(images[i], "mimeType", cJSON_CreateString(mime));
+    cJSON_DeleteItemFromObjectCaseSensitive(images[i], "uri");
+    add_num_i(images[i], "bufferView", (long)s->n_views++);
+  }
+  if (s->oom) goto done;
+
+  /* Remove what this write replaced (when no extension could refer to it). */
+  {
+    size_t nv_all = s->n_views;
+    uint8_t *drop_view = calloc(nv_all ? nv_all : 1, 1);
+    uint8_t *acc_gone = calloc(s->n_accessors ? s->n_accessors : 1, 1);
+    uint8_t *view_gone = calloc(nv_all ? nv_all : 1, 1);
+    int *view_new = malloc((nv_all ? nv_all : 1) * sizeof *view_new);
+    if (!drop_view || !acc_gone || !view_gone || !view_new) {
+      free(drop_view); free(acc_gone); free(view_gone); free(view_new);
+      s->oom = 1;
+      goto done;
+    }
+    int safe = extensions_safe(root);
+    if (safe) {
+      /* the views of dropped accessors become drop candidates */
+      size_t na;
+      cJSON **av = item_vec(accessors, &na);
+      uint8_t *drop_all = calloc(na ? na : 1, 1);
+      if ((na && !av) || !drop_all) s->oom = 1;
+      for (size_t a = 0; !s->oom && a < na; ++a) {
+        if (a < n_acc) drop_all[a] = drop_acc[a];
+        if (!drop_all[a]) continue;
+        long vi = obj_index(av[a], "bufferView");
+        if (vi >= 0 && (size_t)vi < nv_all) drop_view[vi] = 1;
+      }
+      if (!s->oom && !compact(root, "accessors", drop_all, walk_accessor_refs, acc_gone)) s->oom = 1;
+      free(av);
+      free(drop_all);
+      if (!s->oom && !compact(root, "bufferViews", drop_view, walk_view_refs, view_gone)) s->oom = 1;
+    }
+    /* provenance of the views that remain, in order */
+    size_t nvv = 0;
+    for (size_t v = 0; v < nv_all; ++v)
+      if (!view_gone[v]) view_new[nvv++] = v >= n_views0;
+    size_t count;
+    cJSON **vv = item_vec(views, &count);
+    if ((count && !vv) || count != nvv) s->oom = 1;
+    gw_view_src *vs = malloc((count ? count : 1) * sizeof *vs);
+    if (!vs) s->oom = 1;
+    size_t total = 0;
+    for (size_t v = 0; !s->oom && v < count; ++v) {
+      vs[v].is_new = view_new[v];
+      vs[v].buffer = vs[v].is_new ? -1 : obj_index(vv[v], "buffer");
+      long off = obj_index(vv[v], "byteOffset"), len = obj_index(vv[v], "byteLength");
+      vs[v].offset = off < 0 ? 0 : (size_t)off;
+      vs[v].length = len < 0 ? 0 : (size_t)len;
+      size_t have = vs[v].is_new ? s->bin_size
+                    : (vs[v].buffer >= 0 && (size_t)vs[v].buffer < src->buffer_count) ? src->buffer_sizes[vs[v].buffer]
+                                                                                   : 0;
+      if (vs[v].offset > have || vs[v].length > have - vs[v].offset) {
+        r = sks_error_set(s->err, SKS_ERR_INVALID, "%s: bufferView %zu lies outside its buffer", file_label(s), v);
+        break;
+      }
+      total += vs[v].length + 8;
+    }
+    uint8_t *bin = (r == SKS_OK && !s->oom) ? malloc(total ? total : 1) : NULL;
+    size_t pos = 0;
+    if (r == SKS_OK && !s->oom && !bin) s->oom = 1;
+    for (size_t v = 0; bin && v < count; ++v) {
+      /* keep the view's offset modulo 4, so accessor alignment holds */
+      size_t want = vs[v].offset & 3u;
+      while ((pos & 3u) != want) bin[pos++] = 0;
+      const uint8_t *from = vs[v].is_new ? s->bin + vs[v].offset : src->buffers[vs[v].buffer] + vs[v].offset;
+      if (vs[v].length) memcpy(bin + pos, from, vs[v].length);
+      obj_set(vv[v], "buffer", num_i(0));
+      if (pos) obj_set(vv[v], "byteOffset", num_i((long)pos));
+      else cJSON_DeleteItemFromObjectCaseSensitive(vv[v], "byteOffset");
+      pos += vs[v].length;
+    }
+    while (bin && (pos & 3u)) bin[pos++] = 0;
+    free(vv); free(vs);
+    free(drop_view); free(acc_gone); free(view_gone); free(view_new);
+    if (r != SKS_OK || s->oom) { free(bin); goto done; }
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "buffers");
+    if (pos) {
+      cJSON *buffers = cJSON_AddArrayToObject(root, "buffers");
+      cJSON *buf = cJSON_CreateObject();
+      add_num_i(buf, "byteLength", (long)pos);
+      cJSON_AddItemToArray(buffers, buf);
+    }
+    if (count == 0) cJSON_DeleteItemFromObjectCaseSensitive(root, "bufferViews");
+    if (s->n_accessors == 0 || !cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "accessors")))
+      cJSON_DeleteItemFromObjectCaseSensitive(root, "accessors");
+    *out_bin = bin;
+    *out_bin_size = pos;
+  }
+
+done:
+  s->accessors = s->views = NULL; /* owned by root */
+  free(joint_node); free(nodes); free(meshes); free(skins); free(anims); free(images);
+  free(drop_acc); free(bound);
+  s->joint_node = NULL;
+  if (r == SKS_OK && s->oom) r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  return r;
+}
+
 static void put_u32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
@@ -694,27 +1262,37 @@ sks_result sks_write_glb(const char *path, const sks_model *model,
   s.model = model;
   s.path = path;
   s.err = err;
-  s.accessors = cJSON_CreateArray();
-  s.views = cJSON_CreateArray();
-  cJSON *root = cJSON_CreateObject();
-  sks_result r = (root && s.accessors && s.views) ? build(&s, options, root)
-                                                  : sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  cJSON_Delete(s.accessors);
-  cJSON_Delete(s.views);
+  cJSON *root = NULL;
+  uint8_t *bin = NULL;
+  size_t blen = 0;
+  sks_result r;
+  if (source_usable(model, model->gltf_source)) {
+    r = build_from_source(&s, options, &root, &bin, &blen);
+    free(s.bin);
+  } else {
+    s.accessors = cJSON_CreateArray();
+    s.views = cJSON_CreateArray();
+    root = cJSON_CreateObject();
+    r = (root && s.accessors && s.views) ? build(&s, options, root)
+                                         : sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    cJSON_Delete(s.accessors);
+    cJSON_Delete(s.views);
+    bin = s.bin;
+    blen = s.bin_size; /* a multiple of 4 */
+  }
   char *json = r == SKS_OK ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (r == SKS_OK && !json) r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  if (r != SKS_OK) { free(s.bin); free(json); return r; }
+  if (r != SKS_OK) { free(bin); free(json); return r; }
 
   size_t jlen = strlen(json), jpad = (jlen + 3u) & ~(size_t)3u;
-  size_t blen = s.bin_size; /* already a multiple of 4 */
   size_t total = 12 + 8 + jpad + (blen ? 8 + blen : 0);
   if (total > 0xFFFFFFFFu) {
-    free(s.bin); free(json);
+    free(bin); free(json);
     return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: model too large for GLB (%zu bytes)", path, total);
   }
   uint8_t *out = malloc(total);
-  if (!out) { free(s.bin); free(json); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path); }
+  if (!out) { free(bin); free(json); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path); }
   put_u32(out, 0x46546C67u); /* "glTF" */
   put_u32(out + 4, 2);
   put_u32(out + 8, (uint32_t)total);
@@ -726,10 +1304,10 @@ sks_result sks_write_glb(const char *path, const sks_model *model,
     uint8_t *b = out + 20 + jpad;
     put_u32(b, (uint32_t)blen);
     put_u32(b + 4, 0x004E4942u); /* "BIN\0" */
-    memcpy(b + 8, s.bin, blen);
+    memcpy(b + 8, bin, blen);
   }
   free(json);
-  free(s.bin);
+  free(bin);
   r = sks_write_file_atomic(path, out, total, err);
   free(out);
   return r;

@@ -6,6 +6,7 @@
 #include "skinsolve/rig.h"
 #include "skinsolve/pose.h"
 #include "math/sks_math.h"
+#include "io/gltf_source.h"
 
 void sks_clip_free(sks_clip *clip) {
   if (!clip) return;
@@ -43,6 +44,7 @@ void sks_model_free(sks_model *model) {
   for (size_t i = 0; i < model->clip_count; ++i) sks_clip_free(&model->clips[i]);
   free(model->clips);
   free(model->source_path);
+  sks_gltf_source_free(model->gltf_source);
   memset(model, 0, sizeof *model);
 }
 
@@ -66,6 +68,7 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
   int fail = 0;
   memset(dst, 0, sizeof *dst);
   dst->source_path = dup_str(src->source_path);
+  if (src->gltf_source && !(dst->gltf_source = sks_gltf_source_clone(src->gltf_source))) fail = 1;
   const sks_skeleton *s = &src->skeleton;
   dst->skeleton.joint_count = s->joint_count;
   dst->skeleton.names = s->joint_count ? calloc(s->joint_count, sizeof(char *)) : NULL;
