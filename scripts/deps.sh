@@ -9,8 +9,6 @@ pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev ass
 pkgs+=(python3 python3-numpy)
 # npm fetches over HTTPS: a fresh Debian image has no CA certificates.
 if [ "${SKS_WITH_BROWSER:-1}" = 1 ]; then pkgs+=(chromium nodejs npm ca-certificates); fi
-# Blender (headless) for tests/test_interop_blender.sh; SKS_WITH_BLENDER=0 skips it.
-if [ "${SKS_WITH_BLENDER:-1}" = 1 ] && apt-cache show blender > /dev/null 2>&1; then pkgs+=(blender); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,7 +37,7 @@ static const abi_field k_fields[] = {
   F(sks_model, source_path), F(sks_model, skeleton), F(sks_model, skin_count),
   F(sks_model, skins), F(sks_model, part_count), F(sks_model, parts),
   F(sks_model, material_count), F(sks_model, materials), F(sks_model, clip_count),
-  F(sks_model, clips),
+  F(sks_model, clips), F(sks_model, gltf_source),
   F(sks_track, joint), F(sks_track, path), F(sks_track, interpolation),
   F(sks_track, key_count), F(sks_track, times), F(sks_track, values),
   F(sks_clip, name), F(sks_clip, duration), F(sks_clip, track_count), F(sks_clip, tracks),

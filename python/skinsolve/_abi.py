@@ -78,7 +78,8 @@ class sks_model(C.Structure):
                 ("skin_count", c_size), ("skins", C.POINTER(sks_skin)),
                 ("part_count", c_size), ("parts", C.POINTER(sks_mesh_part)),
                 ("material_count", c_size), ("materials", C.POINTER(sks_material)),
-                ("clip_count", c_size), ("clips", C.POINTER(sks_clip))]
+                ("clip_count", c_size), ("clips", C.POINTER(sks_clip)),
+                ("gltf_source", C.c_void_p)]  # opaque: the glTF document kept for lossless writes
 
 
 class sks_load_options(C.Structure):
