@@ -29,6 +29,7 @@ typedef enum sks_correspondence_kind {
   SKS_CORRESPOND_CLOSEST_POINT
 } sks_correspondence_kind;
 
+struct sks_baked_clip; /* below */
 typedef void (*sks_progress_fn)(void *user, const char *clip, size_t frame, size_t frame_count);
 
 typedef struct sks_bake_options {
@@ -42,6 +43,10 @@ typedef struct sks_bake_options {
   int keep_surfaces;              /* 1: fill per-frame surfaces/errors in the result (report) */
   sks_progress_fn progress;       /* optional */
   void *progress_user;
+  /* optional: called as each clip finishes (its metrics filled in), so a
+   * caller can report clip by clip; the clip belongs to the result */
+  void (*clip_done)(void *user, const struct sks_baked_clip *clip);
+  void *clip_done_user;
 } sks_bake_options;
 
 typedef struct sks_baked_clip {
