@@ -105,6 +105,12 @@ has "$tmp/o" "wrote $tmp/arn.glb" "bake -o"
 "$cli" info "$tmp/arn.glb" > "$tmp/o" && ok || bad "info baked"
 has "$tmp/o" "'walk': " "baked clip keeps its name"
 
+"$cli" control "$bvh/01_01.bvh" > "$tmp/o" 2> "$tmp/e"; [ $? = 1 ] && ok || bad "control on a BVH (no mesh) should exit 1"
+has "$tmp/e" "no mesh (a skeleton-only file): nothing to record; give its clips to a rig instead" "control BVH message"
+[ -s "$tmp/o" ] && bad "control on a BVH printed a table: $(cat "$tmp/o")" || ok
+"$cli" bake --source "$skel" --target "$loco" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "skeleton-only target: exit 1"
+has "$tmp/e" "a bake target needs a skinned mesh" "skeleton-only target message"
+
 # ---- -o and the target's own clips ----
 "$cli" control "$fox" --clip Walk $fps -o "$tmp/keep.glb" > /dev/null 2> "$tmp/e" && ok || bad "control -o keep"
 has "$tmp/e" "note: the target's own clip 'Walk' is replaced by the baked clip of that name" "keep: same name replaced"

@@ -12,6 +12,19 @@ static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
 }
 
+int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const char *src_path,
+                          const char *tgt_path, int control) {
+  if (src->part_count == 0)
+    return sks_cli_fail(SKS_EXIT_INPUT,
+                        "%s: no mesh (a skeleton-only file): nothing to record; give its clips to a rig "
+                        "instead: skinsolve %s --clips %s ...",
+                        src_path, control ? "control RIG" : "bake --source RIG --target TGT", src_path);
+  if (target->part_count == 0)
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: no mesh (a skeleton-only file): a bake target needs a skinned mesh",
+                        tgt_path);
+  return 0;
+}
+
 void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target) {
   if (target->part_count == 0)
     printf("bake %s -> %s: %zu joints, no mesh\n", src, tgt, target->skeleton.joint_count);

@@ -11,6 +11,10 @@ typedef struct sks_cli_bake_printer {
   size_t next_quarter;
 } sks_cli_bake_printer;
 
+/* Refuses (SKS_EXIT_INPUT, message printed) a skeleton-only source or
+ * target before anything is printed or solved; 0 when both have a mesh. */
+int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const char *src_path,
+                          const char *tgt_path, int control);
 /* "bake SRC -> TGT: V target vertices, J joints, D = ..." and the column
  * header, flushed: printed before the bake starts. */
 void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target);

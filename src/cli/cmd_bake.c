@@ -184,6 +184,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   const sks_model *target = control ? &src : &tgt;
   sks_bake_result res;
   int code = SKS_EXIT_OK;
+  if ((code = sks_cli_bake_precheck(&src, target, source_path, target_path, control)) != 0) goto done_models;
   if (!json) sks_cli_bake_print_header(base_name(source_path), base_name(target_path), target);
   if (sks_bake(&src, target, &opt, &res, &err) != SKS_OK) {
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
