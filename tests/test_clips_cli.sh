@@ -64,8 +64,8 @@ has "$tmp/o" "'Motion': 37.58 s" "01_03's clip listed"
 "$cli" pose "$skel" --clips "$loco" --clip walk --time 0.5 -o "$tmp/walk.obj" > "$tmp/o" 2> "$tmp/e" && ok || bad "pose --clips exit: $(cat "$tmp/e")"
 "$cli" pose "$skel" -o "$tmp/rest.obj" > /dev/null && ok || bad "pose rest"
 cmp -s "$tmp/walk.obj" "$tmp/rest.obj" && bad "walk pose equals the rest pose" || ok
-"$cli" pose "$skel" --clips "$loco" --clip walk --time 99 -o "$tmp/w99.obj" > "$tmp/o" 2> /dev/null && ok || bad "pose --time 99"
-has "$tmp/o" "at 99 s (clamped to 1.333 s: the clip lasts 1.333 s; --loop wraps)" "clamp message"
+"$cli" pose "$fox" --clip Walk --time 99 -o "$tmp/w99.obj" > "$tmp/o" 2> /dev/null && ok || bad "pose --time 99"
+has "$tmp/o" "at 99 s (clamped to 0.7083 s: the clip lasts 0.7083 s; --loop wraps)" "clamp message"
 "$cli" pose "$fox" --clip Walk --time 0.3 -o "$tmp/f.obj" > "$tmp/o" && ok || bad "pose fox"
 grep -q "clamped" "$tmp/o" && bad "an in-range time says clamped: $(cat "$tmp/o")" || ok
 "$cli" pose "$fox" --clip Walk --time 1.0 --loop -o "$tmp/f.obj" > "$tmp/o" && ok || bad "pose fox loop"
@@ -74,18 +74,21 @@ has "$tmp/o" "(looped to 0.2917 s of 0.7083 s)" "loop message"
 has "$tmp/e" "no mesh" "pose no-mesh message"
 [ -e "$tmp/x.obj" ] && bad "pose wrote an output for a skeleton-only file" || ok
 
-# ---- bad --clips ----
+# ---- bad --clips (a BVH as the rig: quick to load) ----
+b1="$bvh/01_01.bvh"
 "$cli" pose "$skel" --clips "$loco" -o "$tmp/x.obj" > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "--clips without --clip: exit 2"
-"$cli" info "$skel" --clips > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "--clips without a file: exit 2"
-"$cli" info "$skel" --clips "$tmp/nope.fbx" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "--clips missing file: exit 1"
+"$cli" info "$b1" --clips > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "--clips without a file: exit 2"
+"$cli" info "$b1" --clips "$tmp/nope.fbx" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "--clips missing file: exit 1"
 has "$tmp/e" "nope.fbx" "missing clip file named"
-"$cli" info "$skel" --clips "$fox" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "--clips with no shared joint: exit 1"
+"$cli" info "$b1" --clips "$fox" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "--clips with no shared joint: exit 1"
 has "$tmp/e" "no joint is named like a joint of" "no-match message"
-cp "$loco" "$tmp/anim.fbx"
-"$cli" pose "$skel" --clips "$tmp/anim.fbx" --clip walk -o "$tmp/anim.fbx" > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "output = clip file: exit 2"
-cmp -s "$loco" "$tmp/anim.fbx" && ok || bad "the clip file was overwritten"
-"$cli" control "$skel" --clips "$tmp/anim.fbx" --clip walk --report "$tmp/anim.fbx" > /dev/null 2>&1; [ $? = 2 ] && ok || bad "control --report = clip file: exit 2"
-cmp -s "$loco" "$tmp/anim.fbx" && ok || bad "the clip file was overwritten by control"
+cp "$bvh/01_03.bvh" "$tmp/anim.bvh"
+"$cli" pose "$fox" --clips "$tmp/anim.bvh" --clip Motion -o "$tmp/anim.bvh" > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "output = clip file: exit 2"
+cmp -s "$bvh/01_03.bvh" "$tmp/anim.bvh" && ok || bad "the clip file was overwritten"
+"$cli" control "$fox" --clips "$tmp/anim.bvh" --report "$tmp/anim.bvh" > /dev/null 2> "$tmp/e"; [ $? = 2 ] && ok || bad "control --report = clip file: exit 2"
+has "$tmp/e" "it is the input file" "output = clip file message"
+"$cli" bake --source "$fox" --target "$fox" --clips "$tmp/anim.bvh" -o "$tmp/anim.bvh" > /dev/null 2>&1; [ $? = 2 ] && ok || bad "bake -o = clip file: exit 2"
+cmp -s "$bvh/01_03.bvh" "$tmp/anim.bvh" && ok || bad "the clip file was overwritten by control / bake"
 
 # ---- bake / control: header at once, a row per clip, progress, --quiet ----
 "$cli" control "$skel" --clips "$loco" --clip jog --clip walk $fps > "$tmp/all" 2>&1 && ok || bad "control --clips exit: $(cat "$tmp/all")"
@@ -97,9 +100,9 @@ if [ -n "$h" ] && [ -n "$pj" ] && [ -n "$rj" ] && [ -n "$pw" ] && [ -n "$rw" ] &
    [ "$h" -lt "$pj" ] && [ "$pj" -lt "$rj" ] && [ "$rj" -lt "$pw" ] && [ "$pw" -lt "$rw" ]; then ok
 else bad "order header < progress jog < row jog < progress walk < row walk: $h $pj $rj $pw $rw: $(cat "$tmp/all")"; fi
 grep -E "^(jog|walk) +free +[0-9]+ +100\.0000 " "$tmp/all" | wc -l | grep -q '^2$' && ok || bad "control rows at 100 %: $(cat "$tmp/all")"
-"$cli" control "$skel" --clips "$loco" --clip walk $fps --quiet > "$tmp/o" 2> "$tmp/e" && ok || bad "--quiet exit"
+"$cli" control "$fox" --clip Walk $fps --quiet -o "$tmp/q.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "--quiet exit"
 [ -s "$tmp/e" ] && bad "--quiet printed on stderr: $(cat "$tmp/e")" || ok
-has "$tmp/o" "walk " "--quiet keeps the table"
+has "$tmp/o" "Walk " "--quiet keeps the table"
 "$cli" bake --source "$skel" --target "$arnaud" --clips "$loco" --clip walk $fps -o "$tmp/arn.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "bake --clips onto arnaud: $(cat "$tmp/e")"
 has "$tmp/o" "wrote $tmp/arn.glb" "bake -o"
 "$cli" info "$tmp/arn.glb" > "$tmp/o" && ok || bad "info baked"

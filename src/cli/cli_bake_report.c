@@ -72,7 +72,7 @@ void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t
     return;
   }
   /* not a terminal (a log): a line at the start and at each quarter */
-  if (frame >= count || count < 8) return;
+  if (frame >= count) return;
   if (frame == 0) p->next_quarter = 1;
   if (frame == 0 || frame + 1 >= (count * p->next_quarter) / 4) {
     if (frame) p->next_quarter++;

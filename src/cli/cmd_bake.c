@@ -123,24 +123,25 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       if (strcmp(m, "free") == 0) opt.mode = SKS_SOLVE_FREE;
       else if (strcmp(m, "rotation-only") == 0) opt.mode = SKS_SOLVE_ROTATION_ONLY;
       else if (strcmp(m, "both") == 0) opt.mode = SKS_SOLVE_BOTH;
-      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
     } else if (strcmp(a, "--solver") == 0 && has) {
       const char *m = argv[++i];
       if (strcmp(m, "default") == 0) opt.solver = SKS_SOLVER_DEFAULT;
       else if (strcmp(m, "bcd") == 0) opt.solver = SKS_SOLVER_BCD;
-      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --solver must be default or bcd (got '%s')", cmd, m); }
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --solver must be default or bcd (got '%s')", cmd, m); }
     } else if (strcmp(a, "--max-constraints") == 0 && has) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
-      if (*end || v <= 0) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-constraints needs a positive integer", cmd); }
+      if (*end || v <= 0) { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-constraints needs a positive integer", cmd); }
       opt.max_constraints = (size_t)v;
     } else if (strcmp(a, "--fps") == 0 && has) {
       char *end;
       double v = strtod(argv[++i], &end);
-      if (*end || !(v > 0) || v > 10000) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
+      if (*end || !(v > 0) || v > 10000) { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
       opt.fps = (float)v;
     } else {
       free(clips);
+      free(clip_files);
       return sks_cli_fail(SKS_EXIT_USAGE, "%s: unknown or incomplete option '%s' (see skinsolve %s --help)", cmd, a, cmd);
     }
   }
