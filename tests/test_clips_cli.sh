@@ -93,13 +93,15 @@ cmp -s "$bvh/01_03.bvh" "$tmp/anim.bvh" && ok || bad "the clip file was overwrit
 # ---- bake / control: header at once, a row per clip, progress, --quiet ----
 "$cli" control "$skel" --clips "$loco" --clip jog --clip walk $fps > "$tmp/all" 2>&1 && ok || bad "control --clips exit: $(cat "$tmp/all")"
 line() { grep -n -m1 -F -- "$1" "$tmp/all" | cut -d: -f1; }
-h=$(line "bake ozz_skeleton.fbx -> ozz_skeleton.fbx: 8433 target vertices, 78 joints")
+h=$(line "baking ozz_skeleton.fbx -> ozz_skeleton.fbx: 78 target joints, 8433 vertices in 1 parts")
 pj=$(line "baking 'jog': frame 1/"); rj=$(line "jog                      free")
 pw=$(line "baking 'walk': frame 1/"); rw=$(line "walk                     free")
 if [ -n "$h" ] && [ -n "$pj" ] && [ -n "$rj" ] && [ -n "$pw" ] && [ -n "$rw" ] &&
    [ "$h" -lt "$pj" ] && [ "$pj" -lt "$rj" ] && [ "$rj" -lt "$pw" ] && [ "$pw" -lt "$rw" ]; then ok
 else bad "order header < progress jog < row jog < progress walk < row walk: $h $pj $rj $pw $rw: $(cat "$tmp/all")"; fi
 grep -E "^(jog|walk) +free +[0-9]+ +100\.0000 " "$tmp/all" | wc -l | grep -q '^2$' && ok || bad "control rows at 100 %: $(cat "$tmp/all")"
+s=$(line "bake ozz_skeleton.fbx -> ozz_skeleton.fbx: 8433 target vertices")
+[ -n "$s" ] && [ -n "$rw" ] && [ "$rw" -lt "$s" ] && ok || bad "D / alignment summary after the rows: $s $rw"
 "$cli" control "$fox" --clip Walk $fps --quiet -o "$tmp/q.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "--quiet exit"
 [ -s "$tmp/e" ] && bad "--quiet printed on stderr: $(cat "$tmp/e")" || ok
 has "$tmp/o" "Walk " "--quiet keeps the table"

@@ -30,6 +30,13 @@ typedef enum sks_correspondence_kind {
 } sks_correspondence_kind;
 
 struct sks_baked_clip; /* below */
+
+typedef enum sks_align_mode {
+  SKS_ALIGN_AUTO = 0,          /* find the similarity between the bind surfaces (identity when
+                                  they already agree) */
+  SKS_ALIGN_NONE               /* take both files' bind spaces as they are */
+} sks_align_mode;
+
 typedef void (*sks_progress_fn)(void *user, const char *clip, size_t frame, size_t frame_count);
 
 typedef struct sks_bake_options {
@@ -43,6 +50,7 @@ typedef struct sks_bake_options {
   int keep_surfaces;              /* 1: fill per-frame surfaces/errors in the result (report) */
   sks_progress_fn progress;       /* optional */
   void *progress_user;
+  sks_align_mode align;           /* 0 = auto */
   /* optional: called as each clip finishes (its metrics filled in), so a
    * caller can report clip by clip; the clip belongs to the result */
   void (*clip_done)(void *user, const struct sks_baked_clip *clip);
@@ -70,15 +78,38 @@ typedef struct sks_baked_clip {
   float *target_surface;          /* frame_count * V * 3: y_fj, the source surface at target vertices */
   float *solved_surface;          /* frame_count * V * 3: skinned target with solved transforms */
   float *vertex_error;            /* frame_count * V: e_fj in model units */
+  double mean_motion_pct;         /* mean m / D * 100 */
+  int suspect;                    /* 1: the numbers contradict each other (mean error > 5 %D,
+                                     worst > 50 %D or quality < 0): the pair or its alignment is
+                                     wrong; never report such a clip as fine */
 } sks_baked_clip;
+
+/* What the alignment stage found (MISSION.md: A, source bind space -> target
+ * bind space). */
+typedef struct sks_bake_alignment {
+  int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
+  int applied;                    /* 1: a similarity was found and used */
+  double scale;                   /* uniform scale of A */
+  double angle_deg;               /* rotation angle of A */
+  double offset[3];               /* translation of A (target bind units) */
+  double residual_pct;            /* mean distance target vertex -> aligned source surface, % D */
+  size_t hypotheses;              /* rotations tried */
+} sks_bake_alignment;
 
 typedef struct sks_bake_result {
   size_t clip_count;
   sks_baked_clip *clips;
   size_t constraint_count;
-  size_t target_vertex_count;
+  size_t target_vertex_count;     /* skinned-part vertices (the kept surfaces' V) */
   size_t target_joint_count;
-  double diagonal;                /* D of the target bind pose */
+  double diagonal;                /* D of the target bind pose (bind space, every vertex) */
+  sks_bake_alignment alignment;
+  int correspondence_identity;    /* 1: same mesh, vertex for vertex */
+  double correspondence_mean_pct; /* mean target vertex -> source surface distance, % D */
+  size_t measured_vertex_count;   /* every target vertex: skinned + rigid parts */
+  size_t rigid_vertex_count;      /* of which in rigid parts (baked and measured too) */
+  size_t target_weights_normalised; /* vertices whose weights did not sum to 1: the bake */
+  size_t source_weights_normalised; /* uses them normalised, and -o writes them so */
 } sks_bake_result;
 
 sks_result sks_bake(const sks_model *source, const sks_model *target,
@@ -87,7 +118,8 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
 void sks_bake_result_free(sks_bake_result *result);
 
 /* Appends the baked clips to a copy of the target as ordinary clips (keyed
- * translation + rotation + scale for every joint, LINEAR). */
+ * translation + rotation + scale for every joint, LINEAR), with the weights
+ * normalised exactly as the bake used them. */
 sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result,
                           sks_model *out, sks_error *err);
 

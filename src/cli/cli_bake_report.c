@@ -26,11 +26,8 @@ int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const c
 }
 
 void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target) {
-  if (target->part_count == 0)
-    printf("bake %s -> %s: %zu joints, no mesh\n", src, tgt, target->skeleton.joint_count);
-  else
-    printf("bake %s -> %s: %zu target vertices, %zu joints, D = %.6g\n", src, tgt,
-           sks_model_vertex_count(target), target->skeleton.joint_count, sks_model_bind_diagonal(target));
+  printf("baking %s -> %s: %zu target joints, %zu vertices in %zu parts\n", src, tgt,
+         target->skeleton.joint_count, sks_model_total_vertex_count(target), target->part_count);
   printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
          "mean error %D", "worst vertex %D", "solve ms");
   fflush(stdout);
@@ -39,21 +36,9 @@ void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model
 void sks_cli_bake_print_row(const sks_baked_clip *c) {
   char q[32];
   if (isnan(c->quality)) snprintf(q, sizeof q, "n/a"); /* the clip does not move */
-  else snprintf(q, sizeof q, "%.4f", c->quality * 100.0);
+  else snprintf(q, sizeof q, "%.4f%s", c->quality * 100.0, c->suspect ? "!" : "");
   printf("%-24s %-13s %6zu %10s %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode), c->frame_count, q,
          c->mean_error_pct, c->worst_error_pct, c->solve_ms);
-  fflush(stdout);
-}
-
-void sks_cli_bake_print_footer(const sks_bake_result *r) {
-  printf("solved on %zu of %zu target vertices (constraints); errors measured on all\n", r->constraint_count,
-         r->target_vertex_count);
-  for (size_t i = 0; i < r->clip_count; ++i)
-    if (isnan(r->clips[i].quality)) {
-      printf("n/a: the clip does not move (mean motion < 0.001%% of D): no motion to transfer,\n"
-             "     so quality is undefined; its errors are still measured.\n");
-      break;
-    }
   fflush(stdout);
 }
 

@@ -15,11 +15,11 @@ typedef struct sks_cli_bake_printer {
  * target before anything is printed or solved; 0 when both have a mesh. */
 int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const char *src_path,
                           const char *tgt_path, int control);
-/* "bake SRC -> TGT: V target vertices, J joints, D = ..." and the column
- * header, flushed: printed before the bake starts. */
+/* "baking SRC -> TGT: J target joints, V vertices in P parts" and the
+ * column header, flushed: printed before the bake starts (D and the
+ * alignment follow the rows: they are known after the bake). */
 void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target);
 void sks_cli_bake_print_row(const sks_baked_clip *clip);
-void sks_cli_bake_print_footer(const sks_bake_result *result);
 /* sks_bake_options.clip_done / .progress callbacks; user = sks_cli_bake_printer. */
 void sks_cli_bake_on_clip_done(void *user, const sks_baked_clip *clip);
 void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t count);

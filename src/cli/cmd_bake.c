@@ -14,12 +14,19 @@ static void bake_usage(FILE *f) {
           "usage: skinsolve bake --source SRC --target TGT [--clip NAME]... [-o OUT.glb]\n"
           "                      [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
           "                      [--mode free|rotation-only|both] [--max-constraints N]\n"
-          "                      [--fps F] [--solver default|bcd] [--json] [--report OUT.html]\n"
+          "                      [--fps F] [--solver default|bcd] [--align auto|none]\n"
+          "                      [--json] [--report OUT.html]\n"
           "\n"
-          "Plays each clip of SRC, records its skinned surface, and solves per frame the\n"
-          "transforms of TGT's joints so that TGT's own skinning reproduces that surface.\n"
+          "Plays each clip of SRC and solves per frame the transforms of TGT's joints so\n"
+          "that TGT's own skinning reproduces SRC's surface MOTION: each TGT vertex is its\n"
+          "own bind position moved by SRC's skin deformation at the corresponding point\n"
+          "(the shape of SRC is never copied). Both files are taken in their bind spaces\n"
+          "and aligned first (units, axis conventions, offsets, armature transforms), so\n"
+          "no export convention changes a number. Rigid parts are baked and measured too.\n"
           "Prints clip | mode | frames | quality %% | mean error %%D | worst vertex %%D | solve ms\n"
-          "(D = bounding-box diagonal of TGT's bind pose).\n"
+          "(D = bounding-box diagonal of TGT's bind pose; errors are measured on the clip as\n"
+          "written: float keys, weights as played; '!' marks numbers that contradict each\n"
+          "other, e.g. a mean error over 5 %%D).\n"
           "\n"
           "  --clip NAME          bake only this clip (repeatable; default: every clip)\n"
           "  -o OUT.glb           write TGT with one animation per baked clip\n"
@@ -32,6 +39,9 @@ static void bake_usage(FILE *f) {
           "  --fps F              resample each clip uniformly (default: its key times)\n"
           "  --solver S           default (Levenberg-Marquardt over all joints) or bcd\n"
           "                       (the seed's block coordinate descent with Horn fits)\n"
+          "  --align A            auto (default): find the similarity (scale, rotation,\n"
+          "                       offset) between the two bind surfaces, identity when they\n"
+          "                       already agree; none: use the files' bind spaces as they are\n"
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
           "                       per-frame mean/worst errors, sweeps per frame)\n"
           "  --report OUT.html    write the self-contained HTML report with the viewer\n"
@@ -46,13 +56,64 @@ static void bake_usage(FILE *f) {
           "  --quiet              no progress and no notes on stderr (errors still)\n"
           "\n"
           "The table header is printed at once and one row per clip as it finishes (on\n"
-          "any stdout, flushed); frame progress goes to stderr: a live line on a\n"
-          "terminal, else a line at each quarter of a clip. Baked clips keep their\n"
-          "names (rotation-only ones of --mode both get _rotation_only).\n");
+          "any stdout, flushed), then D, the alignment and the notes; frame progress goes\n"
+          "to stderr: a live line on a terminal, else a line at each quarter of a clip.\n"
+          "Baked clips keep their names (rotation-only ones of --mode both get\n"
+          "_rotation_only).\n");
 }
 
 static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
+}
+
+static void print_alignment(const sks_bake_result *r) {
+  const sks_bake_alignment *a = &r->alignment;
+  if (a->applied)
+    printf("alignment: scale %.6g, rotation %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
+           "%.3g%% D\n", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
+           r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
+           r->correspondence_mean_pct);
+  else
+    printf("alignment: none needed (bind surfaces agree); %s, mean distance %.3g%% D\n",
+           r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
+           r->correspondence_mean_pct);
+  if (r->target_weights_normalised || r->source_weights_normalised)
+    printf("weights: %zu target and %zu source vertices did not sum to 1: normalised once, as a "
+           "player does; the bake solves, measures and writes them so\n",
+           r->target_weights_normalised, r->source_weights_normalised);
+}
+
+/* After the bake: the rows were printed as each clip finished
+ * (sks_cli_bake_on_clip_done); this adds D, alignment and the notes. */
+static void print_table(const sks_bake_result *r, const char *src, const char *tgt, int rows_done) {
+  printf("bake %s -> %s: %zu target vertices (%zu constraints), %zu joints, D = %.6g\n", src, tgt,
+         r->measured_vertex_count, r->constraint_count, r->target_joint_count, r->diagonal);
+  if (r->rigid_vertex_count)
+    printf("rigid parts: %zu of the %zu vertices follow one joint each; baked and measured\n",
+           r->rigid_vertex_count, r->measured_vertex_count);
+  print_alignment(r);
+  if (!rows_done) printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
+         "mean error %D", "worst vertex %D", "solve ms");
+  for (size_t i = 0; i < r->clip_count && !rows_done; ++i) {
+    const sks_baked_clip *c = &r->clips[i];
+    char q[32];
+    if (isnan(c->quality)) snprintf(q, sizeof q, "n/a");  /* the clip does not move */
+    else snprintf(q, sizeof q, "%.4f%s", c->quality * 100.0, c->suspect ? "!" : "");
+    printf("%-24s %-13s %6zu %10s %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode),
+           c->frame_count, q, c->mean_error_pct, c->worst_error_pct, c->solve_ms);
+  }
+  for (size_t i = 0; i < r->clip_count; ++i)
+    if (r->clips[i].suspect) {
+      printf("!: these numbers contradict each other (mean error > 5%% D, worst > 50%% D or quality\n"
+             "   < 0): the target cannot follow this motion, or the pair / its alignment is wrong.\n");
+      break;
+    }
+  for (size_t i = 0; i < r->clip_count; ++i)
+    if (isnan(r->clips[i].quality)) {
+      printf("n/a: the clip does not move (mean motion < 0.001%% of D): no motion to transfer,\n"
+             "     so quality is undefined; its errors are still measured.\n");
+      break;
+    }
 }
 
 static int print_json(const sks_bake_result *r) {
@@ -69,6 +130,8 @@ static int print_json(const sks_bake_result *r) {
     cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
     cJSON_AddStringToObject(o, "mode", mode_name(c->mode));
     cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
+    cJSON_AddNumberToObject(o, "mean_motion_pct", c->mean_motion_pct);
+    cJSON_AddBoolToObject(o, "suspect", c->suspect);
     cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
     cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
     for (size_t f = 0; f < c->frame_count; ++f) {
@@ -81,6 +144,18 @@ static int print_json(const sks_bake_result *r) {
   cJSON_AddNumberToObject(root, "target_vertices", (double)r->target_vertex_count);
   cJSON_AddNumberToObject(root, "target_joints", (double)r->target_joint_count);
   cJSON_AddNumberToObject(root, "diagonal", r->diagonal);
+  cJSON_AddNumberToObject(root, "measured_vertices", (double)r->measured_vertex_count);
+  cJSON_AddNumberToObject(root, "rigid_vertices", (double)r->rigid_vertex_count);
+  cJSON_AddNumberToObject(root, "target_weights_normalised", (double)r->target_weights_normalised);
+  cJSON_AddNumberToObject(root, "source_weights_normalised", (double)r->source_weights_normalised);
+  cJSON *al = cJSON_AddObjectToObject(root, "alignment");
+  cJSON_AddBoolToObject(al, "applied", r->alignment.applied);
+  cJSON_AddNumberToObject(al, "scale", r->alignment.scale);
+  cJSON_AddNumberToObject(al, "angle_deg", r->alignment.angle_deg);
+  cJSON *off = cJSON_AddArrayToObject(al, "offset");
+  for (int k = 0; k < 3; ++k) cJSON_AddItemToArray(off, cJSON_CreateNumber(r->alignment.offset[k]));
+  cJSON_AddBoolToObject(al, "same_mesh", r->correspondence_identity);
+  cJSON_AddNumberToObject(al, "mean_distance_pct", r->correspondence_mean_pct);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   if (!s) return 0;
@@ -124,6 +199,11 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       else if (strcmp(m, "rotation-only") == 0) opt.mode = SKS_SOLVE_ROTATION_ONLY;
       else if (strcmp(m, "both") == 0) opt.mode = SKS_SOLVE_BOTH;
       else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
+    } else if (strcmp(a, "--align") == 0 && has) {
+      const char *m = argv[++i];
+      if (strcmp(m, "auto") == 0) opt.align = SKS_ALIGN_AUTO;
+      else if (strcmp(m, "none") == 0) opt.align = SKS_ALIGN_NONE;
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --align must be auto or none (got '%s')", cmd, m); }
     } else if (strcmp(a, "--solver") == 0 && has) {
       const char *m = argv[++i];
       if (strcmp(m, "default") == 0) opt.solver = SKS_SOLVER_DEFAULT;
@@ -194,7 +274,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (json) {
     if (!print_json(&res)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
   } else {
-    sks_cli_bake_print_footer(&res);
+    print_table(&res, base_name(source_path), base_name(target_path), 1);
   }
   if (out_path && code == SKS_EXIT_OK) {
     sks_model baked;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "skinsolve/pose.h"
+#include "skinsolve/skin.h"
 #include "solve/metrics.h"
 #include "solve/solve_internal.h"
 
@@ -47,7 +48,9 @@ typedef struct target_setup {
   int32_t *joint_bone, *bone_joint;
   double *carry, *carry_inv;   /* 9 per bone */
   sks_daffine *bind_rigid;     /* per bone */
-  sks_daffine *rest_local;     /* per joint */
+  sks_daffine *rest_local;     /* per joint; roots start at T^-1 (bind space) */
+  sks_daffine *rest_local_scene; /* per joint, as stored */
+  sks_daffine T, T_inv;        /* target bind space -> scene space */
   uint8_t *bone_is_root;
   sks_influences full;
   double *bind_pos;            /* V * 3 */
@@ -55,7 +58,7 @@ typedef struct target_setup {
 
 static void target_setup_free(target_setup *t) {
   free(t->joint_bone); free(t->bone_joint); free(t->carry); free(t->carry_inv);
-  free(t->bind_rigid); free(t->rest_local); free(t->bone_is_root);
+  free(t->bind_rigid); free(t->rest_local); free(t->rest_local_scene); free(t->bone_is_root);
   sks_influences_free(&t->full);
   free(t->bind_pos);
   memset(t, 0, sizeof *t);
@@ -75,105 +78,77 @@ static void rotation_of(const double *l, double *R) {
   sks_dq_to_m3(sks_dq_from_m3(m), R);
 }
 
-/* Joint of influence slot i of vertex v, or -1 when the slot does not count
- * (zero weight, skin index out of range, joint outside the skeleton). Both
- * passes of target_setup_build use it, so bones and influences agree. */
-static int32_t influence_joint(const sks_mesh_part *part, const sks_skin *skin, size_t J, size_t v,
-                               uint32_t i, float *w, uint16_t *k) {
-  *w = part->weights[v * part->influence_count + i];
-  *k = part->joints[v * part->influence_count + i];
-  if (!(*w != 0.0f) || *k >= skin->joint_count) return -1;
-  int32_t j = skin->joints[*k];
-  return j >= 0 && (size_t)j < J ? j : -1;
-}
-
-static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_error *err) {
+static sks_result target_setup_build(const sks_model *tg, const sks_skinview *view, target_setup *t,
+                                     sks_error *err) {
   const char *name = model_name(tg, "target");
   memset(t, 0, sizeof *t);
-  t->V = sks_model_vertex_count(tg);
+  t->V = view->V;
   t->J = tg->skeleton.joint_count;
-  t->joint_bone = malloc((t->J ? t->J : 1) * sizeof(int32_t));
-  t->bone_joint = malloc((t->J ? t->J : 1) * sizeof(int32_t));
-  t->rest_local = malloc((t->J ? t->J : 1) * sizeof(sks_daffine));
-  int32_t *bind_src = malloc((t->J ? t->J : 1) * 2 * sizeof(int32_t)); /* (skin, k) */
-  size_t ninf = 0;
-  for (size_t pi = 0; pi < tg->part_count; ++pi)
-    if (tg->parts[pi].skin >= 0) ninf += tg->parts[pi].vertex_count * tg->parts[pi].influence_count;
+  size_t J1 = t->J ? t->J : 1;
+  size_t ninf = view->start[view->V];
+  t->joint_bone = malloc(J1 * sizeof(int32_t));
+  t->bone_joint = malloc(J1 * sizeof(int32_t));
+  t->rest_local = malloc(J1 * sizeof(sks_daffine));
+  t->rest_local_scene = malloc(J1 * sizeof(sks_daffine));
+  int32_t *bind_src = malloc(J1 * sizeof(int32_t)); /* first palette entry of the joint */
   t->full.vertex_count = t->V;
   t->full.start = malloc((t->V + 1) * sizeof(uint32_t));
   t->full.bone = malloc((ninf ? ninf : 1) * sizeof(uint32_t));
   t->full.w = malloc((ninf ? ninf : 1) * sizeof(double));
   t->full.p = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
   t->bind_pos = malloc((t->V ? t->V : 1) * 3 * sizeof(double));
-  if (!t->joint_bone || !t->bone_joint || !t->rest_local || !bind_src || !t->full.start ||
-      !t->full.bone || !t->full.w || !t->full.p || !t->bind_pos) {
+  if (!t->joint_bone || !t->bone_joint || !t->rest_local || !t->rest_local_scene || !bind_src ||
+      !t->full.start || !t->full.bone || !t->full.w || !t->full.p || !t->bind_pos) {
     free(bind_src);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
   }
+  t->T = view->T;
+  t->T_inv = view->T_inv;
   for (size_t j = 0; j < t->J; ++j) {
     t->joint_bone[j] = -1;
-    bind_src[2 * j] = -1;
-    t->rest_local[j] = sks_daff_from_transform(&tg->skeleton.rest[j]);
+    bind_src[j] = -1;
+    t->rest_local_scene[j] = sks_daff_from_transform(&tg->skeleton.rest[j]);
+    /* bind space: the chain starts at T^-1 instead of the scene root */
+    t->rest_local[j] = tg->skeleton.parents[j] < 0 ? sks_daff_mul(&t->T_inv, &t->rest_local_scene[j])
+                                                   : t->rest_local_scene[j];
   }
   /* weighted joints -> bones (joint order, so bones are parent-first) */
-  for (size_t pi = 0; pi < tg->part_count; ++pi) {
-    const sks_mesh_part *part = &tg->parts[pi];
-    if (part->skin < 0) continue;
-    const sks_skin *skin = &tg->skins[part->skin];
-    for (size_t v = 0; v < part->vertex_count; ++v)
-      for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w;
-        uint16_t k;
-        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
-        if (j < 0) continue;
-        if (bind_src[2 * j] < 0) { bind_src[2 * j] = part->skin; bind_src[2 * j + 1] = k; }
-      }
+  for (size_t i = 0; i < ninf; ++i) {
+    int32_t j = view->pal_joint[view->pal[i]];
+    if (j >= 0 && view->w[i] != 0.0 && bind_src[j] < 0) bind_src[j] = (int32_t)view->pal[i];
   }
   t->B = 0;
   for (size_t j = 0; j < t->J; ++j)
-    if (bind_src[2 * j] >= 0) { t->joint_bone[j] = (int32_t)t->B; t->bone_joint[t->B++] = (int32_t)j; }
+    if (bind_src[j] >= 0) { t->joint_bone[j] = (int32_t)t->B; t->bone_joint[t->B++] = (int32_t)j; }
   size_t B = t->B;
   t->carry = malloc((B ? B : 1) * 9 * sizeof(double));
   t->carry_inv = malloc((B ? B : 1) * 9 * sizeof(double));
   t->bind_rigid = malloc((B ? B : 1) * sizeof(sks_daffine));
   t->bone_is_root = calloc(B ? B : 1, 1);
-  if (!t->carry || !t->carry_inv || !t->bind_rigid || !t->bone_is_root) {
-    free(bind_src);
+  sks_daffine *rest_models = malloc(J1 * sizeof(sks_daffine));
+  sks_transform *rest = malloc(J1 * sizeof(sks_transform));
+  if (!t->carry || !t->carry_inv || !t->bind_rigid || !t->bone_is_root || !rest_models || !rest) {
+    free(bind_src); free(rest_models); free(rest);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
   }
-  /* Carry C_b: the scale/shear of the joint's REST model matrix (double FK
-   * of the rest locals), so that a pose made of the file's own rotations and
-   * translations is exactly rigid * C_b. */
-  sks_daffine *rest_models = malloc((t->J ? t->J : 1) * sizeof(sks_daffine));
-  if (!rest_models) {
-    free(bind_src);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+  /* Carry C_b: the scale/shear of the joint's REST model matrix in bind space
+   * (double FK of the rest locals, then T^-1), so that a pose made of the
+   * file's own rotations and translations is exactly rigid * C_b. */
+  for (size_t j = 0; j < t->J; ++j) {
+    rest[j] = tg->skeleton.rest[j];
+    denoise_scale(&rest[j].scale);
   }
-  {
-    sks_transform *rest = malloc((t->J ? t->J : 1) * sizeof(sks_transform));
-    if (!rest) {
-      free(bind_src);
-      free(rest_models);
-      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
-    }
-    for (size_t j = 0; j < t->J; ++j) {
-      rest[j] = tg->skeleton.rest[j];
-      denoise_scale(&rest[j].scale);
-    }
-    sks_dfk(&tg->skeleton, rest, rest_models);
-    free(rest);
-  }
+  sks_dfk(&tg->skeleton, rest, rest_models);
+  free(rest);
+  for (size_t j = 0; j < t->J; ++j) rest_models[j] = sks_daff_mul(&t->T_inv, &rest_models[j]);
   for (size_t b = 0; b < B; ++b) {
     int32_t j = t->bone_joint[b];
-    const sks_skin *skin = &tg->skins[bind_src[2 * j]];
-    sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[bind_src[2 * j + 1]]), m0;
+    sks_daffine ibm = view->pal_ibm[bind_src[j]], m0;
     if (!sks_daff_inverse(&ibm, &m0)) {
-      int si = (int)bind_src[2 * j];
       free(bind_src);
       free(rest_models);
-      return sks_error_set(err, SKS_ERR_INVALID,
-                           "%s: skin %d, joint '%s': inverse bind matrix is singular", name, si,
-                           tg->skeleton.names[j]);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: joint '%s': inverse bind matrix is singular",
+                           name, tg->skeleton.names[j]);
     }
     double R[9], Rt[9];
     rotation_of(rest_models[j].l, R);
@@ -187,7 +162,7 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
       return sks_error_set(err, SKS_ERR_INVALID, "%s: joint '%s': rest transform has zero scale",
                            name, tg->skeleton.names[j]);
     }
-    /* initial guess: the bind pose, M0 C^-1 made rigid */
+    /* initial guess: the bind pose (bind space: IBM^-1), M0 C^-1 made rigid */
     sks_dmat3 L = sks_dm3_mul((const sks_dmat3 *)m0.l, (const sks_dmat3 *)&t->carry_inv[9 * b]);
     rotation_of(L.m, R);
     memcpy(t->bind_rigid[b].l, R, sizeof R);
@@ -195,30 +170,23 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
   }
   free(bind_src);
   free(rest_models);
-  /* influences: p = C_b * IBM * x */
-  size_t o = 0, vtx = 0;
-  for (size_t pi = 0; pi < tg->part_count; ++pi) {
-    const sks_mesh_part *part = &tg->parts[pi];
-    if (part->skin < 0) continue;
-    const sks_skin *skin = &tg->skins[part->skin];
-    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx) {
-      double x[3] = {part->positions[3 * v], part->positions[3 * v + 1], part->positions[3 * v + 2]};
-      memcpy(&t->bind_pos[3 * vtx], x, sizeof x);
-      t->full.start[vtx] = (uint32_t)o;
-      for (uint32_t i = 0; i < part->influence_count; ++i) {
-        float w;
-        uint16_t k;
-        int32_t j = influence_joint(part, skin, t->J, v, i, &w, &k);
-        if (j < 0) continue;
-        int32_t b = t->joint_bone[j];
-        sks_daffine ibm = sks_daff_from_m4(&skin->inverse_bind[k]);
-        double a[3];
-        sks_daff_point(&ibm, x, a);
-        sks_dm3_apply(&t->carry[9 * b], a, &t->full.p[3 * o]);
-        t->full.bone[o] = (uint32_t)b;
-        t->full.w[o] = w;
-        ++o;
-      }
+  /* influences: p = C_b * IBM_e * x */
+  size_t o = 0;
+  for (size_t v = 0; v < t->V; ++v) {
+    const double *x = &view->pos[3 * v];
+    memcpy(&t->bind_pos[3 * v], x, 3 * sizeof(double));
+    t->full.start[v] = (uint32_t)o;
+    for (uint32_t i = view->start[v]; i < view->start[v + 1]; ++i) {
+      uint32_t e = view->pal[i];
+      int32_t j = view->pal_joint[e];
+      if (j < 0 || view->w[i] == 0.0) continue;
+      int32_t b = t->joint_bone[j];
+      double a[3];
+      sks_daff_point(&view->pal_ibm[e], x, a);
+      sks_dm3_apply(&t->carry[9 * b], a, &t->full.p[3 * o]);
+      t->full.bone[o] = (uint32_t)b;
+      t->full.w[o] = view->w[i];
+      ++o;
     }
   }
   t->full.start[t->V] = (uint32_t)o;
@@ -228,55 +196,32 @@ static sks_result target_setup_build(const sks_model *tg, target_setup *t, sks_e
 /* ---- source recording ------------------------------------------------------ */
 
 typedef struct source_setup {
-  size_t V;
-  double *bind_pos;
-  uint32_t *tris;
-  size_t tri_count;
+  sks_skinview view;
   sks_transform *locals;
-  sks_daffine *models;
-  sks_dskin skin;
+  sks_daffine *models;       /* scene space, double FK */
 } source_setup;
 
 static void source_setup_free(source_setup *s) {
-  free(s->bind_pos); free(s->tris); free(s->locals); free(s->models);
-  sks_dskin_free(&s->skin);
+  sks_skinview_free(&s->view);
+  free(s->locals); free(s->models);
   memset(s, 0, sizeof *s);
 }
 
 static sks_result source_setup_build(const sks_model *src, source_setup *s, sks_error *err) {
   memset(s, 0, sizeof *s);
-  s->V = sks_model_vertex_count(src);
-  size_t nt = 0;
-  for (size_t pi = 0; pi < src->part_count; ++pi)
-    if (src->parts[pi].skin >= 0) nt += src->parts[pi].index_count / 3;
+  sks_result r = sks_skinview_build(src, model_name(src, "source"), &s->view, err);
+  if (r != SKS_OK) return r;
   size_t J = src->skeleton.joint_count;
-  s->bind_pos = malloc((s->V ? s->V : 1) * 3 * sizeof(double));
-  s->tris = malloc((nt ? nt : 1) * 3 * sizeof(uint32_t));
   s->locals = malloc((J ? J : 1) * sizeof(sks_transform));
   s->models = malloc((J ? J : 1) * sizeof(sks_daffine));
-  if (!s->bind_pos || !s->tris || !s->locals || !s->models || sks_dskin_init(&s->skin, src) != SKS_OK)
+  if (!s->locals || !s->models)
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory preparing the source");
-  size_t vtx = 0;
-  for (size_t pi = 0; pi < src->part_count; ++pi) {
-    const sks_mesh_part *part = &src->parts[pi];
-    if (part->skin < 0) continue;
-    for (size_t i = 0; i + 2 < part->index_count; i += 3) {
-      const uint32_t *ix = &part->indices[i];
-      if (ix[0] >= part->vertex_count || ix[1] >= part->vertex_count || ix[2] >= part->vertex_count)
-        continue;
-      for (int k = 0; k < 3; ++k) s->tris[3 * s->tri_count + k] = (uint32_t)(vtx + ix[k]);
-      s->tri_count++;
-    }
-    for (size_t v = 0; v < part->vertex_count; ++v, ++vtx)
-      for (int k = 0; k < 3; ++k) s->bind_pos[3 * vtx + k] = part->positions[3 * v + k];
-  }
   return SKS_OK;
 }
 
 static sks_result check_finite(const sks_model *m, const char *role, sks_error *err) {
   for (size_t pi = 0; pi < m->part_count; ++pi) {
     const sks_mesh_part *part = &m->parts[pi];
-    if (part->skin < 0) continue;
     for (size_t v = 0; v < part->vertex_count; ++v)
       for (int k = 0; k < 3; ++k)
         if (!isfinite(part->positions[3 * v + k]))
@@ -284,14 +229,31 @@ static sks_result check_finite(const sks_model *m, const char *role, sks_error *
                                "%s: part %zu '%s', vertex %zu: position is not finite (NaN/inf) — "
                                "cannot use it as a bake %s",
                                model_name(m, role), pi, part->name ? part->name : "", v, role);
+    if (part->skin < 0) continue;
     for (size_t i = 0; i < part->vertex_count * part->influence_count; ++i)
-      if (!isfinite(part->weights[i]))
+      if (!isfinite(part->weights[i]) || part->weights[i] < 0)
         return sks_error_set(err, SKS_ERR_INVALID,
-                             "%s: part %zu '%s', vertex %zu: weight is not finite — run "
+                             "%s: part %zu '%s', vertex %zu: weight is %s — run "
                              "'skinsolve repair' first",
                              model_name(m, role), pi, part->name ? part->name : "",
-                             i / part->influence_count);
+                             i / part->influence_count,
+                             isfinite(part->weights[i]) ? "negative" : "not finite");
   }
+  for (size_t j = 0; j < m->skeleton.joint_count; ++j) {
+    const sks_transform *x = &m->skeleton.rest[j];
+    const float *f = &x->translation.x;
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= isfinite(f[k]) && isfinite((&x->scale.x)[k]);
+    for (int k = 0; k < 4; ++k) ok &= isfinite((&x->rotation.x)[k]);
+    if (!ok)
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu '%s': rest transform is not finite",
+                           model_name(m, role), j, m->skeleton.names && m->skeleton.names[j] ? m->skeleton.names[j] : "");
+  }
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t k = 0; k < 16 * m->skins[si].joint_count; ++k)
+      if (!isfinite(m->skins[si].inverse_bind[k / 16].m[k % 16]))
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: skin %zu, joint %zu: inverse bind matrix is not finite",
+                             model_name(m, role), si, k / 16);
   return SKS_OK;
 }
 
@@ -395,7 +357,8 @@ static void state_to_locals(const sks_model *tg, const target_setup *t, const sk
       sks_daffine a = sks_state_rigid(p, st, (size_t)b), c, ip;
       memcpy(c.l, &t->carry[9 * b], 9 * sizeof(double));
       c.t[0] = c.t[1] = c.t[2] = 0;
-      models[j] = sks_daff_mul(&a, &c);
+      sks_daffine bind_model = sks_daff_mul(&a, &c);
+      models[j] = sks_daff_mul(&t->T, &bind_model); /* bind space -> scene */
       if (sks_daff_inverse(&parent, &ip)) {
         sks_daffine local = sks_daff_mul(&ip, &models[j]);
         locals[j] = sks_daff_to_transform(&local);
@@ -405,7 +368,7 @@ static void state_to_locals(const sks_model *tg, const target_setup *t, const sk
         locals[j] = tg->skeleton.rest[j];
       }
     } else {
-      models[j] = sks_daff_mul(&parent, &t->rest_local[j]);
+      models[j] = sks_daff_mul(&parent, &t->rest_local_scene[j]);
       locals[j] = tg->skeleton.rest[j];
     }
   }
@@ -460,44 +423,38 @@ static sks_result frame_times(const sks_clip *clip, float fps, float **times, si
 typedef struct bake_ctx {
   const sks_model *src, *tg;
   const sks_bake_options *opt;
+  sks_skinview tv;       /* target surface in its bind space */
   target_setup t;
   source_setup s;
   sks_correspondence corr;
+  sks_transfer tr;
   sks_solve_problem prob;
   double D;
-  double *y0;        /* V*3 */
-  double *y;         /* V*3 */
+  double *y;         /* V*3: y_fj, the motion to reproduce */
   double *yc;        /* constraints*3 */
   double *cur;       /* constraints*3 */
-  double *src_surf;  /* Vs*3 */
-  double *solved;    /* V*3 */
+  double *solved;    /* V*3: the target as written and played, bind space */
   double *gn_scratch;
   size_t gn_scratch_count;
-  sks_daffine *dmodels;
-  sks_dskin tskin;
+  sks_daffine *dmodels;  /* target joints, scene space */
+  sks_mat4 *fmodels;     /* target joints from the float keys */
+  sks_daffine *pmodels;  /* the same in double */
+  sks_daffine *tpal;     /* target palette, bind space */
   uint32_t *sub_start, *sub_bones; /* rotation-only: constrained bones of each subtree */
   double *vscratch;
   uint32_t *touched;
 } bake_ctx;
 
 static void ctx_free(bake_ctx *c) {
+  sks_skinview_free(&c->tv);
   target_setup_free(&c->t);
   source_setup_free(&c->s);
   sks_correspondence_free(&c->corr);
+  sks_transfer_free(&c->tr);
   sks_solve_problem_free(&c->prob);
-  free(c->y0); free(c->y); free(c->yc); free(c->cur); free(c->src_surf); free(c->solved);
-  free(c->gn_scratch); free(c->dmodels);
-  sks_dskin_free(&c->tskin);
+  free(c->y); free(c->yc); free(c->cur); free(c->solved);
+  free(c->gn_scratch); free(c->dmodels); free(c->fmodels); free(c->pmodels); free(c->tpal);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
-}
-
-static void map_surface(const bake_ctx *c, const double *src, double *out) {
-  for (size_t j = 0; j < c->t.V; ++j) {
-    const uint32_t *ix = &c->corr.idx[3 * j];
-    const float *bw = &c->corr.bary[3 * j];
-    for (int a = 0; a < 3; ++a)
-      out[3 * j + a] = bw[0] * src[3 * ix[0] + a] + bw[1] * src[3 * ix[1] + a] + bw[2] * src[3 * ix[2] + a];
-  }
 }
 
 /* 1 if the clip keys a scale that differs from the joint's rest scale by more
@@ -523,6 +480,27 @@ static int clip_animates_scale(const sks_model *src, const sks_clip *clip) {
   return 0;
 }
 
+/* The target as written and played: the float keys of this frame, float FK
+ * (what a player does), then the palette and the blend of the normalised
+ * weights in bind space. */
+static void measure_played(bake_ctx *c, const sks_transform *locals) {
+  const sks_model *tg = c->tg;
+  size_t J = tg->skeleton.joint_count;
+  sks_local_to_model_job fk = {tg->skeleton.parents, locals, J, NULL, c->fmodels};
+  sks_local_to_model_job_run(&fk);
+  for (size_t j = 0; j < J; ++j) c->pmodels[j] = sks_daff_from_m4(&c->fmodels[j]);
+  sks_skinview_palette(&c->tv, c->pmodels, c->tpal);
+  const sks_skinview *v = &c->tv;
+  for (size_t k = 0; k < v->V; ++k) {
+    double acc[3] = {0, 0, 0}, p[3];
+    for (uint32_t i = v->start[k]; i < v->start[k + 1]; ++i) {
+      sks_daff_point(&c->tpal[v->pal[i]], &v->pos[3 * k], p);
+      for (int a = 0; a < 3; ++a) acc[a] += v->w[i] * p[a];
+    }
+    memcpy(&c->solved[3 * k], acc, sizeof acc);
+  }
+}
+
 static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
                             sks_baked_clip *out, sks_error *err) {
   c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
@@ -530,9 +508,11 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   const target_setup *t = &c->t;
   const sks_solve_problem *p = &c->prob;
   size_t V = t->V, J = t->J, B = t->B, nc = p->inf.vertex_count;
+  size_t VS = c->tv.skinned_vertex_count; /* kept surfaces: skinned parts (the report's mesh) */
   out->name = dupstr(clip->name ? clip->name : "clip");
   out->mode = mode;
   out->joint_count = J;
+  if (!out->name) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
   if (r != SKS_OK) return r;
   size_t F = out->frame_count;
@@ -540,9 +520,9 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   out->frame_mean_error_pct = malloc(F * sizeof(float));
   out->frame_worst_error_pct = malloc(F * sizeof(float));
   if (c->opt->keep_surfaces) {
-    out->target_surface = malloc(F * V * 3 * sizeof(float));
-    out->solved_surface = malloc(F * V * 3 * sizeof(float));
-    out->vertex_error = malloc(F * V * sizeof(float));
+    out->target_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
+    out->solved_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
+    out->vertex_error = malloc(F * (VS ? VS : 1) * sizeof(float));
   }
   sks_solve_state st;
   st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
@@ -555,9 +535,11 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   prev.R = NULL;
   prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
   prev.sc = NULL;
+  float *verr = malloc((V ? V : 1) * sizeof(float));
   if (!out->locals || !out->frame_mean_error_pct || !out->frame_worst_error_pct || !st.q || !st.R ||
-      !st.u || !st.sc || !prev.q || !prev.u || (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+      !st.u || !st.sc || !prev.q || !prev.u || !verr ||
+      (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
+    free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
   for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
@@ -571,17 +553,18 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   const sks_skeleton *ssk = &src->skeleton;
   for (size_t f = 0; f < F; ++f) {
     if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, f, F);
-    /* 1. the source surface at this frame, from bind-pose vertex data */
+    /* 1. record: the source's pose at this frame (from its bind-pose vertex
+     * data and its own rig, never a previous output), transferred as motion
+     * onto the target's bind vertices */
     sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
     if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+      free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(src, "source"), out->name);
     }
     for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&c->s.locals[j].scale);
     sks_dfk(ssk, c->s.locals, c->s.models);
-    sks_dskin_run(&c->s.skin, src, c->s.models, c->src_surf);
-    map_surface(c, c->src_surf, c->y);
+    sks_transfer_frame(&c->tr, &c->s.view, c->s.models, c->y);
     for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
     /* 2. solve, warm-started from the previous frame extrapolated at
      * constant velocity once two frames are solved (rotation-only with the
@@ -633,60 +616,40 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     sks_transform *locals = &out->locals[f * J];
     state_to_locals(tg, t, p, &st, mode, c->dmodels, locals);
     solve_ms += now_ms() - t0;
-    /* 4. metrics over ALL target vertices, from the float locals */
-    sks_dskin_run(&c->tskin, tg, c->dmodels, c->solved);
-    sks_metrics_frame(&acc, c->solved, c->y, c->y0, V, c->D, &out->frame_mean_error_pct[f],
-                      &out->frame_worst_error_pct[f],
-                      out->vertex_error ? &out->vertex_error[f * V] : NULL);
-    if (out->target_surface)
-      for (size_t k = 0; k < 3 * V; ++k) {
-        out->target_surface[f * V * 3 + k] = (float)c->y[k];
-        out->solved_surface[f * V * 3 + k] = (float)c->solved[k];
+    /* 4. measure, over ALL target vertices (rigid parts too), the clip as
+     * written: float keys, float FK, weights as played */
+    measure_played(c, locals);
+    sks_metrics_frame(&acc, c->solved, c->y, c->tv.pos, V, c->D, &out->frame_mean_error_pct[f],
+                      &out->frame_worst_error_pct[f], verr);
+    if (out->target_surface) /* the report draws the scene the player shows */
+      for (size_t k = 0; k < VS; ++k) {
+        double ys[3], ss[3];
+        sks_daff_point(&t->T, &c->y[3 * k], ys);
+        sks_daff_point(&t->T, &c->solved[3 * k], ss);
+        for (int a = 0; a < 3; ++a) {
+          out->target_surface[(f * VS + k) * 3 + a] = (float)ys[a];
+          out->solved_surface[(f * VS + k) * 3 + a] = (float)ss[a];
+        }
+        out->vertex_error[f * VS + k] = verr[k];
       }
   }
   if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u);
+  free(st.q); free(st.R); free(st.u); free(st.sc); free(prev.q); free(prev.u); free(verr);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
+  out->mean_motion_pct = acc.count ? acc.sum_m / (double)acc.count / c->D * 100.0 : 0;
+  /* numbers that contradict each other are flagged, never printed as fine:
+   * a residual of several % D (or a worst vertex off by half the model)
+   * means the pair or its alignment is wrong, whatever the ratio says */
+  out->suspect = out->mean_error_pct > 5.0 || out->worst_error_pct > 50.0 ||
+                 (isfinite(out->quality) && out->quality < 0);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
   return SKS_OK;
 }
 
-sks_result sks_bake(const sks_model *source, const sks_model *target,
-                    const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
-  static const sks_bake_options defaults;
-  const sks_bake_options *opt = options ? options : &defaults;
-  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
-  memset(out, 0, sizeof *out);
-  if (!source || !target) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL model");
-  if (opt->mode != SKS_SOLVE_FREE && opt->mode != SKS_SOLVE_ROTATION_ONLY && opt->mode != SKS_SOLVE_BOTH)
-    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown mode %d", (int)opt->mode);
-  if (opt->solver != SKS_SOLVER_DEFAULT && opt->solver != SKS_SOLVER_BCD)
-    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown solver %d", (int)opt->solver);
-  const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
-  if (target->skin_count == 0 || sks_model_vertex_count(target) == 0)
-    return sks_error_set(err, SKS_ERR_INVALID,
-                         "%s: has no skinned mesh (no skin) — a bake target needs a skeleton "
-                         "with skin weights", tname);
-  if (source->skin_count == 0 || sks_model_vertex_count(source) == 0)
-    return sks_error_set(err, SKS_ERR_INVALID,
-                         "%s: has no skinned mesh — the source surface cannot be recorded", sname);
-  if (source->clip_count == 0)
-    return sks_error_set(err, SKS_ERR_INVALID, "%s: has no animation clips to bake", sname);
-  for (int k = 0; k < 2; ++k) {
-    const sks_model *m = k ? source : target;
-    for (size_t j = 0; j < m->skeleton.joint_count; ++j)
-      if (m->skeleton.parents[j] >= (int32_t)j || m->skeleton.parents[j] < -1)
-        return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu: skeleton is not parent-first",
-                             model_name(m, k ? "source" : "target"), j);
-  }
-  sks_result r = check_finite(target, "target", err);
-  if (r == SKS_OK) r = check_finite(source, "source", err);
-  if (r != SKS_OK) return r;
-  /* clips */
-  size_t nclips = opt->clip_name_count ? opt->clip_name_count : source->clip_count;
-  int32_t *clip_ids = malloc(nclips * sizeof(int32_t));
-  if (!clip_ids) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+static sks_result find_clips(const sks_model *source, const sks_bake_options *opt, int32_t *clip_ids,
+                             size_t nclips, sks_error *err) {
+  const char *sname = model_name(source, "source");
   for (size_t i = 0; i < nclips; ++i) {
     if (!opt->clip_name_count) { clip_ids[i] = (int32_t)i; continue; }
     clip_ids[i] = sks_clip_find(source->clips, source->clip_count, opt->clip_names[i]);
@@ -701,74 +664,184 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
         o += (size_t)w;
       }
       if (o >= sizeof list) o = sizeof list - 1;
-      free(clip_ids);
       return sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: no clip named '%s' (available: %s)",
                            sname, opt->clip_names[i], list);
     }
   }
+  return SKS_OK;
+}
+
+/* Stage: align + correspond. Fills c->corr and the result's alignment. */
+static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
+  const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
+  const sks_skinview *sv = &c->s.view, *tv = &c->tv;
+  size_t V = tv->V, Vs = sv->V;
+  *A = sks_daff_identity();
+  sks_bake_alignment *al = &out->alignment;
+  memset(al, 0, sizeof *al);
+  al->scale = 1;
+  int same = 0;
+  if (V == Vs) {
+    double md = 0;
+    for (size_t k = 0; k < 3 * V; ++k) md = fmax(md, fabs(tv->pos[k] - sv->pos[k]));
+    same = md <= 1e-6 * c->D;
+  }
+  if (same) {
+    al->identity = 1;
+  } else if (c->opt->align == SKS_ALIGN_NONE) {
+    al->identity = 1;
+  } else {
+    sks_alignment a;
+    sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &a, err);
+    if (r != SKS_OK) return r;
+    *A = a.A;
+    /* the same mesh re-exported (other units, axes, offset): vertex j is
+     * vertex j, so the pairs give the similarity exactly */
+    if (!a.identity && V == Vs) {
+      double mean = 0;
+      for (size_t k = 0; k < V; ++k) {
+        double q[3];
+        sks_daff_point(A, &sv->pos[3 * k], q);
+        mean += sqrt((q[0] - tv->pos[3 * k]) * (q[0] - tv->pos[3 * k]) + (q[1] - tv->pos[3 * k + 1]) * (q[1] - tv->pos[3 * k + 1]) +
+                     (q[2] - tv->pos[3 * k + 2]) * (q[2] - tv->pos[3 * k + 2]));
+      }
+      sks_daffine B = *A;
+      if (mean / (double)V < 0.01 * c->D && sks_align_refine_paired(sv->pos, tv->pos, V, &B) == SKS_OK) {
+        double md = 0;
+        for (size_t k = 0; k < V; ++k) {
+          double q[3];
+          sks_daff_point(&B, &sv->pos[3 * k], q);
+          for (int e = 0; e < 3; ++e) md = fmax(md, fabs(q[e] - tv->pos[3 * k + e]));
+        }
+        if (md <= 1e-4 * c->D) { /* float rounding of the re-exported data */
+          *A = B;
+          same = 1;
+          a.scale = cbrt(fabs(sks_dm3_det(B.l)));
+          double tr = (B.l[0] + B.l[4] + B.l[8]) / a.scale, ca = (tr - 1) / 2;
+          a.angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
+          memcpy(a.offset, B.t, sizeof B.t);
+        }
+      }
+    }
+    al->identity = a.identity;
+    al->scale = a.scale;
+    al->angle_deg = a.angle_deg;
+    memcpy(al->offset, a.offset, sizeof a.offset);
+    al->hypotheses = a.hypotheses;
+  }
+  al->applied = !al->identity;
+  if (same && c->opt->correspondence == SKS_CORRESPOND_AUTO) {
+    c->corr.count = V;
+    c->corr.idx = malloc((V ? V : 1) * 3 * sizeof(uint32_t));
+    c->corr.bary = malloc((V ? V : 1) * 3 * sizeof(float));
+    if (!c->corr.idx || !c->corr.bary) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t j = 0; j < V; ++j) {
+      c->corr.idx[3 * j] = c->corr.idx[3 * j + 1] = c->corr.idx[3 * j + 2] = (uint32_t)j;
+      c->corr.bary[3 * j] = 1; c->corr.bary[3 * j + 1] = 0; c->corr.bary[3 * j + 2] = 0;
+    }
+    c->corr.identity = 1;
+    out->correspondence_identity = 1;
+    return SKS_OK;
+  }
+  sks_correspondence_kind kind = c->opt->correspondence;
+  if (kind == SKS_CORRESPOND_AUTO) kind = SKS_CORRESPOND_CLOSEST_POINT;
+  double *aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
+  if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
+  int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D);
+  free(aligned);
+  if (!ok) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+  out->correspondence_mean_pct = c->corr.mean_distance / c->D * 100.0;
+  al->residual_pct = out->correspondence_mean_pct;
+  if (c->corr.mean_distance > 0.05 * c->D) {
+    if (al->applied || c->opt->align == SKS_ALIGN_NONE)
+      return sks_error_set(err, SKS_ERR_INVALID,
+                           "%s and %s: the bind surfaces do not match: after %s the target's vertices "
+                           "are on average %.3g%% of its diagonal from the source surface (limit 5%%; "
+                           "alignment found: scale %.4g, rotation %.1f deg) — not the same kind of "
+                           "creature, or too different a pose",
+                           sname, tname, c->opt->align == SKS_ALIGN_NONE ? "no alignment (--align none)" : "alignment",
+                           c->corr.mean_distance / c->D * 100.0, al->scale, al->angle_deg);
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s and %s: the bind surfaces do not match (mean distance %.3g%% of the "
+                         "target's diagonal, limit 5%%)", sname, tname, c->corr.mean_distance / c->D * 100.0);
+  }
+  return SKS_OK;
+}
+
+sks_result sks_bake(const sks_model *source, const sks_model *target,
+                    const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  static const sks_bake_options defaults;
+  const sks_bake_options *opt = options ? options : &defaults;
+  if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
+  memset(out, 0, sizeof *out);
+  if (!source || !target) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL model");
+  if (opt->mode != SKS_SOLVE_FREE && opt->mode != SKS_SOLVE_ROTATION_ONLY && opt->mode != SKS_SOLVE_BOTH)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown mode %d", (int)opt->mode);
+  if (opt->solver != SKS_SOLVER_DEFAULT && opt->solver != SKS_SOLVER_BCD)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown solver %d", (int)opt->solver);
+  if (opt->align != SKS_ALIGN_AUTO && opt->align != SKS_ALIGN_NONE)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown alignment %d", (int)opt->align);
+  const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
+  if (target->skin_count == 0 || sks_model_vertex_count(target) == 0)
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: has no skinned mesh (no skin) — a bake target needs a skeleton "
+                         "with skin weights", tname);
+  if (sks_model_total_vertex_count(source) == 0)
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: has no mesh — the source surface cannot be recorded", sname);
+  if (source->clip_count == 0)
+    return sks_error_set(err, SKS_ERR_INVALID, "%s: has no animation clips to bake", sname);
+  for (int k = 0; k < 2; ++k) {
+    const sks_model *m = k ? source : target;
+    for (size_t j = 0; j < m->skeleton.joint_count; ++j)
+      if (m->skeleton.parents[j] >= (int32_t)j || m->skeleton.parents[j] < -1)
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: joint %zu: skeleton is not parent-first",
+                             model_name(m, k ? "source" : "target"), j);
+  }
+  sks_result r = check_finite(target, "target", err);
+  if (r == SKS_OK) r = check_finite(source, "source", err);
+  if (r != SKS_OK) return r;
+  size_t nclips = opt->clip_name_count ? opt->clip_name_count : source->clip_count;
+  int32_t *clip_ids = malloc(nclips * sizeof(int32_t));
+  if (!clip_ids) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  r = find_clips(source, opt, clip_ids, nclips, err);
+  if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);
   c.src = source; c.tg = target; c.opt = opt;
-  c.D = sks_model_bind_diagonal(target);
-  if (!(c.D > 0) || !isfinite(c.D)) {
-    free(clip_ids);
-    return sks_error_set(err, SKS_ERR_INVALID, "%s: bind pose has zero size", tname);
-  }
-  r = target_setup_build(target, &c.t, err);
+  /* stage: the two surfaces in their bind spaces */
+  r = sks_skinview_build(target, tname, &c.tv, err);
   if (r == SKS_OK) r = source_setup_build(source, &c.s, err);
+  if (r != SKS_OK) goto fail;
+  c.D = c.tv.diagonal;
+  if (!(c.D > 0) || !isfinite(c.D)) {
+    r = sks_error_set(err, SKS_ERR_INVALID, "%s: bind pose has zero size", tname);
+    goto fail;
+  }
+  r = target_setup_build(target, &c.tv, &c.t, err);
   if (r != SKS_OK) goto fail;
   if (c.t.B == 0) {
     r = sks_error_set(err, SKS_ERR_INVALID, "%s: no vertex carries skin weight", tname);
     goto fail;
   }
-  size_t V = c.t.V, Vs = c.s.V;
-  c.y0 = malloc(V * 3 * sizeof(double));
+  size_t V = c.t.V, J = c.t.J;
   c.y = malloc(V * 3 * sizeof(double));
   c.solved = malloc(V * 3 * sizeof(double));
-  c.src_surf = malloc(Vs * 3 * sizeof(double));
-  c.dmodels = malloc((c.t.J ? c.t.J : 1) * sizeof(sks_daffine));
-  if (!c.y0 || !c.y || !c.solved || !c.src_surf || !c.dmodels || sks_dskin_init(&c.tskin, target) != SKS_OK) {
+  c.dmodels = malloc((J ? J : 1) * sizeof(sks_daffine));
+  c.fmodels = malloc((J ? J : 1) * sizeof(sks_mat4));
+  c.pmodels = malloc((J ? J : 1) * sizeof(sks_daffine));
+  c.tpal = malloc((c.tv.P ? c.tv.P : 1) * sizeof(sks_daffine));
+  if (!c.y || !c.solved || !c.dmodels || !c.fmodels || !c.pmodels || !c.tpal) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     goto fail;
   }
-  /* correspondence on the bind poses */
+  /* stage: align, correspond, transfer */
   {
-    sks_correspondence_kind kind = opt->correspondence;
-    int identity = 0;
-    if (kind == SKS_CORRESPOND_AUTO && V == Vs) {
-      double md = 0;
-      for (size_t k = 0; k < 3 * V; ++k) md = fmax(md, fabs(c.t.bind_pos[k] - c.s.bind_pos[k]));
-      identity = md <= 1e-6 * c.D;
-    }
-    if (identity) {
-      c.corr.count = V;
-      c.corr.idx = malloc(V * 3 * sizeof(uint32_t));
-      c.corr.bary = malloc(V * 3 * sizeof(float));
-      if (!c.corr.idx || !c.corr.bary) {
-        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-        goto fail;
-      }
-      for (size_t j = 0; j < V; ++j) {
-        c.corr.idx[3 * j] = c.corr.idx[3 * j + 1] = c.corr.idx[3 * j + 2] = (uint32_t)j;
-        c.corr.bary[3 * j] = 1; c.corr.bary[3 * j + 1] = 0; c.corr.bary[3 * j + 2] = 0;
-      }
-      c.corr.identity = 1;
-    } else {
-      if (kind == SKS_CORRESPOND_AUTO) kind = SKS_CORRESPOND_CLOSEST_POINT;
-      if (!sks_correspondence_build(&c.corr, kind, c.s.bind_pos, Vs, c.s.tris, c.s.tri_count,
-                                    c.t.bind_pos, V, c.D)) {
-        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
-        goto fail;
-      }
-      if (c.corr.mean_distance > 0.05 * c.D) {
-        r = sks_error_set(err, SKS_ERR_INVALID,
-                          "%s and %s: the meshes do not overlap in their bind poses (mean "
-                          "distance %.3g%% of the target's diagonal) — align them first",
-                          sname, tname, c.corr.mean_distance / c.D * 100.0);
-        goto fail;
-      }
-    }
-    map_surface(&c, c.s.bind_pos, c.y0);
+    sks_daffine A;
+    r = align_and_correspond(&c, out, &A, err);
+    if (r == SKS_OK) r = sks_transfer_build(&c.tr, &c.s.view, &c.tv, &c.corr, &A, err);
+    if (r != SKS_OK) goto fail;
   }
   /* constraints + problem */
   {
@@ -832,9 +905,13 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     }
   }
   out->constraint_count = c.prob.inf.vertex_count;
-  out->target_vertex_count = V;
+  out->target_vertex_count = c.tv.skinned_vertex_count;
+  out->measured_vertex_count = V;
+  out->rigid_vertex_count = c.tv.rigid_vertex_count;
   out->target_joint_count = c.t.J;
   out->diagonal = c.D;
+  out->target_weights_normalised = c.tv.weights_normalised;
+  out->source_weights_normalised = c.s.view.weights_normalised;
   {
     int both = opt->mode == SKS_SOLVE_BOTH;
     size_t per = both ? 2 : 1;
@@ -890,6 +967,7 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
   if (!target || !result || !out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_apply: NULL argument");
   sks_result r = sks_model_clone(target, out, err);
   if (r != SKS_OK) return r;
+  sks_normalize_weights(out); /* the weights the bake solved and measured with */
   size_t J = target->skeleton.joint_count;
   size_t n0 = out->clip_count, add = result->clip_count;
   if (add == 0) return SKS_OK;

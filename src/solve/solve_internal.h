@@ -190,4 +190,76 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
                                   const double *c, double *bary);
 
+/* ---- the bake's view of a surface (skinview.c) ------------------------------ */
+
+/* Every vertex of a model in its BIND space (skinned parts first, then rigid
+ * parts as one-influence skins on their node), palette entries (joint,
+ * bind space -> joint space), normalised weights, and T: bind -> scene. */
+typedef struct sks_skinview {
+  size_t V, skinned_vertex_count, rigid_vertex_count;
+  double *pos;              /* V * 3, bind space */
+  size_t *order;            /* V: index in the model's all-parts (.f32) order */
+  size_t P;
+  int32_t *pal_joint;       /* P: skeleton joint (-1: none) */
+  sks_daffine *pal_ibm;     /* P */
+  uint32_t *start;          /* V + 1 */
+  uint32_t *pal;            /* influences: palette entry */
+  double *w;                /* influences: weight (sum 1 per vertex) */
+  uint32_t *tris;           /* 3 per triangle, view vertex indices */
+  size_t tri_count;
+  sks_daffine T, T_inv;     /* bind space -> scene space and back */
+  sks_daffine *rest_models; /* joint_count, scene space, rest pose */
+  size_t weights_normalised;/* vertices whose weights did not sum to 1 */
+  double diagonal;          /* D: bind-space bounding-box diagonal of every vertex */
+} sks_skinview;
+sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview *v, sks_error *err);
+void sks_skinview_free(sks_skinview *v);
+/* out[e] = T^-1 * models[joint e] * IBM_e (bind-space skin matrices). */
+void sks_skinview_palette(const sks_skinview *v, const sks_daffine *models, sks_daffine *out);
+/* Renormalises every vertex's valid weights to sum 1; returns vertices changed. */
+size_t sks_normalize_weights(sks_model *m);
+
+/* ---- alignment (align.c) ------------------------------------------------------ */
+
+typedef struct sks_alignment {
+  sks_daffine A;            /* source bind space -> target bind space (similarity) */
+  double scale;             /* uniform scale of A */
+  double angle_deg;         /* rotation angle of A */
+  double offset[3];         /* translation of A */
+  double residual;          /* mean symmetric closest distance after alignment, / target D */
+  int identity;             /* 1: the surfaces already agreed (A = I) */
+  size_t hypotheses;        /* rotations tried */
+} sks_alignment;
+/* Similarity taking the source's bind surface onto the target's: rotation
+ * hypotheses (the 24 axis conventions and the principal axes), each refined
+ * by trimmed similarity ICP on nearest points; the best symmetric fit wins.
+ * Points are bind-space vertex positions (3 per point). */
+sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
+                                double target_diagonal, sks_alignment *out, sks_error *err);
+/* Exact similarity for paired points (vertex i of src is vertex i of dst);
+ * A in: the estimate (its rotation picks the quaternion sign). */
+sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, sks_daffine *A);
+
+/* ---- motion transfer (transfer.c) ---------------------------------------------- */
+
+typedef struct sks_transfer {
+  size_t V;                 /* target vertices */
+  const double *x;          /* target bind positions (the target view's, not owned) */
+  uint32_t *start;          /* V + 1: source palette influences at c(j), merged */
+  uint32_t *pal;
+  double *w;
+  size_t P;                 /* source palette entries */
+  sks_daffine A, A_inv;     /* alignment */
+  sks_daffine *reg_inv;     /* P: N_P^-1 (registration pose), NULL = bind pose */
+  sks_daffine *N, *X;       /* P: scratch */
+} sks_transfer;
+sks_result sks_transfer_build(sks_transfer *t, const sks_skinview *src, const sks_skinview *tgt,
+                              const sks_correspondence *corr, const sks_daffine *A, sks_error *err);
+/* N_P: the source's bind-space skin matrices at the registration pose (P entries). */
+sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P, sks_error *err);
+/* y (3 per target vertex) for the source's scene-space joint models at frame f. */
+void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        double *y);
+void sks_transfer_free(sks_transfer *t);
+
 #endif

@@ -1,0 +1,468 @@
+/* Alignment A (MISSION.md): the similarity (uniform scale, rotation, offset)
+ * taking the source's bind surface onto the target's, whatever units, axis
+ * conventions, offsets or vertex orders the two files use, and robust to
+ * different meshes of the same kind of creature.
+ *
+ * Method: both point sets are subsampled (at most ALIGN_SAMPLES points) and
+ * normalised (centroid, RMS radius). Rotation hypotheses: the 24 rotations of
+ * the cube (every axis convention: Y-up / Z-up, facing +-X / +-Z) and the 4
+ * proper rotations between the two sets' principal axes. Each is refined by
+ * symmetric, trimmed ICP (nearest points both ways, the worst 10 % of pairs
+ * dropped; closed-form similarity by Horn's quaternion + scale); the best
+ * symmetric mean distance wins. Nearest points come from a uniform grid. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "solve/solve_internal.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#define ALIGN_SAMPLES 2500
+#define ALIGN_ITERATIONS 30
+#define ALIGN_TRIM 0.9
+
+typedef struct grid {
+  const double *pts;
+  size_t n;
+  double lo[3], h;
+  int dim[3];
+  uint32_t *start, *items;
+} grid;
+
+static void grid_free(grid *g) { free(g->start); free(g->items); }
+
+static int cell_of(const grid *g, const double *p, int *c) {
+  for (int a = 0; a < 3; ++a) {
+    double f = (p[a] - g->lo[a]) / g->h;
+    int i = f < 0 ? 0 : (f >= g->dim[a] ? g->dim[a] - 1 : (int)f);
+    c[a] = i;
+  }
+  return 1;
+}
+
+static int grid_build(grid *g, const double *pts, size_t n) {
+  memset(g, 0, sizeof *g);
+  g->pts = pts;
+  g->n = n;
+  double hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  for (int a = 0; a < 3; ++a) g->lo[a] = DBL_MAX;
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) {
+      if (pts[3 * i + a] < g->lo[a]) g->lo[a] = pts[3 * i + a];
+      if (pts[3 * i + a] > hi[a]) hi[a] = pts[3 * i + a];
+    }
+  double ext = 0;
+  for (int a = 0; a < 3; ++a) ext = fmax(ext, hi[a] - g->lo[a]);
+  if (!(ext > 0)) ext = 1;
+  /* about 2 points per occupied cell on a surface: h ~ extent / sqrt(n / 2) */
+  g->h = ext / fmax(1.0, sqrt((double)n / 2.0));
+  size_t cells = 1;
+  for (int a = 0; a < 3; ++a) {
+    double d = (hi[a] - g->lo[a]) / g->h;
+    g->dim[a] = d < 1 ? 1 : (d > 96 ? 96 : (int)d + 1);
+    cells *= (size_t)g->dim[a];
+  }
+  if (g->dim[0] == 96 || g->dim[1] == 96 || g->dim[2] == 96) { /* keep h consistent with the cap */
+    g->h = ext / 95.0;
+    cells = 1;
+    for (int a = 0; a < 3; ++a) {
+      double d = (hi[a] - g->lo[a]) / g->h;
+      g->dim[a] = d < 1 ? 1 : (d > 96 ? 96 : (int)d + 1);
+      cells *= (size_t)g->dim[a];
+    }
+  }
+  g->start = calloc(cells + 1, sizeof(uint32_t));
+  g->items = malloc((n ? n : 1) * sizeof(uint32_t));
+  if (!g->start || !g->items) { grid_free(g); return 0; }
+  int c[3];
+  for (size_t i = 0; i < n; ++i) {
+    cell_of(g, &pts[3 * i], c);
+    g->start[((size_t)c[2] * g->dim[1] + c[1]) * g->dim[0] + c[0] + 1]++;
+  }
+  for (size_t k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
+  uint32_t *fill = calloc(cells, sizeof(uint32_t));
+  if (!fill) { grid_free(g); return 0; }
+  for (size_t i = 0; i < n; ++i) {
+    cell_of(g, &pts[3 * i], c);
+    size_t k = ((size_t)c[2] * g->dim[1] + c[1]) * g->dim[0] + c[0];
+    g->items[g->start[k] + fill[k]++] = (uint32_t)i;
+  }
+  free(fill);
+  return 1;
+}
+
+/* Nearest point (index) and squared distance. */
+static size_t grid_nearest(const grid *g, const double *p, double *d2) {
+  int c[3];
+  cell_of(g, p, c);
+  /* distance from p to the grid's box: rings closer than that hold nothing nearer */
+  double out = 0;
+  for (int a = 0; a < 3; ++a) {
+    double lo = g->lo[a], hi = g->lo[a] + g->h * g->dim[a];
+    double e = p[a] < lo ? lo - p[a] : (p[a] > hi ? p[a] - hi : 0);
+    out += e * e;
+  }
+  out = sqrt(out);
+  double best = DBL_MAX;
+  size_t bi = 0;
+  int maxr = g->dim[0] > g->dim[1] ? g->dim[0] : g->dim[1];
+  if (g->dim[2] > maxr) maxr = g->dim[2];
+  for (int r = 0; r <= maxr; ++r) {
+    if (best < DBL_MAX) {
+      double reach = out + (r - 1) * g->h;
+      if (reach > 0 && reach * reach > best) break;
+    }
+    for (int z = c[2] - r; z <= c[2] + r; ++z) {
+      if (z < 0 || z >= g->dim[2]) continue;
+      for (int y = c[1] - r; y <= c[1] + r; ++y) {
+        if (y < 0 || y >= g->dim[1]) continue;
+        int edge = (z == c[2] - r || z == c[2] + r || y == c[1] - r || y == c[1] + r);
+        for (int x = c[0] - r; x <= c[0] + r; x += (edge ? 1 : 2 * r > 0 ? 2 * r : 1)) {
+          if (x < 0 || x >= g->dim[0]) continue;
+          size_t k = ((size_t)z * g->dim[1] + y) * g->dim[0] + x;
+          for (uint32_t q = g->start[k]; q < g->start[k + 1]; ++q) {
+            const double *s = &g->pts[3 * g->items[q]];
+            double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
+            if (dd < best) { best = dd; bi = g->items[q]; }
+          }
+          if (!edge && r == 0) break;
+        }
+      }
+    }
+  }
+  *d2 = best;
+  return bi;
+}
+
+/* Deterministic evenly strided subsample, centred and scaled to unit RMS radius. */
+static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius) {
+  size_t m = n < ALIGN_SAMPLES ? n : ALIGN_SAMPLES;
+  double *s = malloc((m ? m : 1) * 3 * sizeof(double));
+  if (!s) return NULL;
+  centre[0] = centre[1] = centre[2] = 0;
+  for (size_t i = 0; i < m; ++i) {
+    size_t k = (size_t)((double)i * (double)n / (double)m);
+    for (int a = 0; a < 3; ++a) { s[3 * i + a] = pts[3 * k + a]; centre[a] += pts[3 * k + a]; }
+  }
+  for (int a = 0; a < 3; ++a) centre[a] /= (double)(m ? m : 1);
+  double r2 = 0;
+  for (size_t i = 0; i < m; ++i)
+    for (int a = 0; a < 3; ++a) { s[3 * i + a] -= centre[a]; r2 += s[3 * i + a] * s[3 * i + a]; }
+  *radius = sqrt(r2 / (double)(m ? m : 1));
+  if (!(*radius > 0)) *radius = 1;
+  for (size_t i = 0; i < 3 * m; ++i) s[i] /= *radius;
+  *out_n = m;
+  return s;
+}
+
+/* Symmetric 3x3 eigenvectors by Jacobi rotations (columns of V, eigenvalues descending). */
+static void eigen3(const double *Ain, double *V, double *ev) {
+  double A[9];
+  memcpy(A, Ain, sizeof A);
+  for (int i = 0; i < 9; ++i) V[i] = (i % 4 == 0);
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
+    if (off < 1e-30) break;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        double apq = A[3 * p + q];
+        if (fabs(apq) < 1e-300) continue;
+        double th = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
+        double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+        double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 3; ++k) { /* A = J^T A J */
+          double akp = A[3 * k + p], akq = A[3 * k + q];
+          A[3 * k + p] = c * akp - s * akq;
+          A[3 * k + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; ++k) {
+          double apk = A[3 * p + k], aqk = A[3 * q + k];
+          A[3 * p + k] = c * apk - s * aqk;
+          A[3 * q + k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; ++k) {
+          double vkp = V[3 * k + p], vkq = V[3 * k + q];
+          V[3 * k + p] = c * vkp - s * vkq;
+          V[3 * k + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  for (int i = 0; i < 3; ++i) ev[i] = A[4 * i];
+  for (int i = 0; i < 2; ++i) /* sort descending */
+    for (int j = i + 1; j < 3; ++j)
+      if (ev[j] > ev[i]) {
+        double t = ev[i]; ev[i] = ev[j]; ev[j] = t;
+        for (int k = 0; k < 3; ++k) { t = V[3 * k + i]; V[3 * k + i] = V[3 * k + j]; V[3 * k + j] = t; }
+      }
+}
+
+static void covariance(const double *s, size_t n, double *C) {
+  memset(C, 0, 9 * sizeof(double));
+  for (size_t i = 0; i < n; ++i)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) C[3 * r + c] += s[3 * i + r] * s[3 * i + c];
+}
+
+typedef struct sim { double s, R[9], t[3]; } sim; /* x -> s R x + t */
+
+static void sim_apply(const sim *m, const double *x, double *o) {
+  double r[3];
+  sks_dm3_apply(m->R, x, r);
+  for (int a = 0; a < 3; ++a) o[a] = m->s * r[a] + m->t[a];
+}
+
+static void sim_apply_inv(const sim *m, const double *x, double *o) {
+  double d[3] = {x[0] - m->t[0], x[1] - m->t[1], x[2] - m->t[2]};
+  for (int a = 0; a < 3; ++a) o[a] = (m->R[a] * d[0] + m->R[3 + a] * d[1] + m->R[6 + a] * d[2]) / m->s;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct icp_ctx {
+  const double *S, *D;   /* normalised samples */
+  size_t ns, nd;
+  grid gs, gd;
+  double *pa, *pb, *pd;  /* pairs: source point, target point, distance^2 */
+} icp_ctx;
+
+/* Collects nearest pairs both ways for m; returns the trimmed mean distance. */
+static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
+  size_t k = 0;
+  for (size_t i = 0; i < c->ns; ++i) {
+    double q[3], d2;
+    sim_apply(m, &c->S[3 * i], q);
+    size_t j = grid_nearest(&c->gd, q, &d2);
+    memcpy(&c->pa[3 * k], &c->S[3 * i], 3 * sizeof(double));
+    memcpy(&c->pb[3 * k], &c->D[3 * j], 3 * sizeof(double));
+    c->pd[k++] = d2;
+  }
+  for (size_t i = 0; i < c->nd; ++i) {
+    double q[3], d2;
+    sim_apply_inv(m, &c->D[3 * i], q);
+    size_t j = grid_nearest(&c->gs, q, &d2);
+    memcpy(&c->pa[3 * k], &c->S[3 * j], 3 * sizeof(double));
+    memcpy(&c->pb[3 * k], &c->D[3 * i], 3 * sizeof(double));
+    c->pd[k++] = d2 * m->s * m->s; /* in target units */
+  }
+  *np = k;
+  double *tmp = malloc(k * sizeof(double));
+  if (!tmp) { *thresh = DBL_MAX; return DBL_MAX; }
+  memcpy(tmp, c->pd, k * sizeof(double));
+  qsort(tmp, k, sizeof(double), cmp_double);
+  size_t keep = (size_t)(ALIGN_TRIM * (double)k);
+  if (keep < 1) keep = 1;
+  *thresh = tmp[keep - 1];
+  double sum = 0;
+  for (size_t i = 0; i < keep; ++i) sum += sqrt(tmp[i]);
+  free(tmp);
+  return sum / (double)keep;
+}
+
+/* One closed-form similarity fit to the kept pairs. */
+static void fit(icp_ctx *c, size_t np, double thresh, sim *m) {
+  double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
+  size_t n = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (c->pd[i] > thresh) continue;
+    for (int a = 0; a < 3; ++a) { ca[a] += c->pa[3 * i + a]; cb[a] += c->pb[3 * i + a]; }
+    ++n;
+  }
+  if (n < 3) return;
+  for (int a = 0; a < 3; ++a) { ca[a] /= (double)n; cb[a] /= (double)n; }
+  double S[9] = {0}, aa = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (c->pd[i] > thresh) continue;
+    double p[3], q[3];
+    for (int a = 0; a < 3; ++a) { p[a] = c->pa[3 * i + a] - ca[a]; q[a] = c->pb[3 * i + a] - cb[a]; }
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) S[3 * r + k] += p[r] * q[k];
+    aa += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+  }
+  sks_dquat near = sks_dq_from_m3(m->R);
+  sks_dquat q = sks_horn_rotation(S, near);
+  double R[9];
+  sks_dq_to_m3(q, R);
+  /* scale: sum q . (R p) / sum |p|^2 */
+  double num = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (c->pd[i] > thresh) continue;
+    double p[3], rp[3];
+    for (int a = 0; a < 3; ++a) p[a] = c->pa[3 * i + a] - ca[a];
+    sks_dm3_apply(R, p, rp);
+    for (int a = 0; a < 3; ++a) num += rp[a] * (c->pb[3 * i + a] - cb[a]);
+  }
+  double s = aa > 0 ? num / aa : 1;
+  if (!(s > 0.05) || !(s < 20)) return; /* degenerate: keep the previous estimate */
+  memcpy(m->R, R, sizeof R);
+  m->s = s;
+  double rc[3];
+  sks_dm3_apply(R, ca, rc);
+  for (int a = 0; a < 3; ++a) m->t[a] = cb[a] - s * rc[a];
+}
+
+static double icp(icp_ctx *c, sim *m) {
+  size_t np;
+  double thresh, err = pairs(c, m, &np, &thresh), prev = DBL_MAX;
+  for (int it = 0; it < ALIGN_ITERATIONS && prev - err > 1e-7; ++it) {
+    fit(c, np, thresh, m);
+    prev = err;
+    err = pairs(c, m, &np, &thresh);
+  }
+  return err;
+}
+
+/* The 24 proper rotations that permute and flip axes. */
+static size_t cube_rotations(double (*out)[9]) {
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  size_t n = 0;
+  for (int p = 0; p < 6; ++p)
+    for (int sgn = 0; sgn < 8; ++sgn) {
+      double R[9] = {0};
+      for (int r = 0; r < 3; ++r) R[3 * r + perms[p][r]] = (sgn >> r) & 1 ? -1 : 1;
+      if (sks_dm3_det(R) > 0) memcpy(out[n++], R, sizeof R);
+    }
+  return n;
+}
+
+sks_result sks_align_refine_paired(const double *src, const double *dst, size_t n, sks_daffine *A) {
+  /* exact similarity for paired points (Horn + scale), when vertex j of both
+   * sets is the same point of the surface */
+  double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
+  if (n < 3) return SKS_ERR_INVALID;
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) { ca[a] += src[3 * i + a]; cb[a] += dst[3 * i + a]; }
+  for (int a = 0; a < 3; ++a) { ca[a] /= (double)n; cb[a] /= (double)n; }
+  double S[9] = {0}, aa = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double p[3], q[3];
+    for (int a = 0; a < 3; ++a) { p[a] = src[3 * i + a] - ca[a]; q[a] = dst[3 * i + a] - cb[a]; }
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) S[3 * r + k] += p[r] * q[k];
+    aa += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+  }
+  double R0[9];
+  double s0 = cbrt(fabs(sks_dm3_det(A->l)));
+  for (int i = 0; i < 9; ++i) R0[i] = A->l[i] / (s0 > 0 ? s0 : 1);
+  sks_dquat q = sks_horn_rotation(S, sks_dq_from_m3(R0));
+  double R[9];
+  sks_dq_to_m3(q, R);
+  double num = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double p[3], rp[3];
+    for (int a = 0; a < 3; ++a) p[a] = src[3 * i + a] - ca[a];
+    sks_dm3_apply(R, p, rp);
+    for (int a = 0; a < 3; ++a) num += rp[a] * (dst[3 * i + a] - cb[a]);
+  }
+  double s = aa > 0 ? num / aa : 1;
+  if (!(s > 0)) return SKS_ERR_INVALID;
+  for (int i = 0; i < 9; ++i) A->l[i] = s * R[i];
+  double rc[3];
+  sks_dm3_apply(A->l, ca, rc);
+  for (int a = 0; a < 3; ++a) A->t[a] = cb[a] - rc[a];
+  return SKS_OK;
+}
+
+sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
+                                double target_diagonal, sks_alignment *out, sks_error *err) {
+  memset(out, 0, sizeof *out);
+  out->A = sks_daff_identity();
+  out->scale = 1;
+  if (ns == 0 || nd == 0) return sks_error_set(err, SKS_ERR_INVALID, "alignment: no vertices");
+  double csrc[3], cdst[3], rs, rd;
+  size_t ms, md;
+  icp_ctx c;
+  memset(&c, 0, sizeof c);
+  double *S = sample(src, ns, &ms, csrc, &rs), *D = sample(dst, nd, &md, cdst, &rd);
+  c.pa = malloc((ms + md) * 3 * sizeof(double));
+  c.pb = malloc((ms + md) * 3 * sizeof(double));
+  c.pd = malloc((ms + md) * sizeof(double));
+  sks_result r = SKS_OK;
+  if (!S || !D || !c.pa || !c.pb || !c.pd || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "alignment: out of memory");
+    goto done;
+  }
+  c.S = S; c.D = D; c.ns = ms; c.nd = md;
+  /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
+  double hyps[32][9];
+  size_t nh = cube_rotations(hyps);
+  {
+    double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
+    covariance(S, ms, Cs);
+    covariance(D, md, Cd);
+    eigen3(Cs, Vs, es);
+    eigen3(Cd, Vd, ed);
+    for (int f = 0; f < 4; ++f) {
+      double F[3] = {f & 1 ? -1.0 : 1.0, f & 2 ? -1.0 : 1.0, 1.0};
+      double M[9];
+      /* R = Vd diag(F) Vs^T, last sign fixed so det = +1 */
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int r0 = 0; r0 < 3; ++r0)
+          for (int c0 = 0; c0 < 3; ++c0) {
+            double s = 0;
+            for (int k = 0; k < 3; ++k) s += Vd[3 * r0 + k] * F[k] * Vs[3 * c0 + k];
+            M[3 * r0 + c0] = s;
+          }
+        if (sks_dm3_det(M) > 0) break;
+        F[2] = -1.0;
+      }
+      memcpy(hyps[nh++], M, sizeof M);
+    }
+  }
+  /* the identity of the files' own frames, mapped into normalised coordinates */
+  sim id_sim;
+  id_sim.s = rs / rd;
+  for (int i = 0; i < 9; ++i) id_sim.R[i] = (i % 4 == 0);
+  for (int a = 0; a < 3; ++a) id_sim.t[a] = (csrc[a] - cdst[a]) / rd;
+  double best_err = DBL_MAX;
+  sim best = id_sim;
+  {
+    sim m = id_sim;
+    size_t np;
+    double thresh;
+    double e0 = pairs(&c, &m, &np, &thresh) * rd / target_diagonal;
+    if (e0 < 0.002) { /* already agree (0.2 % D): keep the files' frames */
+      out->identity = 1;
+      out->residual = e0;
+      out->hypotheses = 1;
+      goto done;
+    }
+    best_err = icp(&c, &m);
+    best = m;
+  }
+  for (size_t h = 0; h < nh; ++h) {
+    sim m;
+    m.s = 1;
+    memcpy(m.R, hyps[h], sizeof m.R);
+    m.t[0] = m.t[1] = m.t[2] = 0;
+    double e = icp(&c, &m);
+    if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
+  }
+  out->hypotheses = nh + 1;
+  /* back to file units: y = cdst + rd * (s R (x - csrc) / rs + t) */
+  {
+    double k = rd * best.s / rs;
+    sks_daffine A;
+    for (int i = 0; i < 9; ++i) A.l[i] = k * best.R[i];
+    double rc[3];
+    sks_dm3_apply(A.l, csrc, rc);
+    for (int a = 0; a < 3; ++a) A.t[a] = cdst[a] + rd * best.t[a] - rc[a];
+    out->A = A;
+    out->scale = k;
+    double tr = best.R[0] + best.R[4] + best.R[8];
+    double ca = (tr - 1) / 2;
+    out->angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 180.0 / M_PI;
+    memcpy(out->offset, A.t, sizeof A.t);
+    out->residual = best_err * rd / target_diagonal;
+  }
+done:
+  grid_free(&c.gs);
+  grid_free(&c.gd);
+  free(S); free(D); free(c.pa); free(c.pb); free(c.pd);
+  return r;
+}
