@@ -117,7 +117,8 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
     if (m->parts[i].skin >= 0) skinned += m->parts[i].vertex_count;
   }
   if (m->part_count == 0)
-    printf("parts     0: no mesh (a skeleton-only file; its clips can drive a rig with --clips)\n");
+    printf("parts     0: no mesh (a skeleton-only file%s)\n",
+           m->clip_count ? "; its clips can drive a rig with --clips" : "");
   else
     printf("parts     %zu (%zu vertices, %zu skinned)\n", m->part_count, total, skinned);
   for (size_t i = 0; i < m->part_count; ++i) {
