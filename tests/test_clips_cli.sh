@@ -105,10 +105,13 @@ s=$(line "bake ozz_skeleton.fbx -> ozz_skeleton.fbx: 8433 target vertices")
 "$cli" control "$fox" --clip Walk $fps --quiet -o "$tmp/q.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "--quiet exit"
 [ -s "$tmp/e" ] && bad "--quiet printed on stderr: $(cat "$tmp/e")" || ok
 has "$tmp/o" "Walk " "--quiet keeps the table"
-"$cli" bake --source "$skel" --target "$arnaud" --clips "$loco" --clip walk $fps -o "$tmp/arn.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "bake --clips onto arnaud: $(cat "$tmp/e")"
-has "$tmp/o" "wrote $tmp/arn.glb" "bake -o"
-"$cli" info "$tmp/arn.glb" > "$tmp/o" && ok || bad "info baked"
-has "$tmp/o" "'walk': " "baked clip keeps its name"
+# (20,010 target vertices: release build only, the sanitized one is ~20x slower)
+if [ "${SKS_SANITIZED:-0}" != "1" ]; then
+  "$cli" bake --source "$skel" --target "$arnaud" --clips "$loco" --clip walk $fps -o "$tmp/arn.glb" > "$tmp/o" 2> "$tmp/e" && ok || bad "bake --clips onto arnaud: $(cat "$tmp/e")"
+  has "$tmp/o" "wrote $tmp/arn.glb" "bake -o"
+  "$cli" info "$tmp/arn.glb" > "$tmp/o" && ok || bad "info baked"
+  has "$tmp/o" "'walk': " "baked clip keeps its name"
+fi
 
 "$cli" control "$bvh/01_01.bvh" > "$tmp/o" 2> "$tmp/e"; [ $? = 1 ] && ok || bad "control on a BVH (no mesh) should exit 1"
 has "$tmp/e" "no mesh (a skeleton-only file): nothing to record; give its clips to a rig instead" "control BVH message"
