@@ -105,8 +105,21 @@ static void compare_with_assimp(const char *rel, const char *path) {
   CHECK_MSG(parents_ok, "%s: parents not parent-first or a name empty", rel);
 
   /* Parts: one per aiMesh, vertices exactly as Assimp gives them. */
-  CHECK_MSG(m.part_count == s->mNumMeshes, "%s: %zu parts, %u meshes", rel, m.part_count, s->mNumMeshes);
-  for (unsigned i = 0; i < s->mNumMeshes && i < m.part_count; ++i) {
+  /* ... except the meshes Assimp makes up to display a bare skeleton (BVH,
+   * CSM, mesh-less Collada: unnamed, material "SkeletonMaterial"). */
+  unsigned generated = 0;
+  for (unsigned i = 0; i < s->mNumMeshes; ++i) {
+    struct aiString mn;
+    const struct aiMesh *a = s->mMeshes[i];
+    if (!a->mName.length && a->mMaterialIndex < s->mNumMaterials &&
+        aiGetMaterialString(s->mMaterials[a->mMaterialIndex], AI_MATKEY_NAME, &mn) == aiReturn_SUCCESS &&
+        strcmp(mn.data, "SkeletonMaterial") == 0)
+      ++generated;
+  }
+  CHECK_MSG(m.part_count == s->mNumMeshes - generated, "%s: %zu parts, %u meshes (%u made up for bones)", rel,
+            m.part_count, s->mNumMeshes, generated);
+  if (generated) printf("%s: %u skeleton-display mesh(es) Assimp made up are not parts\n", rel, generated);
+  for (unsigned i = 0; i < s->mNumMeshes && i < m.part_count && !generated; ++i) {
     const struct aiMesh *a = s->mMeshes[i];
     const sks_mesh_part *p = &m.parts[i];
     size_t *vmap = NULL;

@@ -82,8 +82,15 @@ fi
 if command -v script > /dev/null; then
   prog="$(script -qc "'$cli' bake --source '$fox' --target '$target' --clip Walk > /dev/null" /dev/null)"
   echo "$prog" | grep -q "baking 'Walk': frame 1/18" && ok || bad "no progress line on a terminal: $prog"
+  # not a terminal (a log): plain lines at the start and each quarter, no escapes
   prog="$("$cli" bake --source "$fox" --target "$target" --clip Walk 2>&1 > /dev/null)"
-  [ -z "$prog" ] && ok || bad "progress written when stderr is not a terminal: $prog"
+  [ "$prog" = "baking 'Walk': frame 1/18
+baking 'Walk': frame 4/18
+baking 'Walk': frame 9/18
+baking 'Walk': frame 13/18
+baking 'Walk': frame 18/18" ] && ok || bad "progress lines when stderr is not a terminal: $prog"
+  prog="$("$cli" bake --source "$fox" --target "$target" --clip Walk --quiet 2>&1 > /dev/null)"
+  [ -z "$prog" ] && ok || bad "--quiet wrote progress: $prog"
 fi
 # the bcd solver runs too
 "$cli" bake --source "$fox" --target "$target" --clip Walk --solver bcd $fps > /dev/null && ok || bad "--solver bcd"

@@ -60,7 +60,7 @@ if [ -f "$X" ]; then
   has "$T/err" "neg.gltf: part 0 'tri', vertex 1" "bake names the target and vertex"
   has "$T/err" "bake target" "bake says it is the target"
   [ ! -e "$T/neg_out.glb" ] && ok || bad "bake wrote an output"
-  if grep -q "^Testwuson\|solve ms" "$T/out"; then bad "bake solved before failing"; else ok; fi
+  if grep -q "^Wuson_" "$T/out"; then bad "bake solved before failing"; else ok; fi
   # ---- load limits reach the Assimp child ----
   run 1 "--timeout 0.001" "$CLI" info "$X" --timeout 0.001
   has "$T/err" "Testwuson.X: Assimp failed (no result in 0.001 s)" "timeout message"

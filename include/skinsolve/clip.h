@@ -48,6 +48,72 @@ uint32_t sks_track_components(sks_track_path path);
  * Allocates *times (caller frees with free()). */
 sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err);
 
+
+/* ---- clips from another file (src/clip/retarget.c) ----------------------- */
+
+struct sks_model;
+
+typedef struct sks_clip_match_options {
+  int copy_as_is;          /* 1: copy matched tracks unchanged (no rest-pose retarget) */
+  float rest_tolerance;    /* a local rest "differs" above this (radians / model units /
+                              scale ratio); 0 = 1e-4 */
+} sks_clip_match_options;
+
+/* What sks_clips_from_model did. Names are copies (the report owns them). */
+typedef struct sks_clip_match_report {
+  size_t rig_joint_count, anim_joint_count;
+  size_t matched_count;          /* joints with the same name on both sides */
+  size_t rig_only_count;         /* rig joints no anim joint is named like: keep their rest */
+  char **rig_only;
+  size_t anim_only_count;        /* anim joints no rig joint is named like */
+  char **anim_only;
+  size_t anim_only_keyed_count;  /* of those, joints the clips key: their tracks are dropped */
+  size_t rest_differs_count;     /* matched joints whose local rest differs (rotation,
+                                    translation or scale) */
+  char **rest_differs;
+  size_t pose_only_count;        /* of those: another pose on the same joint frames (the
+                                    children's offsets agree): rotation keys copied */
+  size_t frames_differ_count;    /* matched joints whose joint frame differs from the anim
+                                    file's (their keys were retargeted; see below) */
+  char **frames_differ;
+  double max_rest_angle_deg;     /* largest local rest rotation difference over matched joints */
+  double max_rest_offset;        /* largest local rest translation difference (model units) */
+  size_t tracks_kept, tracks_dropped;
+  int copied_as_is;              /* options->copy_as_is was set */
+} sks_clip_match_report;
+
+void sks_clip_match_report_free(sks_clip_match_report *report);
+
+/* Takes every clip of `anim` (typically an animation-only file: FBX / BVH /
+ * Collada / glTF) and re-expresses it on `rig`'s skeleton by joint name.
+ * A track of anim joint a goes to the rig joint of the same name; tracks of
+ * joints the rig lacks are dropped; rig joints the clip does not key keep
+ * their rest.
+ *
+ * Where the rest poses differ, the local-rest difference is used. Each
+ * matched joint j gets a frame map F_j (rig joint frame = anim joint frame *
+ * F_j), chosen parents first between two readings of the difference, by
+ * which one makes the children's rest offsets agree (t_c,rig ~ F_j^-1 t_c,anim,
+ * smallest angle; a joint without matched children follows its parent):
+ *   same frames, other pose:  F_j = I
+ *   other frames, same pose:  F_j = qa0^-1 * F_p * qr0  (the local-rest difference)
+ * (qa0/ta0/sa0: anim local rest, qr0/tr0/sr0: rig local rest, F_p: the
+ * parent's map, or the parents' global-rest rotation difference when the
+ * anim parent has no match). Keys map as
+ *   rotation    q' = F_p^-1 * q * F_j
+ *   translation t' = tr0 + F_p^-1 (t - ta0)
+ *   scale       s' = sr0 * s / sa0 (per axis)
+ * so the rig joint's frame follows the anim joint's: its global rotation is
+ * the anim joint's times F_j at every time. Equal rests give an exact copy.
+ * Each key maps on its own (the maps commute with slerp / lerp), so key
+ * times are unchanged.
+ * Allocates *out (count *count; free each with sks_clip_free, then free()).
+ * report (optional) is filled even when no joint matches (an error); free it
+ * with sks_clip_match_report_free. */
+sks_result sks_clips_from_model(const struct sks_model *rig, const struct sks_model *anim,
+                                const sks_clip_match_options *options, sks_clip **out,
+                                size_t *count, sks_clip_match_report *report, sks_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,8 @@ typedef enum sks_correspondence_kind {
   SKS_CORRESPOND_CLOSEST_POINT
 } sks_correspondence_kind;
 
+struct sks_baked_clip; /* below */
+
 typedef enum sks_align_mode {
   SKS_ALIGN_AUTO = 0,          /* find the similarity between the bind surfaces (identity when
                                   they already agree) */
@@ -49,6 +51,10 @@ typedef struct sks_bake_options {
   sks_progress_fn progress;       /* optional */
   void *progress_user;
   sks_align_mode align;           /* 0 = auto */
+  /* optional: called as each clip finishes (its metrics filled in), so a
+   * caller can report clip by clip; the clip belongs to the result */
+  void (*clip_done)(void *user, const struct sks_baked_clip *clip);
+  void *clip_done_user;
 } sks_bake_options;
 
 typedef struct sks_baked_clip {

@@ -634,7 +634,10 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
 
     The models are already loaded: the CLI's load limits for non-glTF files
     (--max-memory, --timeout: Assimp runs in a child process under them)
-    belong to load() here.
+    belong to load() here. So do the CLI's file-level choices: --clips
+    ANIM_FILE... (clips taken from animation-only files onto the source's
+    skeleton by joint name), --keep-clips / --replace-clips (what -o does with
+    the target's own clips: BakeResult.apply() keeps them) and --quiet.
     keep_surfaces    True: fill per-frame target_surface / solved_surface /
                      vertex_error arrays (CLI --report needs them)
     progress         callable(clip_name, frame, frame_count), called per frame

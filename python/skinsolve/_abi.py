@@ -134,7 +134,8 @@ class sks_bake_options(C.Structure):
                 ("mode", c_enum), ("max_constraints", c_size), ("fps", C.c_float),
                 ("solver", c_enum), ("correspondence", c_enum), ("keep_surfaces", C.c_int),
                 ("progress", sks_progress_fn), ("progress_user", C.c_void_p),
-                ("align", c_enum)]
+                ("align", c_enum),
+                ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p)]
 
 
 class sks_baked_clip(C.Structure):

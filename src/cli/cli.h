@@ -70,4 +70,16 @@ struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);
  * unknown extension), else 1. */
 int sks_cli_exit_for_write(sks_result r);
 
+/* ---- --clips ANIM_FILE... (src/cli/cli_clips.c) ---- */
+
+/* If argv[*i] is --clips, appends every following argument up to the next
+ * option to files (room for argc entries), advances *i and returns 1; -1
+ * (usage error printed) when no file follows; 0 when not this option. */
+int sks_cli_opt_clips(int argc, char **argv, int *i, const char **files, size_t *n);
+/* Replaces model->clips with the clips of the n files, applied to the model's
+ * skeleton by joint name (sks_clips_from_model). Prints each file's match
+ * report to stderr unless quiet. 0, or SKS_EXIT_INPUT (message printed;
+ * the model is unchanged). */
+int sks_cli_load_clips(sks_model *model, const char *const *files, size_t n, int quiet);
+
 #endif

@@ -6,11 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "bake_common.h"
+#include "cli_bake_report.h"
 #include "cli.h"
 
 static void bake_usage(FILE *f) {
   fprintf(f,
           "usage: skinsolve bake --source SRC --target TGT [--clip NAME]... [-o OUT.glb]\n"
+          "                      [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
           "                      [--mode free|rotation-only|both] [--max-constraints N]\n"
           "                      [--fps F] [--solver default|bcd] [--align auto|none]\n"
           "                      [--json] [--report OUT.html]\n"
@@ -43,17 +45,22 @@ static void bake_usage(FILE *f) {
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
           "                       per-frame mean/worst errors, sweeps per frame)\n"
           "  --report OUT.html    write the self-contained HTML report with the viewer\n"
+          "  --clips ANIM_FILE... bake the clips of these animation files (FBX, BVH,\n"
+          "                       Collada, glTF; every argument up to the next option;\n"
+          "                       repeatable) instead of SRC's own: they are applied to\n"
+          "                       SRC's skeleton by joint name (match report on stderr)\n"
+          "  --keep-clips         -o keeps TGT's own clips beside the baked ones (the\n"
+          "                       default; a TGT clip whose name a baked clip takes is\n"
+          "                       replaced, with a note)\n"
+          "  --replace-clips      -o writes only the baked clips\n"
+          "  --quiet              no progress and no notes on stderr (errors still)\n"
+          "\n"
+          "The table header is printed at once and one row per clip as it finishes (on\n"
+          "any stdout, flushed), then D, the alignment and the notes; frame progress goes\n"
+          "to stderr: a live line on a terminal, else a line at each quarter of a clip.\n"
+          "Baked clips keep their names (rotation-only ones of --mode both get\n"
+          "_rotation_only).\n"
           SKS_CLI_LOAD_OPTIONS_HELP);
-}
-
-typedef struct progress_state { int tty; } progress_state;
-
-static void on_progress(void *user, const char *clip, size_t frame, size_t count) {
-  progress_state *ps = user;
-  if (!ps->tty) return;
-  if (frame >= count) fprintf(stderr, "\r\033[K");
-  else fprintf(stderr, "\r\033[Kbaking '%s': frame %zu/%zu", clip, frame + 1, count);
-  fflush(stderr);
 }
 
 static const char *mode_name(sks_solve_mode m) {
@@ -77,16 +84,18 @@ static void print_alignment(const sks_bake_result *r) {
            r->target_weights_normalised, r->source_weights_normalised);
 }
 
-static void print_table(const sks_bake_result *r, const char *src, const char *tgt) {
+/* After the bake: the rows were printed as each clip finished
+ * (sks_cli_bake_on_clip_done); this adds D, alignment and the notes. */
+static void print_table(const sks_bake_result *r, const char *src, const char *tgt, int rows_done) {
   printf("bake %s -> %s: %zu target vertices (%zu constraints), %zu joints, D = %.6g\n", src, tgt,
          r->measured_vertex_count, r->constraint_count, r->target_joint_count, r->diagonal);
   if (r->rigid_vertex_count)
     printf("rigid parts: %zu of the %zu vertices follow one joint each; baked and measured\n",
            r->rigid_vertex_count, r->measured_vertex_count);
   print_alignment(r);
-  printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
+  if (!rows_done) printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
          "mean error %D", "worst vertex %D", "solve ms");
-  for (size_t i = 0; i < r->clip_count; ++i) {
+  for (size_t i = 0; i < r->clip_count && !rows_done; ++i) {
     const sks_baked_clip *c = &r->clips[i];
     char q[32];
     if (isnan(c->quality)) snprintf(q, sizeof q, "n/a");  /* the clip does not move */
@@ -169,12 +178,20 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   const char *out_path = NULL, *report_path = NULL;
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
-  int json = 0, lr;
+  int json = 0, quiet = 0, replace_clips = 0, lr;
   sks_load_options load_opt = {0};
+  const char **clip_files = calloc((size_t)argc + 3, sizeof(char *));
+  size_t nclip_files = 0;
+  if (!clip_files) { free(clips); return sks_cli_fail(SKS_EXIT_INPUT, "out of memory"); }
   for (int i = first; i < argc; ++i) {
     const char *a = argv[i];
-    int has = i + 1 < argc;
-    if (strcmp(a, "--clip") == 0 && has) clips[nclips++] = argv[++i];
+    int has = i + 1 < argc, cr;
+    if ((cr = sks_cli_opt_clips(argc, argv, &i, clip_files, &nclip_files)) != 0) {
+      if (cr < 0) { free(clips); free(clip_files); return SKS_EXIT_USAGE; }
+    } else if (strcmp(a, "--quiet") == 0) quiet = 1;
+    else if (strcmp(a, "--keep-clips") == 0) replace_clips = 0;
+    else if (strcmp(a, "--replace-clips") == 0) replace_clips = 1;
+    else if (strcmp(a, "--clip") == 0 && has) clips[nclips++] = argv[++i];
     else if (strcmp(a, "-o") == 0 && has) out_path = argv[++i];
     else if (strcmp(a, "--report") == 0 && has) report_path = argv[++i];
     else if (strcmp(a, "--json") == 0) json = 1;
@@ -183,46 +200,50 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       if (strcmp(m, "free") == 0) opt.mode = SKS_SOLVE_FREE;
       else if (strcmp(m, "rotation-only") == 0) opt.mode = SKS_SOLVE_ROTATION_ONLY;
       else if (strcmp(m, "both") == 0) opt.mode = SKS_SOLVE_BOTH;
-      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --mode must be free, rotation-only or both (got '%s')", cmd, m); }
     } else if (strcmp(a, "--align") == 0 && has) {
       const char *m = argv[++i];
       if (strcmp(m, "auto") == 0) opt.align = SKS_ALIGN_AUTO;
       else if (strcmp(m, "none") == 0) opt.align = SKS_ALIGN_NONE;
-      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --align must be auto or none (got '%s')", cmd, m); }
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --align must be auto or none (got '%s')", cmd, m); }
     } else if (strcmp(a, "--solver") == 0 && has) {
       const char *m = argv[++i];
       if (strcmp(m, "default") == 0) opt.solver = SKS_SOLVER_DEFAULT;
       else if (strcmp(m, "bcd") == 0) opt.solver = SKS_SOLVER_BCD;
-      else { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --solver must be default or bcd (got '%s')", cmd, m); }
+      else { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --solver must be default or bcd (got '%s')", cmd, m); }
     } else if (strcmp(a, "--max-constraints") == 0 && has) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
-      if (*end || v <= 0) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-constraints needs a positive integer", cmd); }
+      if (*end || v <= 0) { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-constraints needs a positive integer", cmd); }
       opt.max_constraints = (size_t)v;
     } else if (strcmp(a, "--fps") == 0 && has) {
       char *end;
       double v = strtod(argv[++i], &end);
-      if (*end || !(v > 0) || v > 10000) { free(clips); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
+      if (*end || !(v > 0) || v > 10000) { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --fps needs a positive number", cmd); }
       opt.fps = (float)v;
     } else if ((lr = sks_cli_load_option(argc, argv, &i, &load_opt)) != 0) {
       if (lr < 0) { free(clips); return SKS_EXIT_USAGE; }
     } else {
       free(clips);
+      free(clip_files);
       return sks_cli_fail(SKS_EXIT_USAGE, "%s: unknown or incomplete option '%s' (see skinsolve %s --help)", cmd, a, cmd);
     }
   }
   opt.clip_names = nclips ? clips : NULL;
   opt.clip_name_count = nclips;
   opt.keep_surfaces = report_path != NULL;
-  progress_state ps = {isatty(2)};
-  opt.progress = on_progress;
+  sks_cli_bake_printer ps = {quiet, isatty(2), !json, 0};
+  opt.progress = sks_cli_bake_on_progress;
   opt.progress_user = &ps;
+  opt.clip_done = sks_cli_bake_on_clip_done;
+  opt.clip_done_user = &ps;
 
   {
     const char *outs[2] = {out_path, report_path};
-    const char *ins[2] = {source_path, target_path};
-    int rc = sks_cli_check_outputs(outs, 2, ins, 2);
-    if (rc) { free(clips); return rc; }
+    clip_files[nclip_files] = source_path; /* every input: SRC, TGT and the clip files */
+    clip_files[nclip_files + 1] = target_path;
+    int rc = sks_cli_check_outputs(outs, 2, clip_files, nclip_files + 2);
+    if (rc) { free(clips); free(clip_files); return rc; }
   }
   sks_error err;
   memset(&err, 0, sizeof err);
@@ -231,7 +252,14 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   memset(&tgt, 0, sizeof tgt);
   if (sks_load(source_path, &load_opt, &src, &err) != SKS_OK) {
     free(clips);
+    free(clip_files);
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  }
+  {
+    int rc = sks_cli_load_clips(&src, clip_files, nclip_files, quiet);
+    free(clip_files);
+    clip_files = NULL;
+    if (rc) { sks_model_free(&src); free(clips); return rc; }
   }
   if (!control && sks_load(target_path, &load_opt, &tgt, &err) != SKS_OK) {
     sks_model_free(&src);
@@ -241,6 +269,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   const sks_model *target = control ? &src : &tgt;
   sks_bake_result res;
   int code = SKS_EXIT_OK;
+  if ((code = sks_cli_bake_precheck(&src, target, source_path, target_path, control)) != 0) goto done_models;
+  if (!json) sks_cli_bake_print_header(base_name(source_path), base_name(target_path), target);
   if (sks_bake(&src, target, &opt, &res, &err) != SKS_OK) {
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto done_models;
@@ -248,11 +278,11 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (json) {
     if (!print_json(&res)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
   } else {
-    print_table(&res, base_name(source_path), base_name(target_path));
+    print_table(&res, base_name(source_path), base_name(target_path), 1);
   }
   if (out_path && code == SKS_EXIT_OK) {
     sks_model baked;
-    if (sks_bake_apply(target, &res, &baked, &err) != SKS_OK) {
+    if (sks_cli_bake_apply(target, &res, replace_clips, quiet, &baked, &err) != SKS_OK) {
       code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     } else {
       if (sks_write_glb(out_path, &baked, NULL, &err) != SKS_OK)

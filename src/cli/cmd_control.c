@@ -9,9 +9,12 @@ static void control_usage(FILE *f) {
           "usage: skinsolve control FILE [--clip NAME]... [--json] [--report OUT.html]\n"
           "                         [--mode free|rotation-only|both] [--solver default|bcd]\n"
           "                         [--max-constraints N] [--fps F] [-o OUT.glb]\n"
+          "                         [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
           "\n"
           "Bakes FILE's clips onto FILE itself. The exact answer is known, so this checks\n"
-          "the solver: expect quality ~100%%, mean error <= 0.001%%D, worst <= 0.01%%D.\n\n"
+          "the solver: expect quality ~100%%, mean error <= 0.001%%D, worst <= 0.01%%D.\n"
+          "--clips ANIM_FILE... bakes the clips of these animation files instead, applied\n"
+          "to FILE's skeleton by joint name. Other options as for skinsolve bake --help.\n\n"
           SKS_CLI_LOAD_OPTIONS_HELP);
 }
 

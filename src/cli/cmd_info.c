@@ -8,19 +8,25 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: skinsolve info FILE [--json]\n"
+          "usage: skinsolve info FILE [--json] [--clips ANIM_FILE...]\n"
           "\n"
           "Prints what a rigged file holds: the skeleton as an indented tree (every\n"
           "node of the scene graph; '*' marks joints bound by a skin), the skins, every\n"
           "mesh part (vertices, triangles, skinned or rigid, histogram of non-zero\n"
           "influences per vertex), the clips (duration, tracks, distinct key times),\n"
           "D = the bind-pose bounding-box diagonal, and a summary of the findings of\n"
-          "`skinsolve check`.\n"
+          "`skinsolve check`. A file without geometry (an animation-only FBX, a BVH, a\n"
+          "skeleton-only Collada) says \"no mesh\" (JSON: skeleton_only, diagonal null);\n"
+          "the meshes Assimp makes up to display such a skeleton are not listed.\n"
           "\n"
           "FILE: .gltf / .glb (read natively) or anything Assimp reads (.fbx, .dae, .x, ...).\n"
           "\n"
           "options:\n"
           "  --json       print one JSON object instead of text\n"
+          "  --clips ANIM_FILE...  list the clips of these files (every argument up to\n"
+          "               the next option; repeatable) instead of FILE's own, applied to\n"
+          "               FILE's skeleton by joint name; the joint-match report goes to\n"
+          "               stderr\n"
           "  -h, --help   this text\n"
           SKS_CLI_LOAD_OPTIONS_HELP
           "\n"
@@ -111,7 +117,11 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
     total += m->parts[i].vertex_count;
     if (m->parts[i].skin >= 0) skinned += m->parts[i].vertex_count;
   }
-  printf("parts     %zu (%zu vertices, %zu skinned)\n", m->part_count, total, skinned);
+  if (m->part_count == 0)
+    printf("parts     0: no mesh (a skeleton-only file%s)\n",
+           m->clip_count ? "; its clips can drive a rig with --clips" : "");
+  else
+    printf("parts     %zu (%zu vertices, %zu skinned)\n", m->part_count, total, skinned);
   for (size_t i = 0; i < m->part_count; ++i) {
     const sks_mesh_part *p = &m->parts[i];
     printf("  %zu '%s': %zu vertices, %zu triangles, ", i, name_or(p->name, ""), p->vertex_count,
@@ -135,7 +145,8 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
     printf("  '%s': %.4g s, %zu tracks, %zu keys\n", name_or(c->name, ""), (double)c->duration,
            c->track_count, clip_keys(c));
   }
-  printf("D         %.6g (bind-pose bounding-box diagonal)\n", sks_model_bind_diagonal(m));
+  if (m->part_count == 0) printf("D         no mesh\n");
+  else printf("D         %.6g (bind-pose bounding-box diagonal)\n", sks_model_bind_diagonal(m));
   printf("findings  %zu errors, %zu warnings%s\n", f->error_count, f->warning_count,
          f->error_count + f->warning_count ? " (details: skinsolve check FILE)" : "");
   for (int k = 0; k < SKS_FINDING_KIND_COUNT; ++k)
@@ -146,6 +157,9 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
            f->items[i].message);
   if (f->count > 5) printf("  ... (%zu more)\n", f->error_count + f->warning_count - 5);
 }
+
+static int info_main(int argc, char **argv, const char **clip_files, size_t *nclip_files,
+                     const char **file_out, int *json_out);
 
 static void print_json(const char *path, const sks_model *m, const sks_findings *f) {
   const sks_skeleton *sk = &m->skeleton;
@@ -199,7 +213,9 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
   }
   cJSON_AddNumberToObject(root, "vertex_count", (double)sks_model_vertex_count(m));
   cJSON_AddNumberToObject(root, "total_vertex_count", (double)total);
-  cJSON_AddNumberToObject(root, "diagonal", sks_model_bind_diagonal(m));
+  if (m->part_count == 0) cJSON_AddNullToObject(root, "diagonal"); /* no mesh: D undefined */
+  else cJSON_AddNumberToObject(root, "diagonal", sks_model_bind_diagonal(m));
+  cJSON_AddBoolToObject(root, "skeleton_only", m->part_count == 0);
   cJSON_AddItemToObject(root, "findings", sks_cli_findings_json(f, 20));
   char *s = cJSON_Print(root);
   if (s) { puts(s); free(s); }
@@ -209,10 +225,26 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
 int sks_cmd_info(int argc, char **argv) {
   const char *file = NULL;
   int json = 0;
+  const char **clip_files = calloc((size_t)argc + 1, sizeof *clip_files);
+  size_t nclip_files = 0;
+  if (!clip_files) return sks_cli_fail(SKS_EXIT_INPUT, "out of memory");
+  int rc = info_main(argc, argv, clip_files, &nclip_files, &file, &json);
+  free(clip_files);
+  return rc;
+}
+
+static int info_main(int argc, char **argv, const char **clip_files, size_t *nclip_files,
+                     const char **file_out, int *json_out) {
+  const char *file = NULL;
+  int json = 0, r;
   sks_load_options load_opt = {0};
   for (int i = 1; i < argc; ++i) {
     if (sks_cli_is_help(argv[i])) { usage(stdout); return SKS_EXIT_OK; }
     { int lr = sks_cli_load_option(argc, argv, &i, &load_opt); if (lr < 0) return SKS_EXIT_USAGE; if (lr) continue; }
+    if ((r = sks_cli_opt_clips(argc, argv, &i, clip_files, nclip_files)) != 0) {
+      if (r < 0) return SKS_EXIT_USAGE;
+      continue;
+    }
     if (strcmp(argv[i], "--json") == 0) json = 1;
     else if (argv[i][0] == '-' && argv[i][1]) {
       usage(stderr);
@@ -224,9 +256,15 @@ int sks_cmd_info(int argc, char **argv) {
     usage(stderr);
     return sks_cli_fail(SKS_EXIT_USAGE, "info: no FILE given");
   }
+  *file_out = file;
+  *json_out = json;
   sks_model m;
   int rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
+  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0)) != 0) {
+    sks_model_free(&m);
+    return rc;
+  }
   sks_findings f;
   sks_error err;
   memset(&err, 0, sizeof err);

@@ -11,7 +11,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: skinsolve pose FILE [--clip NAME] [--time SECONDS] [--loop] [--dqs]\n"
-          "                           [--bind] -o OUT.obj|OUT.f32\n"
+          "                           [--bind] [--clips ANIM_FILE...] -o OUT.obj|OUT.f32\n"
           "\n"
           "Skins every mesh part of FILE and writes the positions. Without --clip the\n"
           "pose is the rest pose stored in the file's nodes; --bind uses instead the\n"
@@ -23,6 +23,11 @@ static void usage(FILE *f) {
           "                   index when no clip has that name)\n"
           "  --time SECONDS   time in the clip (default 0); clamped to [0, duration]\n"
           "  --loop           wrap the time around the clip's duration instead of clamping\n"
+          "                   (the printed line says when a time was clamped or wrapped)\n"
+          "  --clips ANIM_FILE...  take the clips from these animation files instead\n"
+          "                   (every argument up to the next option; repeatable), applied\n"
+          "                   to FILE's skeleton by joint name; needs --clip; the joint-match\n"
+          "                   report goes to stderr\n"
           "  --dqs            dual quaternion skinning\n"
           "  --lbs            linear blend skinning (the default)\n"
           "  --bind           pose from the inverse bind matrices (not with --clip)\n"
@@ -93,7 +98,7 @@ static int blocking(sks_finding_kind k, int bind) {
          k == SKS_FINDING_NONFINITE_TRANSFORM;
 }
 
-int sks_cmd_pose(int argc, char **argv) {
+static int pose_main(int argc, char **argv, const char **clip_files, size_t *nclip_files) {
   sks_load_options load_opt = {0};
   const char *file = NULL, *out = NULL, *clip_name = NULL, *v = NULL;
   float time = 0.0f;
@@ -106,6 +111,10 @@ int sks_cmd_pose(int argc, char **argv) {
     if (strcmp(argv[i], "--dqs") == 0) { dqs = 1; continue; }
     if (strcmp(argv[i], "--lbs") == 0) { dqs = 0; continue; }
     if (strcmp(argv[i], "--bind") == 0) { bind = 1; continue; }
+    if ((r = sks_cli_opt_clips(argc, argv, &i, clip_files, nclip_files)) != 0) {
+      if (r < 0) return SKS_EXIT_USAGE;
+      continue;
+    }
     if ((r = sks_cli_opt(argc, argv, &i, "--clip", &clip_name)) != 0) {
       if (r < 0) return SKS_EXIT_USAGE;
       continue;
@@ -134,13 +143,24 @@ int sks_cmd_pose(int argc, char **argv) {
   if (bind && clip_name) return sks_cli_fail(SKS_EXIT_USAGE, "pose: --bind and --clip exclude each other");
   if ((have_time || loop) && !clip_name)
     return sks_cli_fail(SKS_EXIT_USAGE, "pose: --time/--loop need --clip (without it the pose is the rest pose)");
-  const char *inputs[1] = {file};
-  int rc = sks_cli_check_output(out, inputs, 1);
+  clip_files[*nclip_files] = file; /* every input, for the output check */
+  int rc = sks_cli_check_output(out, clip_files, *nclip_files + 1);
   if (rc) return rc;
+  if (*nclip_files && !clip_name)
+    return sks_cli_fail(SKS_EXIT_USAGE, "pose: --clips needs --clip NAME (which of their clips to pose)");
 
   sks_model m;
   rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
+  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0)) != 0) {
+    sks_model_free(&m);
+    return rc;
+  }
+  if (m.part_count == 0) {
+    sks_model_free(&m);
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: no mesh (a skeleton-only file): nothing to pose — "
+                        "use it with --clips on a rig that has one", file);
+  }
   int clip = -1;
   if (clip_name && (clip = find_clip(&m, clip_name)) < 0) {
     rc = list_clips_error(file, &m, clip_name);
@@ -218,10 +238,23 @@ int sks_cmd_pose(int argc, char **argv) {
     rc = sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);
     goto done;
   }
-  if (clip >= 0)
+  if (clip >= 0) {
+    /* say which time was posed when it is not the one asked for */
+    float d = m.clips[clip].duration, used = time;
+    char note[96] = "";
+    if (loop && d > 0) {
+      used = fmodf(time, d);
+      if (used < 0) used += d;
+      if (used >= d) used = 0; /* as the sampling job */
+      if (used != time) snprintf(note, sizeof note, " (looped to %.4g s of %.4g s)", (double)used, (double)d);
+    } else if (time > d || time < 0) {
+      used = time < 0 ? 0.0f : d;
+      snprintf(note, sizeof note, " (clamped to %.4g s: the clip lasts %.4g s; --loop wraps)", (double)used,
+               (double)d);
+    }
     printf("%s: %zu vertices, clip '%s' at %.4g s%s (%s)\n", out, verts,
-           m.clips[clip].name ? m.clips[clip].name : "", (double)time, loop ? " looped" : "",
-           dqs ? "DQS" : "LBS");
+           m.clips[clip].name ? m.clips[clip].name : "", (double)time, note, dqs ? "DQS" : "LBS");
+  }
   else
     printf("%s: %zu vertices, %s pose (%s)\n", out, verts, bind ? "bind" : "rest", dqs ? "DQS" : "LBS");
 done:
@@ -229,5 +262,14 @@ done:
   free(models);
   free(positions);
   sks_model_free(&m);
+  return rc;
+}
+
+int sks_cmd_pose(int argc, char **argv) {
+  const char **clip_files = calloc((size_t)argc + 2, sizeof *clip_files);
+  size_t n = 0;
+  if (!clip_files) return sks_cli_fail(SKS_EXIT_INPUT, "out of memory");
+  int rc = pose_main(argc, argv, clip_files, &n);
+  free(clip_files);
   return rc;
 }

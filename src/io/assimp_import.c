@@ -602,10 +602,10 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
 }
 
-static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
+static sks_result import_mesh(importer *im, unsigned i, size_t part_index, int32_t node) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
-  sks_mesh_part *p = &m->parts[i];
+  sks_mesh_part *p = &m->parts[part_index];
   p->skin = -1;
   p->material = -1;
   const struct aiMesh *mesh = s->mMeshes[i];
@@ -659,19 +659,38 @@ static sks_result import_mesh(importer *im, unsigned i, int32_t node) {
   return SKS_OK;
 }
 
+/* A mesh Assimp made up to display a skeleton (SkeletonMeshBuilder: the BVH
+ * reader always, the Collada / MD5 readers when the file has no geometry).
+ * It has no name, the material "SkeletonMaterial", one bone per node and no
+ * UVs (measured: BVH/01_01.bvh 492 vertices, 34 bones; Collada/lights.dae,
+ * cameras.dae; the files' own meshes all have names or other materials). It
+ * is not the artist's geometry, so it is not a mesh part. */
+static int mesh_is_generated_skeleton(const struct aiScene *s, const struct aiMesh *mesh) {
+  if (!mesh || mesh->mName.length || !mesh->mNumBones || mesh->mTextureCoords[0]) return 0;
+  if (!s->mMaterials || mesh->mMaterialIndex >= s->mNumMaterials) return 0;
+  struct aiString name;
+  if (aiGetMaterialString(s->mMaterials[mesh->mMaterialIndex], AI_MATKEY_NAME, &name) != aiReturn_SUCCESS)
+    return 0;
+  return ai_name_equals(&name, "SkeletonMaterial");
+}
+
 static sks_result import_meshes(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
   if (!s->mNumMeshes) return SKS_OK;
   if (!s->mMeshes) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: meshes missing", im->path);
-  m->parts = calloc(s->mNumMeshes, sizeof *m->parts);
+  size_t real = 0;
+  for (unsigned i = 0; i < s->mNumMeshes; ++i) real += !mesh_is_generated_skeleton(s, s->mMeshes[i]);
+  if (!real) return SKS_OK; /* skeleton only: no parts (usable as a clip source) */
+  m->parts = calloc(real, sizeof *m->parts);
   if (!m->parts) return oom(im);
-  m->part_count = s->mNumMeshes;
+  m->part_count = real;
   int32_t *mesh_node = map_mesh_nodes(im);
   if (!mesh_node) return oom(im);
   sks_result r = SKS_OK;
+  size_t k = 0;
   for (unsigned i = 0; i < s->mNumMeshes && r == SKS_OK; ++i)
-    r = import_mesh(im, i, mesh_node[i]);
+    if (!mesh_is_generated_skeleton(s, s->mMeshes[i])) r = import_mesh(im, i, k++, mesh_node[i]);
   free(mesh_node);
   return r;
 }

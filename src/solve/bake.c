@@ -1146,6 +1146,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
         sks_solve_mode mode = both ? (m == 0 ? SKS_SOLVE_FREE : SKS_SOLVE_ROTATION_ONLY) : opt->mode;
         r = bake_clip(&c, &source->clips[clip_ids[i]], mode, &out->clips[i * per + m], err);
         if (r != SKS_OK) goto fail;
+        if (opt->clip_done) opt->clip_done(opt->clip_done_user, &out->clips[i * per + m]);
       }
   }
   free(clip_ids);

@@ -133,6 +133,34 @@ sks_result sks_reweight(const sks_model *model, const sks_reweight_options *opti
     while (wp >= 0 && !weighted[wp]) wp = sk->parents[wp];
     depth[i] = weighted[i] ? (wp >= 0 ? depth[wp] + 1 : 0) : -1;
     keep[i] = !(opt.coarsen && weighted[i] && (depth[i] & 1) && !holds[i]);
+  }
+  /* Every skin keeps a weighted joint: where coarsening drops all a skin's
+   * weighted joints (a part bound to one joint at odd depth: ozz_astro_max.dae
+   * part 1), the one carrying the most weight stays. */
+  for (size_t s = 0; opt.coarsen && s < model->skin_count; ++s) {
+    const sks_skin *skin = &model->skins[s];
+    double *mass = calloc(skin->joint_count ? skin->joint_count : 1, sizeof *mass);
+    if (!mass) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", name); goto done; }
+    for (size_t pi = 0; pi < model->part_count; ++pi) {
+      const sks_mesh_part *part = &model->parts[pi];
+      if (part->skin != (int32_t)s) continue;
+      for (size_t i = 0; i < part->vertex_count * part->influence_count; ++i)
+        if (part->weights[i] > 0.0f && part->joints[i] < skin->joint_count) mass[part->joints[i]] += part->weights[i];
+    }
+    int any = 0;
+    size_t best = 0;
+    for (size_t j = 0; j < skin->joint_count; ++j) {
+      int32_t o = skin->joints[j];
+      if (!(mass[j] > 0) || o < 0 || (size_t)o >= jc) continue;
+      if (keep[o]) any = 1;
+      if (mass[j] > mass[best] || !(mass[best] > 0)) best = j;
+    }
+    if (!any && mass[best] > 0 && skin->joints[best] >= 0 && (size_t)skin->joints[best] < jc)
+      keep[skin->joints[best]] = 1;
+    free(mass);
+  }
+  for (size_t i = 0; i < jc; ++i) {
+    int32_t p = sk->parents[i];
     int32_t kp = p;
     while (kp >= 0 && !keep[kp]) kp = sk->parents[kp];
     new_parent[i] = kp;

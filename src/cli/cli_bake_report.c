@@ -1,0 +1,107 @@
+/* bake / control output while working: the table header at once, one row per
+ * clip as it finishes (flushed, on any stdout), frame progress on stderr
+ * (a live line on a terminal, a line every quarter of a clip otherwise),
+ * and how the target's own clips are treated by -o (--keep-clips /
+ * --replace-clips). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli_bake_report.h"
+
+static const char *mode_name(sks_solve_mode m) {
+  return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
+}
+
+int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const char *src_path,
+                          const char *tgt_path, int control) {
+  if (src->part_count == 0)
+    return sks_cli_fail(SKS_EXIT_INPUT,
+                        "%s: no mesh (a skeleton-only file): nothing to record; give its clips to a rig "
+                        "instead: skinsolve %s --clips %s ...",
+                        src_path, control ? "control RIG" : "bake --source RIG --target TGT", src_path);
+  if (target->part_count == 0)
+    return sks_cli_fail(SKS_EXIT_INPUT, "%s: no mesh (a skeleton-only file): a bake target needs a skinned mesh",
+                        tgt_path);
+  return 0;
+}
+
+void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target) {
+  printf("baking %s -> %s: %zu target joints, %zu vertices in %zu parts\n", src, tgt,
+         target->skeleton.joint_count, sks_model_total_vertex_count(target), target->part_count);
+  printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
+         "mean error %D", "worst vertex %D", "solve ms");
+  fflush(stdout);
+}
+
+void sks_cli_bake_print_row(const sks_baked_clip *c) {
+  char q[32];
+  if (isnan(c->quality)) snprintf(q, sizeof q, "n/a"); /* the clip does not move */
+  else snprintf(q, sizeof q, "%.4f%s", c->quality * 100.0, c->suspect ? "!" : "");
+  printf("%-24s %-13s %6zu %10s %14.6f %16.6f %9.1f\n", c->name, mode_name(c->mode), c->frame_count, q,
+         c->mean_error_pct, c->worst_error_pct, c->solve_ms);
+  fflush(stdout);
+}
+
+void sks_cli_bake_on_clip_done(void *user, const sks_baked_clip *clip) {
+  const sks_cli_bake_printer *p = user;
+  if (p->rows) sks_cli_bake_print_row(clip);
+}
+
+void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t count) {
+  sks_cli_bake_printer *p = user;
+  if (p->quiet) return;
+  if (p->tty) {
+    if (frame >= count) fprintf(stderr, "\r\033[K");
+    else fprintf(stderr, "\r\033[Kbaking '%s': frame %zu/%zu", clip, frame + 1, count);
+    fflush(stderr);
+    return;
+  }
+  /* not a terminal (a log): a line at the start and at each quarter */
+  if (frame >= count) return;
+  if (frame == 0) p->next_quarter = 1;
+  if (frame == 0 || frame + 1 >= (count * p->next_quarter) / 4) {
+    if (frame) p->next_quarter++;
+    fprintf(stderr, "baking '%s': frame %zu/%zu\n", clip, frame + 1, count);
+    fflush(stderr);
+  }
+}
+
+sks_result sks_cli_bake_apply(const sks_model *target, const sks_bake_result *res, int replace, int quiet,
+                              sks_model *out, sks_error *err) {
+  /* a shallow view of the target whose clip list holds only what -o keeps */
+  sks_model view = *target;
+  sks_clip *kept = malloc((target->clip_count ? target->clip_count : 1) * sizeof *kept);
+  if (!kept) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  size_t nk = 0, replaced = 0;
+  for (size_t i = 0; i < target->clip_count && !replace; ++i) {
+    const char *name = target->clips[i].name ? target->clips[i].name : "";
+    int clash = 0;
+    for (size_t k = 0; k < res->clip_count && !clash; ++k) {
+      char baked[512];
+      snprintf(baked, sizeof baked, "%s%s", res->clips[k].name,
+               res->clips[k].mode == SKS_SOLVE_ROTATION_ONLY ? "_rotation_only" : "");
+      clash = strcmp(baked, name) == 0;
+    }
+    if (clash) {
+      ++replaced;
+      if (!quiet)
+        fprintf(stderr, "note: the target's own clip '%s' is replaced by the baked clip of that name\n", name);
+      continue;
+    }
+    kept[nk++] = target->clips[i];
+  }
+  view.clips = kept;
+  view.clip_count = nk;
+  sks_result r = sks_bake_apply(&view, res, out, err);
+  free(kept);
+  if (r == SKS_OK && !quiet) {
+    if (replace)
+      fprintf(stderr, "note: -o drops the target's own %zu clip%s (--replace-clips)\n", target->clip_count,
+              target->clip_count == 1 ? "" : "s");
+    else if (nk)
+      fprintf(stderr, "note: -o keeps the target's own %zu clip%s beside the baked ones (--keep-clips; "
+              "--replace-clips drops them)\n", nk, nk == 1 ? "" : "s");
+  }
+  (void)replaced;
+  return r;
+}

@@ -1,0 +1,32 @@
+/* bake / control: output while working and -o's clip choice (cli_bake_report.c). */
+#ifndef SKS_CLI_BAKE_REPORT_H
+#define SKS_CLI_BAKE_REPORT_H
+
+#include "cli.h"
+
+typedef struct sks_cli_bake_printer {
+  int quiet;          /* no progress, no notes */
+  int tty;            /* stderr is a terminal: one live progress line */
+  int rows;           /* print a table row per finished clip (not with --json) */
+  size_t next_quarter;
+} sks_cli_bake_printer;
+
+/* Refuses (SKS_EXIT_INPUT, message printed) a skeleton-only source or
+ * target before anything is printed or solved; 0 when both have a mesh. */
+int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const char *src_path,
+                          const char *tgt_path, int control);
+/* "baking SRC -> TGT: J target joints, V vertices in P parts" and the
+ * column header, flushed: printed before the bake starts (D and the
+ * alignment follow the rows: they are known after the bake). */
+void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target);
+void sks_cli_bake_print_row(const sks_baked_clip *clip);
+/* sks_bake_options.clip_done / .progress callbacks; user = sks_cli_bake_printer. */
+void sks_cli_bake_on_clip_done(void *user, const sks_baked_clip *clip);
+void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t count);
+/* sks_bake_apply with the target's own clips kept (replace = 0; one whose
+ * name a baked clip takes is replaced, with a note) or dropped (replace = 1).
+ * Baked clips keep their names as given. */
+sks_result sks_cli_bake_apply(const sks_model *target, const sks_bake_result *res, int replace, int quiet,
+                              sks_model *out, sks_error *err);
+
+#endif
