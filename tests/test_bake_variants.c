@@ -220,6 +220,7 @@ int main(void) {
   sks_model_clone(&tgt, &b, &err); add_parent(&b, odd_t);
   same("both parents", bake("both: x2 rot37 offset / x0.5 Y-up", &a, &b), base);
   sks_model_free(&b);
+  sks_model_free(&a);
 
   sks_model_clone(&tgt, &b, &err); bake_units(&b, 100);
   same("target in cm", bake("target units x100 in the data", &fox, &b), base);
