@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "batch.h"
+#include "cli_bake_report.h"
 #include "cli.h"
 #include "common_sha256.h"
 
@@ -318,27 +319,6 @@ static sks_result add_clip_file(sks_model *src, const char *path, sks_error *err
   return r;
 }
 
-static cJSON *clip_json(const sks_baked_clip *c) {
-  /* the fields of `skinsolve bake --json`'s clip records */
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, "name", c->name);
-  cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
-  if (isnan(c->quality)) cJSON_AddNullToObject(o, "quality");
-  else cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
-  cJSON_AddNumberToObject(o, "mean_error_pct", c->mean_error_pct);
-  cJSON_AddNumberToObject(o, "worst_error_pct", c->worst_error_pct);
-  cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
-  cJSON_AddStringToObject(o, "mode", batch_mode_name(c->mode));
-  cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
-  cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
-  cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
-  for (size_t f = 0; f < c->frame_count; ++f) {
-    cJSON_AddItemToArray(fm, cJSON_CreateNumber(c->frame_mean_error_pct[f]));
-    cJSON_AddItemToArray(fw, cJSON_CreateNumber(c->frame_worst_error_pct[f]));
-  }
-  return o;
-}
-
 static const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;
@@ -569,7 +549,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     if (job->report) cJSON_AddStringToObject(outs, "report", base_name(p.report));
     else cJSON_AddNullToObject(outs, "report");
     cJSON *clips = cJSON_AddArrayToObject(rec, "clips");
-    for (size_t i = 0; i < res.clip_count; ++i) cJSON_AddItemToArray(clips, clip_json(&res.clips[i]));
+    for (size_t i = 0; i < res.clip_count; ++i) cJSON_AddItemToArray(clips, sks_cli_bake_clip_json(&res.clips[i]));
     cJSON_AddNumberToObject(rec, "constraints", (double)res.constraint_count);
     cJSON_AddNumberToObject(rec, "target_vertices", (double)res.target_vertex_count);
     cJSON_AddNumberToObject(rec, "target_joints", (double)res.target_joint_count);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cjson/cJSON.h>
 #include "cli_bake_report.h"
 
 static const char *mode_name(sks_solve_mode m) {
@@ -104,4 +105,26 @@ sks_result sks_cli_bake_apply(const sks_model *target, const sks_bake_result *re
   }
   (void)replaced;
   return r;
+}
+
+cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "name", c->name);
+  cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
+  if (isnan(c->quality)) cJSON_AddNullToObject(o, "quality"); /* no motion: undefined */
+  else cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
+  cJSON_AddNumberToObject(o, "mean_error_pct", c->mean_error_pct);
+  cJSON_AddNumberToObject(o, "worst_error_pct", c->worst_error_pct);
+  cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
+  cJSON_AddStringToObject(o, "mode", c->mode == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free");
+  cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
+  cJSON_AddNumberToObject(o, "mean_motion_pct", c->mean_motion_pct);
+  cJSON_AddBoolToObject(o, "suspect", c->suspect);
+  cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
+  cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
+  for (size_t f = 0; f < c->frame_count; ++f) {
+    cJSON_AddItemToArray(fm, cJSON_CreateNumber(c->frame_mean_error_pct[f]));
+    cJSON_AddItemToArray(fw, cJSON_CreateNumber(c->frame_worst_error_pct[f]));
+  }
+  return o;
 }

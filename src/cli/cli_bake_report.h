@@ -20,6 +20,10 @@ int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const c
  * alignment follow the rows: they are known after the bake). */
 void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model *target);
 void sks_cli_bake_print_row(const sks_baked_clip *clip);
+/* One clip record of `bake --json` (also batch's result records): name,
+ * frames, quality (null: no motion), errors, mode, sweeps, mean motion,
+ * suspect, per-frame mean / worst. Caller owns it. */
+struct cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c);
 /* sks_bake_options.clip_done / .progress callbacks; user = sks_cli_bake_printer. */
 void sks_cli_bake_on_clip_done(void *user, const sks_baked_clip *clip);
 void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t count);

@@ -120,25 +120,7 @@ static void print_table(const sks_bake_result *r, const char *src, const char *t
 static int print_json(const sks_bake_result *r) {
   cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
   for (size_t i = 0; i < r->clip_count; ++i) {
-    const sks_baked_clip *c = &r->clips[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", c->name);
-    cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
-    if (isnan(c->quality)) cJSON_AddNullToObject(o, "quality"); /* no motion: undefined */
-    else cJSON_AddNumberToObject(o, "quality", c->quality * 100.0);
-    cJSON_AddNumberToObject(o, "mean_error_pct", c->mean_error_pct);
-    cJSON_AddNumberToObject(o, "worst_error_pct", c->worst_error_pct);
-    cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
-    cJSON_AddStringToObject(o, "mode", mode_name(c->mode));
-    cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
-    cJSON_AddNumberToObject(o, "mean_motion_pct", c->mean_motion_pct);
-    cJSON_AddBoolToObject(o, "suspect", c->suspect);
-    cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");
-    cJSON *fw = cJSON_AddArrayToObject(o, "frame_worst_error_pct");
-    for (size_t f = 0; f < c->frame_count; ++f) {
-      cJSON_AddItemToArray(fm, cJSON_CreateNumber(c->frame_mean_error_pct[f]));
-      cJSON_AddItemToArray(fw, cJSON_CreateNumber(c->frame_worst_error_pct[f]));
-    }
+    cJSON *o = sks_cli_bake_clip_json(&r->clips[i]);
     cJSON_AddItemToArray(clips, o);
   }
   cJSON_AddNumberToObject(root, "constraints", (double)r->constraint_count);
