@@ -323,6 +323,32 @@ touch -d '-40 seconds' c.out/.claims/claimed
 "$cli" batch c.jsonl --stale-after 30 > c2.txt 2>&1
 grep -q "claimed: baked" c2.txt && [ ! -e c.out/.claims/claimed ] && ok || bad "a stale claim was not taken over: $(cat c2.txt)"
 
+# A .gltf's external buffer is an input too: changing only the .bin redoes the job.
+if command -v python3 >/dev/null 2>&1; then
+  mkdir -p ext
+  python3 - "$data/RiggedSimple/RiggedSimple.gltf" ext <<'PY'
+import base64, json, sys
+doc = json.load(open(sys.argv[1]))
+for i, b in enumerate(doc["buffers"]):
+    uri = b.get("uri", "")
+    if uri.startswith("data:"):
+        open(f"{sys.argv[2]}/rs{i}.bin", "wb").write(base64.b64decode(uri.split(",", 1)[1]))
+        b["uri"] = f"rs{i}.bin"
+json.dump(doc, open(f"{sys.argv[2]}/rs.gltf", "w"))
+PY
+  echo '{"name": "ext_bin", "source": "ext/rs.gltf", "target": "ext/rs.gltf"}' > ext.jsonl
+  "$cli" batch ext.jsonl --out ext.out > e1.txt 2>&1
+  grep -q "ext_bin: baked" e1.txt && ok || bad "external-buffer job did not bake: $(cat e1.txt)"
+  grep -q '"target_resource"' ext.out/ext_bin.json && ok || bad "the record does not list the .gltf's buffer file"
+  "$cli" batch ext.jsonl --out ext.out > e2.txt 2>&1
+  grep -q "ext_bin: up to date" e2.txt && ok || bad "unchanged external buffer: not up to date: $(cat e2.txt)"
+  printf '\0' >> ext/rs0.bin   # still valid (byteLength <= size), but another file
+  "$cli" batch ext.jsonl --out ext.out > e3.txt 2>&1
+  grep -q "ext_bin: baked" e3.txt && ok || bad "a changed .bin was not seen: $(cat e3.txt)"
+else
+  echo "SKIP part: python3 not found (external-buffer hashing case)"
+fi
+
 inputs_sum > inputs.after
 cmp -s inputs.before inputs.after && ok || bad "an input file was written"
 echo "$pass passed, $fail failed"
