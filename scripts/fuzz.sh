@@ -7,7 +7,9 @@
 #   assimp mutated .x/.dae/.fbx through the isolated import (scripts/fuzz_assimp.py)
 # The seed corpus is built from ../shared/data and the assimp test models into
 # build-fuzz/ (nothing is committed). Crashes land in build-fuzz/crashes/;
-# turn each into a regression input under tests/fuzz_regressions/.
+# turn each into a line of tests/fuzz_regressions/RECIPES (the model it
+# mutates, prefix / changed bytes / suffix, the message): no model file is
+# committed.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
 #        scripts/fuzz.sh --available   exit 0 if clang's libFuzzer can be used

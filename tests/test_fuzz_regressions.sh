@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Every input under tests/fuzz_regressions/ (crashes, aborts, memory
-# exhaustion that fuzzing found in Assimp, and anything fuzz.sh finds later)
-# must give a clean error naming the file: exit 1, one line on stderr, no
+# Every input of tests/fuzz_regressions/RECIPES (crashes, aborts, memory
+# exhaustion that fuzzing found in Assimp) must give a clean error naming the
+# file. The inputs are mutations of Debian's assimp-testmodels, rebuilt here
+# from the models read in place (prefix + changed bytes + suffix), never
+# committed; a missing model skips its case. Each must give: exit 1, one line on stderr, no
 # core file, no child process left, well within the limits. The release
 # build must print the exact message in EXPECTED; under ASan/UBSan
 # (SKS_SANITIZED=1) the child's sanitizer may turn a crash into a different
@@ -9,18 +11,31 @@
 # "Assimp failed (...)" passes and the memory-hungry inputs are skipped.
 set -u
 CLI="${1:?usage: test_fuzz_regressions.sh PATH/TO/skinsolve}"
-DIR="${SKS_SOURCE_DIR:-$(dirname "$0")/..}/tests/fuzz_regressions"
+DIR="$(cd "${SKS_SOURCE_DIR:-$(dirname "$0")/..}" && pwd)/tests/fuzz_regressions"
+MODELS="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}"
 T="$(mktemp -d "${TMPDIR:-/tmp}/sks_fuzzreg_XXXXXX")"
 trap 'rm -rf "$T"' EXIT
+KEEP="${SKS_KEEP_REGRESSIONS:-}"   # a folder: copies of the rebuilt inputs go there
 pass=0 fail=0
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-[ -f "$DIR/EXPECTED" ] || { echo "skip: $DIR/EXPECTED not found"; exit 77; }
+[ -f "$DIR/RECIPES" ] || { echo "skip: $DIR/RECIPES not found"; exit 77; }
+[ -d "$MODELS" ] || { echo "skip: assimp-testmodels not found at $MODELS (set SKS_ASSIMP_MODELS)"; exit 77; }
 cd "$T" || exit 1
+built=0
 ulimit -c unlimited 2>/dev/null || true   # a core would show up in $T
-while IFS='|' read -r file want; do
+while IFS='|' read -r file model prefix suffix middle want; do
   case "$file" in ''|'#'*) continue ;; esac
-  f="$DIR/$file"
-  [ -f "$f" ] || { bad "$file missing"; continue; }
+  if [ ! -f "$MODELS/$model" ]; then echo "SKIP part: $MODELS/$model not found ($file)"; continue; fi
+  f="$T/$file"
+  size=$(stat -c %s "$MODELS/$model")
+  { head -c "$prefix" "$MODELS/$model"
+    printf '%b' "$(printf '%s' "$middle" | sed 's/../\\x&/g')"
+    [ "$suffix" -gt 0 ] && tail -c "$suffix" "$MODELS/$model"; } >"$f"
+  if [ "$(stat -c %s "$f")" -ne $((prefix + ${#middle} / 2 + suffix)) ] || [ $((prefix + suffix)) -gt "$size" ]; then
+    bad "$file: could not be rebuilt from $model"; continue
+  fi
+  built=$((built + 1))
+  [ -n "$KEEP" ] && cp "$f" "$KEEP/"
   if [ -n "${SKS_SANITIZED:-}" ] && [[ "$want" == *"out of memory"* ]]; then
     echo "skip under sanitizers (no address-space limit): $file"; continue
   fi
@@ -41,9 +56,10 @@ while IFS='|' read -r file want; do
   if [ "$took" -gt 30 ]; then bad "$file: took $took s"; continue; fi
   pass=$((pass + 1))
   echo "ok ${took}s: $msg"
-done <"$DIR/EXPECTED"
+done <"$DIR/RECIPES"
 # no skinsolve child may outlive its parent
 sleep 0.2
-if pgrep -f "$CLI info $DIR" >/dev/null 2>&1; then bad "an import process was left running"; fi
+if pgrep -f "$CLI info $T" >/dev/null 2>&1; then bad "an import process was left running"; fi
+[ "$built" -gt 0 ] || { echo "skip: none of the models behind the recipes was found"; exit 77; }
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
