@@ -115,6 +115,11 @@ typedef struct sks_bake_result {
   size_t source_weights_normalised; /* uses them normalised, and -o writes them so */
 } sks_bake_result;
 
+/* D as every bake number uses it (MISSION.md, README "Baking"): the
+ * bounding-box diagonal of every vertex (rigid parts too) at the bind pose,
+ * the box along the scene's axes, in bind-space units. 0 without a mesh. */
+double sks_bake_diagonal(const sks_model *model);
+
 sks_result sks_bake(const sks_model *source, const sks_model *target,
                     const sks_bake_options *options, sks_bake_result *out,
                     sks_error *err);

@@ -228,7 +228,7 @@ class Model:
     @property
     def diagonal(self):
         """D: bounding-box diagonal of the bind pose (MISSION.md)."""
-        return lib.sks_model_bind_diagonal(self._ptr())
+        return lib.sks_bake_diagonal(self._ptr())
 
     def joint(self, name):
         """Index of the joint called name; KeyError if none."""

@@ -56,6 +56,7 @@ _proto("sks_model_clone", C.c_int, _model, _model, _err)
 _proto("sks_model_vertex_count", C.c_size_t, _model)
 _proto("sks_model_total_vertex_count", C.c_size_t, _model)
 _proto("sks_model_bind_diagonal", C.c_double, _model)
+_proto("sks_bake_diagonal", C.c_double, _model)
 _proto("sks_skeleton_find", C.c_int32, _P(A.sks_skeleton), C.c_char_p)
 _proto("sks_clip_key_times", C.c_int, _P(A.sks_clip), _P(_P(C.c_float)),
        _P(C.c_size_t), _err)

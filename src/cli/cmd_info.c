@@ -146,7 +146,7 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
            c->track_count, clip_keys(c));
   }
   if (m->part_count == 0) printf("D         no mesh\n");
-  else printf("D         %.6g (bind-pose bounding-box diagonal)\n", sks_model_bind_diagonal(m));
+  else printf("D         %.6g (bind-pose bounding-box diagonal, as bake measures it)\n", sks_bake_diagonal(m));
   printf("findings  %zu errors, %zu warnings%s\n", f->error_count, f->warning_count,
          f->error_count + f->warning_count ? " (details: skinsolve check FILE)" : "");
   for (int k = 0; k < SKS_FINDING_KIND_COUNT; ++k)
@@ -214,7 +214,7 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
   cJSON_AddNumberToObject(root, "vertex_count", (double)sks_model_vertex_count(m));
   cJSON_AddNumberToObject(root, "total_vertex_count", (double)total);
   if (m->part_count == 0) cJSON_AddNullToObject(root, "diagonal"); /* no mesh: D undefined */
-  else cJSON_AddNumberToObject(root, "diagonal", sks_model_bind_diagonal(m));
+  else cJSON_AddNumberToObject(root, "diagonal", sks_bake_diagonal(m));
   cJSON_AddBoolToObject(root, "skeleton_only", m->part_count == 0);
   cJSON_AddItemToObject(root, "findings", sks_cli_findings_json(f, 20));
   char *s = cJSON_Print(root);

@@ -695,7 +695,7 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
 
   const sks_model *t = input->target;
-  double D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_model_bind_diagonal(t);
+  double D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_bake_diagonal(t);
   report_mesh mesh;
   rc = report_mesh_build(t, &mesh, err);
   if (rc != SKS_OK) { report_mesh_free(&mesh); return rc; }

@@ -279,3 +279,12 @@ void sks_skinview_palette(const sks_skinview *v, const sks_daffine *models, sks_
     out[e] = sks_daff_mul(&v->T_inv, &g);
   }
 }
+
+double sks_bake_diagonal(const sks_model *model) {
+  sks_skinview v;
+  sks_error err;
+  if (!model || sks_skinview_build(model, "model", &v, &err) != SKS_OK) return 0.0;
+  double d = v.diagonal;
+  sks_skinview_free(&v);
+  return d;
+}
