@@ -805,7 +805,29 @@ static void test_roundtrips(void) {
   }
 }
 
+/* Fuzzing found it (fuzz_write, minimised): a bufferView with no buffer data
+ * behind it made the GLB writer add an offset to a NULL buffer (UB, caught by
+ * UBSan in the sanitizer build). The file reads and writes back cleanly. */
+static void test_empty_view(void) {
+  static const char doc[] = "{\"bufferViews\":[{}]}";
+  sks_model m, back;
+  sks_error err;
+  if (sks_load_gltf_memory((const uint8_t *)doc, sizeof doc - 1, NULL, "empty_view.gltf", &m, &err) != SKS_OK)
+    return; /* refusing it is fine too */
+  char path[] = "/tmp/sks_test_empty_view_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  CHECK(sks_write_glb(path, &m, NULL, &err) == SKS_OK);
+  int read_back = sks_load_gltf(path, &back, &err) == SKS_OK;
+  CHECK_MSG(read_back, "%s", err.message);
+  if (read_back) sks_model_free(&back);
+  unlink(path);
+  sks_model_free(&m);
+}
+
 int main(void) {
+  test_empty_view();
   test_procedural();
   test_large_rigid();
   test_reweight_procedural();

@@ -1215,8 +1215,10 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
       /* keep the view's offset modulo 4, so accessor alignment holds */
       size_t want = vs[v].offset & 3u;
       while ((pos & 3u) != want) bin[pos++] = 0;
-      const uint8_t *from = vs[v].is_new ? s->bin + vs[v].offset : src->buffers[vs[v].buffer] + vs[v].offset;
-      if (vs[v].length) memcpy(bin + pos, from, vs[v].length);
+      if (vs[v].length) { /* an empty view may sit on an empty (NULL) buffer */
+        const uint8_t *base = vs[v].is_new ? s->bin : src->buffers[vs[v].buffer];
+        memcpy(bin + pos, base + vs[v].offset, vs[v].length);
+      }
       obj_set(vv[v], "buffer", num_i(0));
       if (pos) obj_set(vv[v], "byteOffset", num_i((long)pos));
       else cJSON_DeleteItemFromObjectCaseSensitive(vv[v], "byteOffset");

@@ -3,13 +3,15 @@
  * conventions, offsets or vertex orders the two files use, and robust to
  * different meshes of the same kind of creature.
  *
- * Method: both point sets are subsampled (at most ALIGN_SAMPLES points) and
+ * Method: both point sets are subsampled (farthest-point, at most ALIGN_SAMPLES) and
  * normalised (centroid, RMS radius). Rotation hypotheses: the 24 rotations of
  * the cube (every axis convention: Y-up / Z-up, facing +-X / +-Z) and the 4
  * proper rotations between the two sets' principal axes. Each is refined by
  * symmetric, trimmed ICP (nearest points both ways, the worst 10 % of pairs
- * dropped; closed-form similarity by Horn's quaternion + scale); the best
- * symmetric mean distance wins. Nearest points come from a uniform grid. */
+ * dropped; closed-form similarity by Horn's quaternion + scale), first on a
+ * sparse subset (ALIGN_COARSE points a side); the ALIGN_REFINE best distinct
+ * rotations (> 20 deg apart) are refined again on the full samples, and the
+ * best symmetric mean distance wins. Nearest points come from a uniform grid. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -23,6 +25,9 @@
 #define ALIGN_SAMPLES 2500
 #define ALIGN_ITERATIONS 30
 #define ALIGN_TRIM 0.9
+#define ALIGN_FPS_POOL 60000 /* vertices a sample is drawn from at most */
+#define ALIGN_COARSE 400 /* points per side in the hypothesis search */
+#define ALIGN_REFINE 4   /* distinct rotations refined on the full samples */
 
 typedef struct grid {
   const double *pts;
@@ -137,16 +142,60 @@ static size_t grid_nearest(const grid *g, const double *p, double *d2) {
   return bi;
 }
 
-/* Deterministic evenly strided subsample, centred and scaled to unit RMS radius. */
-static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius) {
-  size_t m = n < ALIGN_SAMPLES ? n : ALIGN_SAMPLES;
-  double *s = malloc((m ? m : 1) * 3 * sizeof(double));
-  if (!s) return NULL;
-  centre[0] = centre[1] = centre[2] = 0;
-  for (size_t i = 0; i < m; ++i) {
-    size_t k = (size_t)((double)i * (double)n / (double)m);
-    for (int a = 0; a < 3; ++a) { s[3 * i + a] = pts[3 * k + a]; centre[a] += pts[3 * k + a]; }
+/* Farthest-point sample: the vertex farthest from the centroid, then again
+ * and again the vertex farthest from all picked so far (ties: the lower
+ * index). It covers the SURFACE evenly whatever the mesh density (a finely
+ * modelled face or hand does not outweigh the body), and it depends only on
+ * distances: the same points are picked whatever rotation, scale or offset
+ * an export put into the vertex data, so the alignment's hypotheses meet
+ * the same sample in every frame. Meshes over ALIGN_FPS_POOL vertices are
+ * first thinned by index stride (the vertex order is the file's, not the
+ * frame's). Its prefix of any length is itself a farthest-point sample. */
+static size_t fps_sample(const double *pts, size_t n, double *s) {
+  size_t pool = n > ALIGN_FPS_POOL ? ALIGN_FPS_POOL : n;
+  double *p = malloc(3 * pool * sizeof(double)), *d2 = malloc(pool * sizeof(double));
+  if (!p || !d2) { free(p); free(d2); return 0; }
+  for (size_t i = 0; i < pool; ++i) memcpy(&p[3 * i], &pts[3 * (i * n / pool)], 3 * sizeof(double));
+  double c[3] = {0, 0, 0};
+  for (size_t i = 0; i < pool; ++i)
+    for (int a = 0; a < 3; ++a) c[a] += p[3 * i + a] / (double)pool;
+  size_t pick = 0;
+  double far = -1;
+  for (size_t i = 0; i < pool; ++i) {
+    double dd = 0;
+    for (int a = 0; a < 3; ++a) dd += (p[3 * i + a] - c[a]) * (p[3 * i + a] - c[a]);
+    if (dd > far) { far = dd; pick = i; }
+    d2[i] = DBL_MAX;
   }
+  size_t m = pool < ALIGN_SAMPLES ? pool : ALIGN_SAMPLES;
+  for (size_t k = 0; k < m; ++k) {
+    memcpy(&s[3 * k], &p[3 * pick], 3 * sizeof(double));
+    const double *q = &p[3 * pick];
+    size_t next = 0;
+    double best = -1;
+    for (size_t i = 0; i < pool; ++i) {
+      double dd = (p[3 * i] - q[0]) * (p[3 * i] - q[0]) + (p[3 * i + 1] - q[1]) * (p[3 * i + 1] - q[1]) +
+                  (p[3 * i + 2] - q[2]) * (p[3 * i + 2] - q[2]);
+      if (dd < d2[i]) d2[i] = dd;
+      if (d2[i] > best) { best = d2[i]; next = i; }
+    }
+    if (!(best > 0)) { m = k + 1; break; } /* every distinct position taken */
+    pick = next;
+  }
+  free(p);
+  free(d2);
+  return m;
+}
+
+/* The farthest-point sample, centred and scaled to unit RMS radius. */
+static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius) {
+  double *s = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * 3 * sizeof(double));
+  if (!s) return NULL;
+  size_t m = n ? fps_sample(pts, n, s) : 0;
+  if (n && !m) { free(s); return NULL; }
+  centre[0] = centre[1] = centre[2] = 0;
+  for (size_t i = 0; i < m; ++i)
+    for (int a = 0; a < 3; ++a) centre[a] += s[3 * i + a];
   for (int a = 0; a < 3; ++a) centre[a] /= (double)(m ? m : 1);
   double r2 = 0;
   for (size_t i = 0; i < m; ++i)
@@ -380,7 +429,8 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
 }
 
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
-                                double target_diagonal, sks_alignment *out, sks_error *err) {
+                                double target_diagonal, const sks_daffine *hint, sks_alignment *out,
+                                sks_error *err) {
   memset(out, 0, sizeof *out);
   out->A = sks_daff_identity();
   out->scale = 1;
@@ -400,7 +450,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   }
   c.S = S; c.D = D; c.ns = ms; c.nd = md;
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
-  double hyps[32][9];
+  double hyps[64][9];
   size_t nh = cube_rotations(hyps);
   {
     double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
@@ -446,18 +496,117 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     best_err = icp(&c, &m);
     best = m;
   }
-  sim found[40];
-  double found_err[40];
+  sim found[72];
+  double found_err[72];
   size_t nf = 0;
   found[nf] = best; found_err[nf++] = best_err;
-  for (size_t h = 0; h < nh && nf < 40; ++h) {
-    sim m;
-    m.s = 1;
-    memcpy(m.R, hyps[h], sizeof m.R);
-    m.t[0] = m.t[1] = m.t[2] = 0;
-    double e = icp(&c, &m);
-    found[nf] = m; found_err[nf++] = e;
-    if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
+  if (hint) {
+    /* the scene frames' agreement (both files' joints at rest in their
+     * scenes): invisible to anything an export bakes into the vertex data.
+     * It starts one more ICP, and its rotation times the 24 conventions
+     * more hypotheses (data rotated arbitrarily AND another axis convention) */
+    double k = cbrt(fabs(sks_dm3_det(hint->l)));
+    if (k > 0 && isfinite(k)) {
+      double Mt[9];
+      for (int r0 = 0; r0 < 3; ++r0)
+        for (int c0 = 0; c0 < 3; ++c0) Mt[3 * r0 + c0] = hint->l[3 * c0 + r0];
+      sks_dquat hq = sks_horn_rotation(Mt, (sks_dquat){0, 0, 0, 1});
+      sim h;
+      sks_dq_to_m3(hq, h.R);
+      h.s = rs / rd * k;
+      double hc[3];
+      sks_daff_point(hint, csrc, hc);
+      for (int a = 0; a < 3; ++a) h.t[a] = (hc[a] - cdst[a]) / rd;
+      size_t np;
+      double thresh;
+      double eh = pairs(&c, &h, &np, &thresh) * rd / target_diagonal;
+      if (eh < 0.002) { /* the scenes agree: keep their frames */
+        best = h;
+        best_err = eh * target_diagonal / rd;
+        nh = 0;
+      } else {
+        sim start = h;
+        double e = icp(&c, &h);
+        found[nf] = h; found_err[nf++] = e;
+        if (e < best_err * (1 - 1e-6)) { best_err = e; best = h; }
+        double tr = start.R[0] + start.R[4] + start.R[8];
+        if ((tr - 1) / 2 < cos(1.0 * M_PI / 180.0)) { /* not the files' own frames */
+          double cube[24][9];
+          size_t ncube = cube_rotations(cube);
+          for (size_t q = 0; q < ncube && nh < 64; ++q) {
+            for (int r0 = 0; r0 < 3; ++r0)
+              for (int c0 = 0; c0 < 3; ++c0) {
+                double v = 0;
+                for (int j = 0; j < 3; ++j) v += start.R[3 * r0 + j] * cube[q][3 * j + c0];
+                hyps[nh][3 * r0 + c0] = v;
+              }
+            ++nh;
+          }
+        }
+      }
+    }
+  }
+  {
+    /* coarse to fine: every hypothesis converges on a sparse subset of both
+     * samples (ALIGN_COARSE points each); only the best few rotations that
+     * are > 20 deg apart (the winner and its runners-up) are refined on the
+     * full samples. Same answer, a fraction of the nearest-point queries. */
+    icp_ctx cc;
+    memset(&cc, 0, sizeof cc);
+    size_t cs = ms < ALIGN_COARSE ? ms : ALIGN_COARSE, cd = md < ALIGN_COARSE ? md : ALIGN_COARSE;
+    double *Sc = malloc(3 * cs * sizeof(double)), *Dc = malloc(3 * cd * sizeof(double));
+    cc.pa = malloc((cs + cd) * 3 * sizeof(double));
+    cc.pb = malloc((cs + cd) * 3 * sizeof(double));
+    cc.pd = malloc((cs + cd) * sizeof(double));
+    int ok = Sc && Dc && cc.pa && cc.pb && cc.pd;
+    if (ok) {
+      /* the farthest-point samples' prefixes: farthest-point samples too */
+      memcpy(Sc, S, 3 * cs * sizeof(double));
+      memcpy(Dc, D, 3 * cd * sizeof(double));
+      ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
+    }
+    sim coarse[64];
+    double coarse_err[64];
+    size_t order[64];
+    if (ok) {
+      cc.S = Sc; cc.D = Dc; cc.ns = cs; cc.nd = cd;
+      for (size_t h = 0; h < nh; ++h) {
+        coarse[h].s = 1;
+        memcpy(coarse[h].R, hyps[h], sizeof coarse[h].R);
+        coarse[h].t[0] = coarse[h].t[1] = coarse[h].t[2] = 0;
+        coarse_err[h] = icp(&cc, &coarse[h]);
+        order[h] = h;
+      }
+      for (size_t i = 1; i < nh; ++i) /* stable insertion sort by coarse error */
+        for (size_t k = i; k > 0 && coarse_err[order[k]] < coarse_err[order[k - 1]]; --k) {
+          size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+        }
+    }
+    size_t picked = 0;
+    for (size_t i = 0; i < nh && picked < ALIGN_REFINE; ++i) {
+      sim m;
+      if (ok) {
+        m = coarse[order[i]];
+        int far = 1; /* a rotation another refined start already reached adds nothing */
+        for (size_t k = 0; k < nf && far; ++k) {
+          double tr = 0;
+          for (int q = 0; q < 9; ++q) tr += found[k].R[q] * m.R[q];
+          if ((tr - 1) / 2 > cos(20.0 * M_PI / 180.0)) far = 0;
+        }
+        if (!far) continue;
+      } else { /* out of memory for the coarse stage: refine every hypothesis */
+        m.s = 1;
+        memcpy(m.R, hyps[i], sizeof m.R);
+        m.t[0] = m.t[1] = m.t[2] = 0;
+      }
+      double e = icp(&c, &m);
+      found[nf] = m; found_err[nf++] = e;
+      if (ok) ++picked;
+      if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
+    }
+    grid_free(&cc.gs);
+    grid_free(&cc.gd);
+    free(Sc); free(Dc); free(cc.pa); free(cc.pb); free(cc.pd);
   }
   out->hypotheses = nh + 1;
   sim_to_file(&out->A, &best, csrc, cdst, rs, rd);

@@ -872,21 +872,17 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   } else if (c->opt->align == SKS_ALIGN_NONE) {
     al->identity = 1;
   } else {
-    sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &a, err);
+    sks_daffine scene = sks_daff_mul(&tv->T_inv, &sv->T); /* source bind -> scene -> target bind */
+    sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &scene, &a, err);
     if (r != SKS_OK) return r;
     *A = a.A;
     /* the same mesh re-exported (other units, axes, offset): vertex j is
-     * vertex j, so the pairs give the similarity exactly */
+     * vertex j, so the pairs give the similarity exactly (Horn's fit is
+     * global: it needs no start, and it tells a symmetric shape's flips
+     * apart, which the surfaces alone cannot) */
     if (!a.identity && V == Vs) {
-      double mean = 0;
-      for (size_t k = 0; k < V; ++k) {
-        double q[3];
-        sks_daff_point(A, &sv->pos[3 * k], q);
-        mean += sqrt((q[0] - tv->pos[3 * k]) * (q[0] - tv->pos[3 * k]) + (q[1] - tv->pos[3 * k + 1]) * (q[1] - tv->pos[3 * k + 1]) +
-                     (q[2] - tv->pos[3 * k + 2]) * (q[2] - tv->pos[3 * k + 2]));
-      }
       sks_daffine B = *A;
-      if (mean / (double)V < 0.01 * c->D && sks_align_refine_paired(sv->pos, tv->pos, V, 0, &B) == SKS_OK) {
+      if (sks_align_refine_paired(sv->pos, tv->pos, V, 0, &B) == SKS_OK) {
         double md = 0;
         for (size_t k = 0; k < V; ++k) {
           double q[3];

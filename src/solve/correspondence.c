@@ -1,8 +1,12 @@
 /* Correspondence between the target's and the source's rest surfaces:
  * nearest source vertex, or closest point on the source triangles (with the
- * barycentric weights used to blend the three recorded positions). A uniform
- * grid indexes the source; queries search growing shells of cells and stop
- * once no unsearched cell can hold anything closer. */
+ * barycentric weights used to blend the three recorded positions). A bounding
+ * volume hierarchy (axis-aligned boxes, median splits, <= BVH_LEAF items a
+ * leaf) indexes the source; a query descends nearer child first and prunes
+ * every box farther than the best found, so its cost follows the surface
+ * near the query, not the mesh's density, its bounding volume or how far
+ * the query lies (different bodies, far-off parts). The hierarchy holds
+ * fewer than 2 nodes per item: its memory is bounded by the input. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,84 +60,119 @@ done:
   return sks_d3_dist2(p, q);
 }
 
-typedef struct grid {
-  double lo[3], cs[3];
-  int dim[3];
-  uint32_t *start; /* cells + 1 */
+#define BVH_LEAF 4
+#define BVH_MAX_DEPTH 64 /* median splits of < 2^32 items never go deeper */
+
+typedef struct bvh_node {
+  double lo[3], hi[3];
+  uint32_t first, count; /* leaf: items[first, first + count); inner: children first, first + 1 */
+} bvh_node;
+
+typedef struct bvh {
+  bvh_node *nodes;
+  size_t node_count;
   uint32_t *items;
-} grid;
+} bvh;
 
-static void grid_free(grid *g) { free(g->start); free(g->items); }
+static void bvh_free(bvh *b) { free(b->nodes); free(b->items); memset(b, 0, sizeof *b); }
 
-static int cell_of(const grid *g, double x, int a) {
-  int c = (int)floor((x - g->lo[a]) / g->cs[a]);
-  return c < 0 ? 0 : (c >= g->dim[a] ? g->dim[a] - 1 : c);
+/* box of item it (a point, or a triangle's three corners) */
+static void item_box(const double *pts, const uint32_t *tris, uint32_t it, double *lo, double *hi) {
+  if (!tris) {
+    memcpy(lo, &pts[3 * it], 3 * sizeof(double));
+    memcpy(hi, &pts[3 * it], 3 * sizeof(double));
+    return;
+  }
+  for (int a = 0; a < 3; ++a) {
+    double v0 = pts[3 * tris[3 * it] + a], v1 = pts[3 * tris[3 * it + 1] + a], v2 = pts[3 * tris[3 * it + 2] + a];
+    lo[a] = fmin(v0, fmin(v1, v2));
+    hi[a] = fmax(v0, fmax(v1, v2));
+  }
 }
 
-/* Items = points (tris NULL) or triangles binned by their bounding boxes. */
-static int grid_build(grid *g, const double *pts, size_t npts, const uint32_t *tris, size_t ntri) {
-  memset(g, 0, sizeof *g);
-  double hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
-  g->lo[0] = g->lo[1] = g->lo[2] = DBL_MAX;
-  for (size_t i = 0; i < npts; ++i)
-    for (int a = 0; a < 3; ++a) {
-      g->lo[a] = fmin(g->lo[a], pts[3 * i + a]);
-      hi[a] = fmax(hi[a], pts[3 * i + a]);
-    }
-  size_t nitems = tris ? ntri : npts;
-  double ext[3], maxext = 0;
-  for (int a = 0; a < 3; ++a) { ext[a] = hi[a] - g->lo[a]; maxext = fmax(maxext, ext[a]); }
-  if (!(maxext > 0)) maxext = 1;
-  double vol = 1;
-  for (int a = 0; a < 3; ++a) vol *= fmax(ext[a], maxext * 1e-3);
-  double cell = cbrt(vol / fmax(1.0, (double)nitems / 2.0));
-  size_t cells = 1;
-  for (int a = 0; a < 3; ++a) {
-    double e = fmax(ext[a], maxext * 1e-3);
-    int d = (int)ceil(e / cell);
-    d = d < 1 ? 1 : (d > 256 ? 256 : d);
-    g->dim[a] = d;
-    g->cs[a] = e / d * (1 + 1e-9);
-    cells *= (size_t)d;
-  }
-  g->start = calloc(cells + 1, sizeof(uint32_t));
-  if (!g->start) return 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    uint32_t *fill = NULL;
-    if (pass == 1) {
-      for (size_t c = 0; c < cells; ++c) g->start[c + 1] += g->start[c];
-      g->items = malloc((g->start[cells] ? g->start[cells] : 1) * sizeof(uint32_t));
-      fill = malloc(cells * sizeof(uint32_t));
-      if (!g->items || !fill) { free(fill); grid_free(g); return 0; }
-      memcpy(fill, g->start, cells * sizeof(uint32_t));
-    }
-    for (size_t it = 0; it < nitems; ++it) {
-      int c0[3], c1[3];
-      for (int a = 0; a < 3; ++a) {
-        double mn, mx;
-        if (tris) {
-          mn = mx = pts[3 * tris[3 * it] + a];
-          for (int k = 1; k < 3; ++k) {
-            mn = fmin(mn, pts[3 * tris[3 * it + k] + a]);
-            mx = fmax(mx, pts[3 * tris[3 * it + k] + a]);
-          }
-        } else {
-          mn = mx = pts[3 * it + a];
-        }
-        c0[a] = cell_of(g, mn, a);
-        c1[a] = cell_of(g, mx, a);
+/* Deterministic quickselect on the items' centroid along axis a (key: centre
+ * of the item's box, ties by index), so items[b..m) <= items[m..e). */
+static void select_median(uint32_t *items, const double *centre, size_t b, size_t m, size_t e, int a) {
+  while (e - b > 1) {
+    size_t mid = b + (e - b) / 2;
+    double pv = centre[3 * items[mid] + a];
+    uint32_t pi = items[mid];
+    size_t i = b, j = e - 1;
+    while (i <= j) {
+      while (centre[3 * items[i] + a] < pv || (centre[3 * items[i] + a] == pv && items[i] < pi)) ++i;
+      while (centre[3 * items[j] + a] > pv || (centre[3 * items[j] + a] == pv && items[j] > pi)) --j;
+      if (i <= j) {
+        uint32_t t = items[i]; items[i] = items[j]; items[j] = t;
+        ++i;
+        if (j == 0) break;
+        --j;
       }
-      for (int z = c0[2]; z <= c1[2]; ++z)
-        for (int y = c0[1]; y <= c1[1]; ++y)
-          for (int x = c0[0]; x <= c1[0]; ++x) {
-            size_t c = ((size_t)z * g->dim[1] + y) * g->dim[0] + x;
-            if (pass == 0) g->start[c + 1]++;
-            else g->items[fill[c]++] = (uint32_t)it;
-          }
     }
-    free(fill);
+    if (m <= j) e = j + 1;
+    else if (m >= i) b = i;
+    else return;
   }
+}
+
+static int bvh_build(bvh *h, const double *pts, const uint32_t *tris, size_t n) {
+  memset(h, 0, sizeof *h);
+  if (n == 0 || n > UINT32_MAX / 2) return n == 0;
+  h->items = malloc(n * sizeof *h->items);
+  h->nodes = malloc((2 * n) * sizeof *h->nodes);
+  double *centre = malloc(3 * n * sizeof(double)), *box = malloc(6 * n * sizeof(double));
+  if (!h->items || !h->nodes || !centre || !box) { free(centre); free(box); bvh_free(h); return 0; }
+  for (size_t i = 0; i < n; ++i) {
+    h->items[i] = (uint32_t)i;
+    item_box(pts, tris, (uint32_t)i, &box[6 * i], &box[6 * i + 3]);
+    for (int a = 0; a < 3; ++a) centre[3 * i + a] = 0.5 * (box[6 * i + a] + box[6 * i + 3 + a]);
+  }
+  /* explicit stack of (node, begin, end) */
+  size_t stack[3 * (BVH_MAX_DEPTH + 2)], sp = 0;
+  h->node_count = 1;
+  stack[sp++] = 0; stack[sp++] = 0; stack[sp++] = n;
+  while (sp) {
+    size_t e = stack[--sp], b = stack[--sp], ni = stack[--sp];
+    bvh_node *nd = &h->nodes[ni];
+    double clo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, chi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    for (int a = 0; a < 3; ++a) { nd->lo[a] = DBL_MAX; nd->hi[a] = -DBL_MAX; }
+    for (size_t i = b; i < e; ++i) {
+      uint32_t it = h->items[i];
+      for (int a = 0; a < 3; ++a) {
+        nd->lo[a] = fmin(nd->lo[a], box[6 * it + a]);
+        nd->hi[a] = fmax(nd->hi[a], box[6 * it + 3 + a]);
+        clo[a] = fmin(clo[a], centre[3 * it + a]);
+        chi[a] = fmax(chi[a], centre[3 * it + a]);
+      }
+    }
+    if (e - b <= BVH_LEAF || sp + 6 > sizeof stack / sizeof stack[0]) {
+      nd->first = (uint32_t)b;
+      nd->count = (uint32_t)(e - b);
+      continue;
+    }
+    int axis = 0;
+    for (int a = 1; a < 3; ++a)
+      if (chi[a] - clo[a] > chi[axis] - clo[axis]) axis = a;
+    size_t m = b + (e - b) / 2;
+    select_median(h->items, centre, b, m, e, axis);
+    size_t l = h->node_count;
+    h->node_count += 2;
+    nd->first = (uint32_t)l;
+    nd->count = 0;
+    stack[sp++] = l; stack[sp++] = b; stack[sp++] = m;
+    stack[sp++] = l + 1; stack[sp++] = m; stack[sp++] = e;
+  }
+  free(centre);
+  free(box);
   return 1;
+}
+
+static double box_dist2(const bvh_node *nd, const double *q) {
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    double e = q[a] < nd->lo[a] ? nd->lo[a] - q[a] : (q[a] > nd->hi[a] ? q[a] - nd->hi[a] : 0);
+    d2 += e * e;
+  }
+  return d2;
 }
 
 int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
@@ -147,61 +186,51 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
   out->count = dst_count;
   out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
   out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
-  uint32_t *stamp = use_tris ? calloc(tri_count, sizeof(uint32_t)) : NULL;
-  grid g;
-  if (!out->idx || !out->bary || (use_tris && !stamp) ||
-      !grid_build(&g, src, src_count, use_tris ? tris : NULL, tri_count)) {
-    free(stamp);
+  bvh h;
+  if (!out->idx || !out->bary || !bvh_build(&h, src, use_tris ? tris : NULL, use_tris ? tri_count : src_count)) {
     sks_correspondence_free(out);
     return 0;
   }
+  /* depth-first, nearer child first; at most one pending sibling per level */
+  uint32_t stack[2 * BVH_MAX_DEPTH + 8];
+  double stack_d2[2 * BVH_MAX_DEPTH + 8];
   double sum = 0, maxd = 0;
   for (size_t j = 0; j < dst_count; ++j) {
     const double *q = &dst[3 * j];
-    int c[3];
-    for (int a = 0; a < 3; ++a) c[a] = cell_of(&g, q[a], a);
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0};
-    for (int r = 0;; ++r) {
-      /* visit the shell of Chebyshev radius r */
-      for (int z = c[2] - r; z <= c[2] + r; ++z) {
-        if (z < 0 || z >= g.dim[2]) continue;
-        for (int y = c[1] - r; y <= c[1] + r; ++y) {
-          if (y < 0 || y >= g.dim[1]) continue;
-          for (int x = c[0] - r; x <= c[0] + r; ++x) {
-            if (x < 0 || x >= g.dim[0]) continue;
-            if (abs(x - c[0]) != r && abs(y - c[1]) != r && abs(z - c[2]) != r) continue;
-            size_t cell = ((size_t)z * g.dim[1] + y) * g.dim[0] + x;
-            for (uint32_t k = g.start[cell]; k < g.start[cell + 1]; ++k) {
-              uint32_t it = g.items[k];
-              if (use_tris) {
-                if (stamp[it] == j + 1) continue;
-                stamp[it] = (uint32_t)(j + 1);
-                const uint32_t *t = &tris[3 * it];
-                double bc[3];
-                double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]],
-                                                       &src[3 * t[2]], bc);
-                if (d2 < best) {
-                  best = d2;
-                  bi[0] = t[0]; bi[1] = t[1]; bi[2] = t[2];
-                  bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
-                }
-              } else {
-                double d2 = sks_d3_dist2(q, &src[3 * it]);
-                if (d2 < best) { best = d2; bi[0] = bi[1] = bi[2] = it; }
-              }
+    size_t sp = 0;
+    stack[sp] = 0;
+    stack_d2[sp++] = box_dist2(&h.nodes[0], q);
+    while (sp) {
+      --sp;
+      if (stack_d2[sp] >= best) continue;
+      const bvh_node *nd = &h.nodes[stack[sp]];
+      if (nd->count) {
+        for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
+          uint32_t it = h.items[k];
+          if (use_tris) {
+            const uint32_t *t = &tris[3 * it];
+            double bc[3];
+            double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
+            if (d2 < best) {
+              best = d2;
+              bi[0] = t[0]; bi[1] = t[1]; bi[2] = t[2];
+              bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
             }
+          } else {
+            double d2 = sks_d3_dist2(q, &src[3 * it]);
+            if (d2 < best) { best = d2; bi[0] = bi[1] = bi[2] = it; }
           }
         }
+        continue;
       }
-      /* lower bound on the distance to anything outside the searched block */
-      double bound = DBL_MAX;
-      for (int a = 0; a < 3; ++a) {
-        if (c[a] - r > 0) bound = fmin(bound, q[a] - (g.lo[a] + (c[a] - r) * g.cs[a]));
-        if (c[a] + r < g.dim[a] - 1) bound = fmin(bound, g.lo[a] + (c[a] + r + 1) * g.cs[a] - q[a]);
-      }
-      if (bound == DBL_MAX) break; /* everything searched */
-      if (best < DBL_MAX && bound > 0 && bound * bound >= best) break;
+      uint32_t c0 = nd->first, c1 = nd->first + 1;
+      double d0 = box_dist2(&h.nodes[c0], q), d1 = box_dist2(&h.nodes[c1], q);
+      if (d0 > d1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = d1; d1 = td; }
+      /* push the farther first so the nearer is taken next */
+      if (d1 < best) { stack[sp] = c1; stack_d2[sp++] = d1; }
+      if (d0 < best) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
     memcpy(&out->idx[3 * j], bi, sizeof bi);
     if (!use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
@@ -210,8 +239,7 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
     sum += dd;
     if (dd > maxd) maxd = dd;
   }
-  free(stamp);
-  grid_free(&g);
+  bvh_free(&h);
   out->max_distance = maxd;
   out->mean_distance = dst_count ? sum / (double)dst_count : 0;
   return 1;

@@ -302,9 +302,13 @@ typedef struct sks_alignment {
 /* Similarity taking the source's bind surface onto the target's: rotation
  * hypotheses (the 24 axis conventions and the principal axes), each refined
  * by trimmed similarity ICP on nearest points; the best symmetric fit wins.
- * Points are bind-space vertex positions (3 per point). */
+ * Points are bind-space vertex positions (3 per point). hint (may be NULL):
+ * where the files' scenes put the source bind space in the target's
+ * (T_t^-1 T_s); kept when it already fits, else one more start and, times
+ * the 24 conventions, more hypotheses. */
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
-                                double target_diagonal, sks_alignment *out, sks_error *err);
+                                double target_diagonal, const sks_daffine *hint, sks_alignment *out,
+                                sks_error *err);
 /* Exact similarity for paired points (vertex i of src is vertex i of dst);
  * A in: the estimate (its rotation picks the quaternion sign); fixed_scale > 0
  * keeps that scale (rotation and offset only). */

