@@ -27,7 +27,7 @@
 #define ALIGN_TRIM 0.9
 #define ALIGN_FPS_POOL 60000 /* vertices a sample is drawn from at most */
 #define ALIGN_COARSE 400 /* points per side in the hypothesis search */
-#define ALIGN_REFINE 4   /* distinct rotations refined on the full samples */
+#define ALIGN_REFINE 6   /* distinct rotations refined on the full samples */
 
 typedef struct grid {
   const double *pts;
@@ -450,7 +450,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   }
   c.S = S; c.D = D; c.ns = ms; c.nd = md;
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
-  double hyps[64][9];
+  double hyps[96][9];
   size_t nh = cube_rotations(hyps);
   {
     double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
@@ -496,8 +496,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     best_err = icp(&c, &m);
     best = m;
   }
-  sim found[72];
-  double found_err[72];
+  sim found[104];
+  double found_err[104];
   size_t nf = 0;
   found[nf] = best; found_err[nf++] = best_err;
   if (hint) {
@@ -533,14 +533,20 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
         if ((tr - 1) / 2 < cos(1.0 * M_PI / 180.0)) { /* not the files' own frames */
           double cube[24][9];
           size_t ncube = cube_rotations(cube);
-          for (size_t q = 0; q < ncube && nh < 64; ++q) {
+          /* both orders: a convention on the target's side (C R_h) or on
+           * the source's (R_h C) */
+          for (size_t q = 0; q < ncube && nh + 2 <= 96; ++q) {
             for (int r0 = 0; r0 < 3; ++r0)
               for (int c0 = 0; c0 < 3; ++c0) {
-                double v = 0;
-                for (int j = 0; j < 3; ++j) v += start.R[3 * r0 + j] * cube[q][3 * j + c0];
+                double v = 0, w = 0;
+                for (int j = 0; j < 3; ++j) {
+                  v += start.R[3 * r0 + j] * cube[q][3 * j + c0];
+                  w += cube[q][3 * r0 + j] * start.R[3 * j + c0];
+                }
                 hyps[nh][3 * r0 + c0] = v;
+                hyps[nh + 1][3 * r0 + c0] = w;
               }
-            ++nh;
+            nh += 2;
           }
         }
       }
@@ -565,9 +571,9 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
       memcpy(Dc, D, 3 * cd * sizeof(double));
       ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
     }
-    sim coarse[64];
-    double coarse_err[64];
-    size_t order[64];
+    sim coarse[96];
+    double coarse_err[96];
+    size_t order[96];
     if (ok) {
       cc.S = Sc; cc.D = Dc; cc.ns = cs; cc.nd = cd;
       for (size_t h = 0; h < nh; ++h) {
@@ -621,11 +627,11 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   /* runners-up with other rotations (> 20 deg apart), best first: a pose
    * difference can make the wrong one fit the bind surfaces a little better,
    * so the articulated registration gets to choose among them */
-  for (int pick = 0; pick < 3; ++pick) {
+  for (int pick = 0; pick < SKS_ALIGN_ALTERNATIVES; ++pick) {
     size_t bi = SIZE_MAX;
     for (size_t i = 0; i < nf; ++i) {
       int far = 1;
-      const sim *cands[5] = {&best};
+      const sim *cands[SKS_ALIGN_ALTERNATIVES + 1] = {&best};
       size_t ncand = 1;
       for (size_t k = 0; k < out->alternative_count; ++k) cands[ncand++] = &found[out->alternative_index[k]];
       for (size_t k = 0; k < ncand && far; ++k) {

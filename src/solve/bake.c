@@ -932,11 +932,11 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
    * vertex for vertex when the meshes have the same vertex count); keep the
    * candidate whose registered surface lies closest */
   if (c->corr.mean_distance > 0.003 * c->D && c->opt->align != SKS_ALIGN_NONE) {
-    sks_daffine cands[5];
-    int cand_paired[5];
+    sks_daffine cands[SKS_ALIGN_ALTERNATIVES + 2];
+    int cand_paired[SKS_ALIGN_ALTERNATIVES + 2];
     size_t ncand = 0;
     cands[ncand] = *A; cand_paired[ncand++] = 0;
-    for (size_t k = 0; k < a.alternative_count && ncand < 4; ++k) { cands[ncand] = a.alternatives[k]; cand_paired[ncand++] = 0; }
+    for (size_t k = 0; k < a.alternative_count && ncand < SKS_ALIGN_ALTERNATIVES + 1; ++k) { cands[ncand] = a.alternatives[k]; cand_paired[ncand++] = 0; }
     double edge_scale = 0;
     if (V == Vs) {
       sks_daffine P = *A;

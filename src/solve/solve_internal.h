@@ -287,6 +287,7 @@ size_t sks_normalize_weights(sks_model *m);
 
 /* ---- alignment (align.c) ------------------------------------------------------ */
 
+#define SKS_ALIGN_ALTERNATIVES 5 /* runners-up the articulated registration tries */
 typedef struct sks_alignment {
   sks_daffine A;            /* source bind space -> target bind space (similarity) */
   double scale;             /* uniform scale of A */
@@ -295,8 +296,8 @@ typedef struct sks_alignment {
   double residual;          /* mean symmetric closest distance after alignment, / target D */
   int identity;             /* 1: the surfaces already agreed (A = I) */
   size_t hypotheses;        /* rotations tried */
-  sks_daffine alternatives[3]; /* runners-up with other rotations, best first */
-  size_t alternative_index[3];
+  sks_daffine alternatives[SKS_ALIGN_ALTERNATIVES]; /* runners-up with other rotations, best first */
+  size_t alternative_index[SKS_ALIGN_ALTERNATIVES];
   size_t alternative_count;
 } sks_alignment;
 /* Similarity taking the source's bind surface onto the target's: rotation
