@@ -18,7 +18,7 @@ static const abi_struct k_structs[] = {
   S(sks_track), S(sks_clip), S(sks_load_options), S(sks_gltf_write_options),
   S(sks_check_options), S(sks_finding), S(sks_findings), S(sks_repair_report),
   S(sks_sampling_job), S(sks_local_to_model_job),
-  S(sks_bake_options), S(sks_baked_clip), S(sks_bake_alignment), S(sks_bake_result), S(sks_report_input),
+  S(sks_bake_options), S(sks_joint_diagnosis), S(sks_diagnosis), S(sks_baked_clip), S(sks_bake_alignment), S(sks_bake_result), S(sks_report_input),
 };
 
 static const abi_field k_fields[] = {
@@ -71,7 +71,13 @@ static const abi_field k_fields[] = {
   F(sks_baked_clip, sweeps_per_frame), F(sks_baked_clip, frame_mean_error_pct),
   F(sks_baked_clip, frame_worst_error_pct), F(sks_baked_clip, target_surface),
   F(sks_baked_clip, solved_surface), F(sks_baked_clip, vertex_error),
-  F(sks_baked_clip, mean_motion_pct), F(sks_baked_clip, suspect),
+  F(sks_baked_clip, mean_motion_pct), F(sks_baked_clip, suspect), F(sks_baked_clip, diagnosis),
+  F(sks_joint_diagnosis, joint), F(sks_joint_diagnosis, vertex_count), F(sks_joint_diagnosis, share),
+  F(sks_joint_diagnosis, mean_error_pct), F(sks_joint_diagnosis, worst_error_pct),
+  F(sks_joint_diagnosis, worst_vertex), F(sks_joint_diagnosis, worst_frame),
+  F(sks_diagnosis, joint_count), F(sks_diagnosis, joints), F(sks_diagnosis, total_error),
+  F(sks_diagnosis, vertex_count), F(sks_diagnosis, unattributed_vertex_count),
+  F(sks_diagnosis, unattributed_share),
   F(sks_bake_alignment, identity), F(sks_bake_alignment, applied), F(sks_bake_alignment, scale),
   F(sks_bake_alignment, angle_deg), F(sks_bake_alignment, offset), F(sks_bake_alignment, residual_pct),
   F(sks_bake_alignment, hypotheses), F(sks_bake_alignment, registered),

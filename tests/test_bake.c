@@ -697,6 +697,101 @@ static void test_small_constraint_budget(void) {
   sks_model_free(&m);
 }
 
+/* Diagnosis (README "Diagnosis"): a target that copies the source but binds
+ * the last two bones' vertices rigidly to the first of them (joint 5,
+ * "bone_4"): that region cannot bend where the source bends, every other
+ * vertex follows exactly, so joint 5 must hold nearly all of the residual;
+ * the shares sum to 1, the counts to V, and the per-joint numbers add up to
+ * the clip's. Then the dominant-joint rule itself: ties to the lowest
+ * joint index, duplicate slots of one joint summed, a rigid part's vertices
+ * to the joint it follows. */
+static void test_diagnosis(void) {
+  sks_model src, tgt;
+  sks_error err;
+  build_rig(&src, 6, 60, 10, 0.6f, 12);
+  CHECK_OK(sks_model_clone(&src, &tgt, &err), &err);
+  sks_mesh_part *p = &tgt.parts[0];
+  size_t V = p->vertex_count, region = 0;
+  for (size_t v = 0; v < V; ++v) {
+    float best = 0;
+    uint16_t bj = 0;
+    for (int k = 0; k < 4; ++k)
+      if (p->weights[v * 4 + k] > best) { best = p->weights[v * 4 + k]; bj = p->joints[v * 4 + k]; }
+    if (bj < 4) continue; /* skin slots 4, 5 = skeleton joints 5, 6 */
+    for (int k = 0; k < 4; ++k) { p->joints[v * 4 + k] = (uint16_t)(k ? 0 : 4); p->weights[v * 4 + k] = k ? 0.0f : 1.0f; }
+    ++region;
+  }
+  CHECK(region > 0 && region < V);
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  sks_bake_result r;
+  CHECK_OK(sks_bake(&src, &tgt, &opt, &r, &err), &err);
+  CHECK(r.clip_count == 1);
+  const sks_baked_clip *c = &r.clips[0];
+  const sks_diagnosis *d = &c->diagnosis;
+  printf("diagnosis: quality %.4f %%, %zu joints; worst %s %.2f %% (%zu vertices, worst vertex %zu %.4f %%D)\n",
+         c->quality * 100.0, d->joint_count, d->joint_count ? src.skeleton.names[d->joints[0].joint] : "-",
+         d->joint_count ? d->joints[0].share * 100.0 : 0.0, d->joint_count ? d->joints[0].vertex_count : 0,
+         d->joint_count ? d->joints[0].worst_vertex : 0, d->joint_count ? d->joints[0].worst_error_pct : 0.0);
+  CHECK(c->quality < 0.99); /* the region really fails */
+  CHECK(d->vertex_count == V && d->unattributed_vertex_count == 0 && d->unattributed_share == 0);
+  CHECK(d->joint_count == 5); /* joints 1..5; joint 6 dominates nothing now */
+  CHECK(d->joint_count && d->joints[0].joint == 5 && d->joints[0].vertex_count == region);
+  CHECK(d->joint_count && d->joints[0].share > 0.9);
+  double share = 0, mean = 0;
+  size_t verts = 0;
+  for (size_t k = 0; k < d->joint_count; ++k) {
+    const sks_joint_diagnosis *j = &d->joints[k];
+    CHECK(j->joint != 6 && j->joint != 0);
+    if (k) CHECK(j->share <= d->joints[k - 1].share);
+    CHECK(j->worst_error_pct <= c->worst_error_pct * (1 + 1e-6) + 1e-9);
+    CHECK(j->mean_error_pct <= j->worst_error_pct + 1e-12);
+    CHECK(j->worst_vertex < V && j->worst_frame < c->frame_count);
+    share += j->share;
+    mean += j->mean_error_pct * (double)j->vertex_count / (double)V;
+    verts += j->vertex_count;
+  }
+  CHECK_NEAR(share, 1.0, 1e-12);
+  CHECK(verts == V);
+  CHECK_NEAR(mean, c->mean_error_pct, 1e-6 * c->mean_error_pct + 1e-12); /* the same e, attributed */
+  /* the clip's worst vertex is the failing joint's worst vertex */
+  CHECK_NEAR(d->joints[0].worst_error_pct, c->worst_error_pct, 1e-6 * c->worst_error_pct);
+  sks_bake_result_free(&r);
+
+  /* the rule: vertex 0 ties 0.5 / 0.5 between skin slots 3 and 1 (joints 4, 2) -> joint 2;
+   * vertex 1: joint 5 in two slots 0.3 + 0.3 against joint 2's 0.4 -> joint 5 */
+  const uint16_t j0[4] = {3, 1, 0, 0}, j1[4] = {4, 1, 4, 0};
+  const float w0[4] = {0.5f, 0.5f, 0, 0}, w1[4] = {0.3f, 0.4f, 0.3f, 0};
+  memcpy(&p->joints[0], j0, sizeof j0); memcpy(&p->weights[0], w0, sizeof w0);
+  memcpy(&p->joints[4], j1, sizeof j1); memcpy(&p->weights[4], w1, sizeof w1);
+  /* a rigid part of 3 vertices following joint 3 */
+  sks_mesh_part *np = realloc(tgt.parts, 2 * sizeof *np);
+  CHECK(np != NULL);
+  tgt.parts = np;
+  sks_mesh_part *rp = &tgt.parts[1];
+  memset(rp, 0, sizeof *rp);
+  rp->name = sdup("rigid");
+  rp->material = -1;
+  rp->skin = -1;
+  rp->node = 3;
+  rp->vertex_count = 3;
+  rp->positions = calloc(9, sizeof(float));
+  rp->positions[3] = 1; rp->positions[7] = 1;
+  rp->index_count = 3;
+  rp->indices = malloc(3 * sizeof(uint32_t));
+  for (uint32_t k = 0; k < 3; ++k) rp->indices[k] = k;
+  tgt.part_count = 2;
+  int32_t *dom = malloc((V + 3) * sizeof(int32_t));
+  CHECK_OK(sks_dominant_joints(&tgt, dom, V + 3, &err), &err);
+  CHECK(dom[0] == 2);
+  CHECK(dom[1] == 5);
+  CHECK(dom[V] == 3 && dom[V + 1] == 3 && dom[V + 2] == 3);
+  CHECK(sks_dominant_joints(&tgt, dom, V + 4, &err) == SKS_ERR_ARGUMENT); /* more than measured */
+  free(dom);
+  sks_model_free(&src);
+  sks_model_free(&tgt);
+}
+
 int main(void) {
   test_control_recovery();
   test_scale_animation();
@@ -707,5 +802,6 @@ int main(void) {
   test_fox_targets();
   test_mesh_node_not_keyed();
   test_small_constraint_budget();
+  test_diagnosis();
   return sks_test_finish();
 }

@@ -41,7 +41,7 @@ fi
 out="$("$cli" bake --source "$fox" --target "$target" --mode both -o "$tmp/baked.glb" \
        --report "$tmp/report.html" $fps)" && ok || bad "bake exit $?"
 echo "$out"
-[ "$(echo "$out" | grep -c 'rotation-only')" = 3 ] && ok || bad "expected 3 rotation-only rows"
+[ "$(echo "$out" | grep -cE '^[^ ]+ +rotation-only ')" = 3 ] && ok || bad "expected 3 rotation-only rows"
 [ -s "$tmp/baked.glb" ] && ok || bad "no baked.glb"
 [ -s "$tmp/report.html" ] && ok || bad "no report.html"
 info="$("$cli" info "$tmp/baked.glb" 2>&1)"
@@ -77,6 +77,46 @@ if command -v node > /dev/null; then
     const f = d.clips.map((c) => `${c.name}:${c.frames}`).join(" ");
     if (f !== "Walk:9 Run:13") { console.error("--fps 10 frames:", f); process.exit(1); }' <<< "$json" \
     && ok || bad "--fps 10 frame counts"
+fi
+# diagnosis (README "Diagnosis"): per clip a "joints" array whose shares sum
+# to 100 %, vertex counts to the measured vertices, per-joint means to the
+# clip's mean and largest worst to the clip's worst; the table's footnote
+# names the same worst joint with the same share
+if command -v node > /dev/null; then
+  json="$("$cli" bake --source "$fox" --target "$target" --clip Walk --clip Run $fps --json)" && ok || bad "diagnosis --json exit"
+  table="$("$cli" bake --source "$fox" --target "$target" --clip Walk --clip Run $fps 2>/dev/null)" && ok || bad "diagnosis table exit"
+  echo "$table" | grep -A2 '^worst joints'
+  node -e '
+    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const table = process.argv[1];
+    const V = d.measured_vertices;
+    let bad = 0;
+    const fail = (m) => { console.error("diagnosis:", m); bad = 1; };
+    const near = (a, b, rel) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)) + 1e-12;
+    for (const c of d.clips) {
+      const j = c.joints;
+      if (!Array.isArray(j) || j.length < 2) { fail(`${c.name}: joints ${JSON.stringify(j)}`); continue; }
+      const share = j.reduce((s, x) => s + x.share_pct, 0) + c.unattributed_share_pct;
+      if (!near(share, 100, 1e-9)) fail(`${c.name}: shares sum to ${share}`);
+      const n = j.reduce((s, x) => s + x.vertices, 0);
+      if (n !== V) fail(`${c.name}: ${n} dominated vertices of ${V}`);
+      const mean = j.reduce((s, x) => s + x.mean_error_pct * x.vertices, 0) / V;
+      if (!near(mean, c.mean_error_pct, 1e-5)) fail(`${c.name}: joint means give ${mean}, clip ${c.mean_error_pct}`);
+      const worst = Math.max(...j.map((x) => x.worst_error_pct));
+      if (!near(worst, c.worst_error_pct, 1e-5)) fail(`${c.name}: joint worst ${worst}, clip ${c.worst_error_pct}`);
+      for (let k = 0; k < j.length; k += 1) {
+        const x = j[k];
+        if (typeof x.name !== "string" || !x.name || x.name === "?") fail(`${c.name}: joint name ${x.name}`);
+        if (k && x.share_pct > j[k - 1].share_pct) fail(`${c.name}: not sorted by share`);
+        if (!(x.worst_vertex < V && x.worst_frame < c.frames)) fail(`${c.name}: worst vertex ${x.worst_vertex}`);
+        if (!(x.mean_error_pct <= x.worst_error_pct)) fail(`${c.name}: mean above worst`);
+      }
+      const line = `  ${c.name} (${c.mode}): ${j[0].name} ${j[0].share_pct.toFixed(1)} % of the residual (worst vertex ${j[0].worst_vertex},`;
+      if (!table.includes(line)) fail(`table footnote lacks "${line}"`);
+    }
+    process.exit(bad);' "$table" <<< "$json" && ok || bad "bake --json diagnosis"
+  out="$("$cli" control "$fox" --clip Walk $fps 2>/dev/null)"
+  echo "$out" | grep -q "^  Walk (free): b_" && ok || bad "control table lacks the worst-joints footnote"
 fi
 # progress line on stderr only when stderr is a terminal
 if command -v script > /dev/null; then

@@ -233,6 +233,8 @@ static void make_clip(const sks_model *m, sks_baked_clip *c, const char *name, s
   c->worst_error_pct = worst / D * 100.0;
   c->solve_ms = 1.25 * (double)F;
   c->sweeps_per_frame = 3.5;
+  sks_error err; /* the bake's diagnosis, from these surfaces */
+  CHECK_OK(sks_diagnose(m, c->solved_surface, c->target_surface, F, D, &c->diagnosis, &err), &err);
 }
 
 static void make_result(const sks_model *m, sks_bake_result *r, sks_solve_mode mode, float scale,
@@ -256,6 +258,7 @@ static void free_result(sks_bake_result *r) {
     sks_baked_clip *k = &r->clips[c];
     free(k->name); free(k->times); free(k->locals); free(k->frame_mean_error_pct);
     free(k->frame_worst_error_pct); free(k->target_surface); free(k->solved_surface); free(k->vertex_error);
+    sks_diagnosis_free(&k->diagnosis);
   }
   free(r->clips);
   memset(r, 0, sizeof *r);
@@ -347,6 +350,28 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   CHECK(K == 4 || K == 8);
   CHECK(nj == V * K * 2 && nw == V * K * 4 && np == V * 3 * 4);
   size_t P = (size_t)cJSON_GetObjectItem(mesh, "palette_size")->valuedouble;
+  { /* the dominant-joint view: the bake's rule, vertex for vertex */
+    size_t nd = 0, nc = 0;
+    int32_t *dom = blob(mesh, "dominant", &nd), *want = malloc((V ? V : 1) * sizeof(int32_t));
+    unsigned char *col = blob(mesh, "joint_colors", &nc);
+    sks_error err;
+    CHECK(nd == V * 4 && nc == m->skeleton.joint_count * 3 && want);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(mesh, "joint_names")) == (int)m->skeleton.joint_count);
+    CHECK_OK(sks_dominant_joints(m, want, V, &err), &err);
+    size_t same = 0, seen = 0;
+    for (size_t v = 0; dom && want && nd == V * 4 && v < V; ++v) same += dom[v] == want[v];
+    for (size_t j = 1; col && j < m->skeleton.joint_count; ++j) /* colours differ per joint */
+      seen += memcmp(col + 3 * j, col + 3 * (j - 1), 3) != 0;
+    CHECK(same == V);
+    CHECK(seen + 1 == m->skeleton.joint_count);
+    free(dom); free(want); free(col);
+  }
+  { /* one worst-joints list per baked clip */
+    size_t lists = 0, want = 0;
+    for (const char *q = html; (q = strstr(q, "<table class=\"joints\"")) != NULL; ++q) ++lists;
+    for (size_t r = 0; r < nres; ++r) want += res[r]->clip_count;
+    CHECK_MSG(lists == want, "%zu joint lists for %zu baked clips", lists, want);
+  }
   const cJSON *clips = cJSON_GetObjectItem(d, "clips");
   CHECK((size_t)cJSON_GetArraySize(clips) == res[0]->clip_count);
   double worst_skin = 0, worst_err = 0, worst_gt = 0;
@@ -373,6 +398,13 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
       const cJSON *bj = cJSON_GetArrayItem(baked, (int)r);
       const sks_baked_clip *ref = &res[r]->clips[c];
       CHECK_NEAR(cJSON_GetObjectItem(bj, "quality")->valuedouble, ref->quality, 1e-15);
+      const cJSON *jl = cJSON_GetObjectItem(bj, "joints");
+      CHECK(cJSON_GetArraySize(jl) == (int)ref->diagnosis.joint_count);
+      for (int k = 0; k < cJSON_GetArraySize(jl) && (size_t)k < ref->diagnosis.joint_count; ++k) {
+        const cJSON *o = cJSON_GetArrayItem(jl, k);
+        CHECK(cJSON_GetObjectItem(o, "joint")->valuedouble == ref->diagnosis.joints[k].joint);
+        CHECK(cJSON_GetObjectItem(o, "share_pct")->valuedouble == ref->diagnosis.joints[k].share * 100.0);
+      }
       for (size_t f = 0; f < F; ++f) {
         CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_mean_error_pct"), (int)f)->valuedouble ==
               ref->frame_mean_error_pct[f]);
@@ -432,6 +464,17 @@ static void write_cli_json(const char *path, const sks_bake_result *const *res, 
       for (size_t f = 0; f < k->frame_count; ++f) {
         cJSON_AddItemToArray(fm, cJSON_CreateNumber(k->frame_mean_error_pct[f]));
         cJSON_AddItemToArray(fw, cJSON_CreateNumber(k->frame_worst_error_pct[f]));
+      }
+      cJSON *js = cJSON_AddArrayToObject(o, "joints"); /* the diagnosis (joint index stands for the name) */
+      for (size_t q = 0; q < k->diagnosis.joint_count; ++q) {
+        const sks_joint_diagnosis *d = &k->diagnosis.joints[q];
+        cJSON *jo = cJSON_CreateObject();
+        cJSON_AddNumberToObject(jo, "joint", d->joint);
+        cJSON_AddNumberToObject(jo, "vertices", (double)d->vertex_count);
+        cJSON_AddNumberToObject(jo, "share_pct", d->share * 100.0);
+        cJSON_AddNumberToObject(jo, "worst_error_pct", d->worst_error_pct);
+        cJSON_AddNumberToObject(jo, "worst_vertex", (double)d->worst_vertex);
+        cJSON_AddItemToArray(js, jo);
       }
       cJSON_AddItemToArray(clips, o);
     }

@@ -6,7 +6,11 @@
 //     frame_mean_error_pct[k] / frame_worst_error_pct[k] (to display precision);
 //   - --imperfect: the heatmap shows blue and non-blue pixels;
 //   - --control: every embedded vertex error is under 0.1% of D and the
-//     rendered target is blue only.
+//     rendered target is blue only;
+//   - the worst-joints lists show the embedded diagnosis, equal to the
+//     CLI's --json "joints" (name, share), shares summing to 100 %; "colour
+//     by: dominant joint" repaints the baked panels in several joint hues
+//     (differing from the heatmap), and back.
 // Pixels are read back from the screenshot PNGs (decoded by the browser on a
 // blank page), not from the viewer's own code.
 //
@@ -99,7 +103,8 @@ async function pixelStats(page, pngs) {
       const ctx = c.getContext("2d");
       ctx.drawImage(img, 0, 0);
       const px = ctx.getImageData(0, 0, c.width, c.height).data;
-      const s = { total: c.width * c.height, background: 0, dark: 0, neutral: 0, blue: 0, nonBlue: 0, other: 0 };
+      const s = { total: c.width * c.height, background: 0, dark: 0, neutral: 0, blue: 0, nonBlue: 0, other: 0,
+        hues: new Array(36).fill(0) };
       for (let i = 0; i < px.length; i += 4) {
         const r = px[i];
         const g = px[i + 1];
@@ -116,6 +121,7 @@ async function pixelStats(page, pngs) {
         else if (max === g) h = 120 + (60 * (b - r)) / (max - min);
         else h = 240 + (60 * (r - g)) / (max - min);
         if (h < 0) h += 360;
+        s.hues[Math.min(35, Math.floor(h / 10))] += 1;
         if (h >= 200 && h <= 260) s.blue += 1;
         else if (h < 185 || h > 275) s.nonBlue += 1;
         else s.other += 1;
@@ -253,6 +259,86 @@ try {
       }
     });
     console.log(`${args.name}: screenshot ${shot}`);
+  }
+
+  // Diagnosis: the worst-joints lists and the dominant-joint view.
+  for (let ci = 0; ci < clipCount; ci += 1) {
+    const clip = data.clips[ci];
+    for (let r = 0; r < resultCount; r += 1) {
+      const bake = clip.baked[r];
+      if (!bake) continue;
+      const mode = data.results[r].mode;
+      const label = `${clip.name} (${mode})`;
+      const ref = cli.clips.find((c) => c.name === clip.name && (c.mode === undefined || c.mode === mode));
+      check(Array.isArray(bake.joints) && bake.joints.length > 0, `${label}: no embedded joints diagnosis`);
+      if (!Array.isArray(bake.joints) || !bake.joints.length) continue;
+      const total = bake.joints.reduce((a, j) => a + j.share_pct, 0) + bake.unattributed_share_pct;
+      check(Math.abs(total - 100) < 1e-6, `${label}: embedded shares sum to ${total} %`);
+      const rows = await page.evaluate(([c, rr]) => {
+        const t = document.querySelector(`table.joints[data-clip="${c}"][data-result="${rr}"]`);
+        if (!t) return null;
+        return [...t.querySelectorAll("tbody tr")].map((tr) => ({
+          joint: Number(tr.dataset.joint),
+          name: tr.cells[0].textContent,
+          share: Number(tr.cells[2].dataset.value),
+          swatch: getComputedStyle(tr.querySelector(".joint-swatch")).backgroundColor
+        }));
+      }, [ci, r]);
+      check(rows !== null, `${label}: no worst-joints list on the page`);
+      if (!rows) continue;
+      check(rows.length === Math.min(8, bake.joints.length), `${label}: ${rows.length} joint rows`);
+      rows.forEach((row, k) => {
+        const j = bake.joints[k];
+        check(row.joint === j.joint && row.name === data.mesh.joint_names[j.joint] &&
+          Math.abs(row.share - j.share_pct) <= 1e-9 * Math.max(1, j.share_pct),
+        `${label} row ${k}: shows ${row.name} ${row.share} %, data ${data.mesh.joint_names[j.joint]} ${j.share_pct} %`);
+      });
+      check(Array.isArray(ref?.joints) && ref.joints.length === bake.joints.length,
+        `${label}: CLI JSON joints ${ref?.joints?.length} vs report ${bake.joints.length}`);
+      if (Array.isArray(ref?.joints) && ref.joints.length) {
+        const a = ref.joints[0];
+        const b = bake.joints[0];
+        check(a.joint === undefined || a.joint === b.joint, `${label}: worst joint ${a.joint} (CLI) vs ${b.joint}`);
+        check(a.name === undefined || a.name === rows[0].name, `${label}: worst joint ${a.name} (CLI) vs ${rows[0].name}`);
+        check(Math.abs(a.share_pct - b.share_pct) <= 1e-9 * Math.max(1, b.share_pct),
+          `${label}: worst share ${a.share_pct} (CLI) vs ${b.share_pct}`);
+      }
+      console.log(`${args.name}: ${label}: worst joint ${rows[0].name} ${rows[0].share.toFixed(2)} %, list matches the data and the CLI JSON`);
+    }
+  }
+  {
+    // The telling clip at its worst frame: heatmap, then dominant joints, then back.
+    await page.evaluate((i) => window.sksReport.setClip(i), telling);
+    const b0 = data.clips[telling].baked.find((b) => b);
+    let kWorst = 0;
+    b0.frame_worst_error_pct.forEach((v, k) => { if (v > b0.frame_worst_error_pct[kWorst]) kWorst = k; });
+    await page.evaluate((f) => window.sksReport.setFrame(f), kWorst);
+    const panels = await page.evaluate(() => window.sksReport.panels());
+    const p = panels[1];
+    const region = { x: canvasBox.x + p.x + 2, y: canvasBox.y + 48, width: p.width - 4, height: p.height - 52 };
+    const heat = await page.screenshot({ clip: region });
+    await page.selectOption("#color-select", "joint");
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const st = await page.evaluate(() => ({ ...window.sksReport.state(),
+      legend: !document.getElementById("joint-legend").hidden }));
+    check(st.colorBy === "joint" && st.legend, `colour-by selector: state ${st.colorBy}, legend shown ${st.legend}`);
+    const joint = await page.screenshot({ clip: region });
+    await viewer.screenshot({ path: path.join(args.screens, `${args.name}_joints.png`) });
+    const [hs, js] = await pixelStats(page, [heat, joint]);
+    const saturated = js.blue + js.nonBlue + js.other;
+    const hues = js.hues.filter((n) => n > saturated * 0.01).length;
+    const distinct = new Set(data.clips[telling].baked.filter((b) => b)
+      .flatMap((b) => b.joints.map((j) => j.joint))).size;
+    console.log(`${args.name}: dominant-joint view: ${saturated} saturated pixels in ${hues} hue bins ` +
+      `(${distinct} dominating joints); heatmap non-blue ${hs.nonBlue}, joint view non-blue ${js.nonBlue}`);
+    check(!heat.equals(joint), "dominant-joint view draws the same picture as the heatmap");
+    check(saturated > (js.total - js.background) * 0.5, `dominant-joint view: only ${saturated} coloured pixels`);
+    check(hues >= Math.min(3, distinct), `dominant-joint view: ${hues} hue bins for ${distinct} joints`);
+    await page.evaluate(() => window.sksReport.setColorBy("error"));
+    const back = await page.screenshot({ clip: region });
+    const [bs] = await pixelStats(page, [back]);
+    check(Math.abs(bs.blue - hs.blue) <= hs.total * 0.01 && Math.abs(bs.nonBlue - hs.nonBlue) <= hs.total * 0.01,
+      `back to the heatmap: blue ${bs.blue} / ${hs.blue}, non-blue ${bs.nonBlue} / ${hs.nonBlue}`);
   }
 
   // The controls a person uses: drag orbits, wheel zooms, Play advances frames.

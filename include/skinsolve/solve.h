@@ -57,6 +57,51 @@ typedef struct sks_bake_options {
   void *clip_done_user;
 } sks_bake_options;
 
+/* ---- diagnosis: the residual attributed to joints (src/solve/diagnose.c) ---- */
+
+/* Every measured target vertex (skinned parts in part order, then rigid
+ * parts in part order: the bake's vertex order) belongs to its dominant
+ * joint: the joint with the largest played weight (weights normalised as
+ * played, duplicate slots of one joint summed; ties: lowest joint index); a
+ * rigid part's vertices belong to the joint the part follows. A joint's share
+ * is the part of the clip's residual sum_fj e_fj (MISSION.md) that falls on
+ * the vertices it dominates:
+ *   share_b = sum_f sum_{j dominated by b} e_fj / sum_fj e_fj,
+ * so share_b * (1 - quality) is the quality that joint's region costs. */
+typedef struct sks_joint_diagnosis {
+  int32_t joint;                  /* skeleton joint */
+  size_t vertex_count;            /* vertices it dominates */
+  double share;                   /* fraction of the clip's total residual (0..1) */
+  double mean_error_pct;          /* mean e over its vertices and frames / D * 100 */
+  double worst_error_pct;         /* max e / D * 100 over its vertices and frames */
+  size_t worst_vertex;            /* that vertex (the bake's vertex order) */
+  size_t worst_frame;             /* and frame */
+} sks_joint_diagnosis;
+
+typedef struct sks_diagnosis {
+  size_t joint_count;             /* dominating joints only, sorted by share, largest first
+                                     (ties: lowest joint index) */
+  sks_joint_diagnosis *joints;
+  double total_error;             /* sum_fj e_fj (model units) */
+  size_t vertex_count;            /* vertices measured */
+  size_t unattributed_vertex_count; /* vertices without any played weight (no dominant joint) */
+  double unattributed_share;      /* their part of the residual: shares + this sum to 1 */
+} sks_diagnosis;
+
+/* The dominant joint (as above) of each of the model's count first measured
+ * vertices (the bake's vertex order; -1: no played weight). count may be at
+ * most the bake's measured vertex count; sks_model_vertex_count(model) gives
+ * the skinned vertices, the report's mesh. */
+sks_result sks_dominant_joints(const sks_model *model, int32_t *out, size_t count, sks_error *err);
+
+/* From kept surfaces: solved, y: frame_count * V * 3 floats
+ * (sks_baked_clip.solved_surface and .target_surface), V =
+ * sks_model_vertex_count(target) (skinned parts). Every bake fills
+ * sks_baked_clip.diagnosis itself, over ALL measured vertices. */
+sks_result sks_diagnose(const sks_model *target, const float *solved, const float *y,
+                        size_t frame_count, double diagonal, sks_diagnosis *out, sks_error *err);
+void sks_diagnosis_free(sks_diagnosis *d);
+
 typedef struct sks_baked_clip {
   char *name;
   sks_solve_mode mode;
@@ -82,6 +127,8 @@ typedef struct sks_baked_clip {
   int suspect;                    /* 1: the numbers contradict each other (mean error > 5 %D,
                                      worst > 50 %D or quality < 0): the pair or its alignment is
                                      wrong; never report such a clip as fine */
+  sks_diagnosis diagnosis;        /* the residual per dominant joint, every measured vertex
+                                     and frame (freed with the result) */
 } sks_baked_clip;
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target
@@ -141,32 +188,7 @@ typedef struct sks_reweight_options {
 sks_result sks_reweight(const sks_model *model, const sks_reweight_options *options,
                         sks_model *out, sks_error *err);
 
-/* ---- weight doctor: per-joint diagnosis and re-fit (src/solve/diagnose.c, refit.c) ---- */
-
-/* Residual attributed to joints: every target vertex (skinned parts, part
- * order) belongs to its dominant joint (largest weight; ties: lowest skin
- * slot). share = sum_f e_fj over the joint's vertices / sum_fj e_fj. */
-typedef struct sks_joint_diagnosis {
-  int32_t joint;                  /* skeleton joint */
-  size_t vertex_count;            /* vertices it dominates */
-  double share;                   /* fraction of the clip's total residual (0..1) */
-  double mean_error_pct;          /* mean e over its vertices and frames / D * 100 */
-  double worst_error_pct;         /* max e / D * 100 over its vertices */
-  size_t worst_vertex;            /* vertex index (skinned parts, part order) */
-  size_t worst_frame;
-} sks_joint_diagnosis;
-
-typedef struct sks_diagnosis {
-  size_t joint_count;             /* dominating joints only, sorted by share, largest first */
-  sks_joint_diagnosis *joints;
-  double total_error;             /* sum_fj e_fj (model units) */
-} sks_diagnosis;
-
-/* solved, y: frame_count * V * 3 floats (sks_baked_clip.solved_surface and
- * .target_surface), V = sks_model_vertex_count(target). */
-sks_result sks_diagnose(const sks_model *target, const float *solved, const float *y,
-                        size_t frame_count, double diagonal, sks_diagnosis *out, sks_error *err);
-void sks_diagnosis_free(sks_diagnosis *d);
+/* ---- weight doctor: re-fit (src/solve/refit.c; the diagnosis is above) ---- */
 
 typedef enum sks_refit_start {
   SKS_REFIT_START_RIGID = 0,      /* per frame, each bone's rigid (Horn) fit to the vertices it

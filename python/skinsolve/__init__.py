@@ -492,9 +492,10 @@ class BakedClip:
     D, solve_ms, sweeps_per_frame. Arrays (views): times (F,), locals (F, J, 10)
     solved local transforms, frame_mean_error_pct / frame_worst_error_pct (F,);
     with keep_surfaces: target_surface / solved_surface (F, V, 3), vertex_error
-    (F, V) in model units."""
+    (F, V) in model units. joints: the residual per dominant joint (as
+    `bake --json`'s "joints"), largest share first."""
 
-    def __init__(self, owner, c, v):
+    def __init__(self, owner, c, v, joint_names=()):
         f, j = c.frame_count, c.joint_count
         self.name = c.name.decode()
         self.mode = _MODE_NAMES.get(c.mode, str(c.mode))
@@ -515,6 +516,9 @@ class BakedClip:
                                if c.solved_surface else None)
         self.vertex_error = (_view(c.vertex_error, f * v, np.float32, (f, v), owner)
                              if c.vertex_error else None)
+        d = c.diagnosis
+        self.joints = [_joint_json(d.joints[k], joint_names) for k in range(d.joint_count)]
+        self.unattributed_share_pct = d.unattributed_share * 100.0
 
     def to_json(self):
         return {"name": self.name, "frames": self.frames, "quality": self.quality,
@@ -522,7 +526,17 @@ class BakedClip:
                 "solve_ms": self.solve_ms, "mode": self.mode,
                 "sweeps_per_frame": self.sweeps_per_frame,
                 "frame_mean_error_pct": [float(x) for x in self.frame_mean_error_pct],
-                "frame_worst_error_pct": [float(x) for x in self.frame_worst_error_pct]}
+                "frame_worst_error_pct": [float(x) for x in self.frame_worst_error_pct],
+                "joints": self.joints, "unattributed_share_pct": self.unattributed_share_pct}
+
+
+def _joint_json(j, names):
+    """One entry of a clip's "joints" (README "Diagnosis")."""
+    return {"joint": j.joint,
+            "name": names[j.joint] if 0 <= j.joint < len(names) else f"joint {j.joint}",
+            "vertices": j.vertex_count, "share_pct": j.share * 100.0,
+            "mean_error_pct": j.mean_error_pct, "worst_error_pct": j.worst_error_pct,
+            "worst_vertex": j.worst_vertex, "worst_frame": j.worst_frame}
 
 
 class BakeResult:
@@ -539,7 +553,7 @@ class BakeResult:
         self.target_vertices = r.target_vertex_count
         self.target_joints = r.target_joint_count
         self.diagonal = r.diagonal
-        self.clips = [BakedClip(self, r.clips[i], r.target_vertex_count)
+        self.clips = [BakedClip(self, r.clips[i], r.target_vertex_count, target.joint_names)
                       for i in range(r.clip_count)]
 
     def __del__(self):

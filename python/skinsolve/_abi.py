@@ -138,6 +138,18 @@ class sks_bake_options(C.Structure):
                 ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p)]
 
 
+class sks_joint_diagnosis(C.Structure):
+    _fields_ = [("joint", C.c_int32), ("vertex_count", c_size), ("share", C.c_double),
+                ("mean_error_pct", C.c_double), ("worst_error_pct", C.c_double),
+                ("worst_vertex", c_size), ("worst_frame", c_size)]
+
+
+class sks_diagnosis(C.Structure):
+    _fields_ = [("joint_count", c_size), ("joints", C.POINTER(sks_joint_diagnosis)),
+                ("total_error", C.c_double), ("vertex_count", c_size),
+                ("unattributed_vertex_count", c_size), ("unattributed_share", C.c_double)]
+
+
 class sks_baked_clip(C.Structure):
     _fields_ = [("name", C.c_char_p), ("mode", c_enum), ("frame_count", c_size),
                 ("times", c_float_p), ("joint_count", c_size),
@@ -147,7 +159,7 @@ class sks_baked_clip(C.Structure):
                 ("frame_mean_error_pct", c_float_p), ("frame_worst_error_pct", c_float_p),
                 ("target_surface", c_float_p), ("solved_surface", c_float_p),
                 ("vertex_error", c_float_p), ("mean_motion_pct", C.c_double),
-                ("suspect", C.c_int)]
+                ("suspect", C.c_int), ("diagnosis", sks_diagnosis)]
 
 
 class sks_bake_alignment(C.Structure):
@@ -177,7 +189,7 @@ MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton,
            sks_mesh_part, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
-           sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input]
+           sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input]
 
 # Structs whose fields the library reports (value types sks_vec3/quat/mat4 are
 # checked by size only).

@@ -596,7 +596,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     if (job->report) cJSON_AddStringToObject(outs, "report", base_name(p.report));
     else cJSON_AddNullToObject(outs, "report");
     cJSON *clips = cJSON_AddArrayToObject(rec, "clips");
-    for (size_t i = 0; i < res.clip_count; ++i) cJSON_AddItemToArray(clips, sks_cli_bake_clip_json(&res.clips[i]));
+    for (size_t i = 0; i < res.clip_count; ++i) cJSON_AddItemToArray(clips, sks_cli_bake_clip_json(&res.clips[i], &tgt));
     cJSON_AddNumberToObject(rec, "constraints", (double)res.constraint_count);
     cJSON_AddNumberToObject(rec, "target_vertices", (double)res.target_vertex_count);
     cJSON_AddNumberToObject(rec, "target_joints", (double)res.target_joint_count);

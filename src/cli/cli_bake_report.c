@@ -107,7 +107,53 @@ sks_result sks_cli_bake_apply(const sks_model *target, const sks_bake_result *re
   return r;
 }
 
-cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c) {
+const char *sks_cli_joint_name(const sks_model *m, int32_t j) {
+  return m && j >= 0 && (size_t)j < m->skeleton.joint_count && m->skeleton.names && m->skeleton.names[j]
+             ? m->skeleton.names[j] : "?";
+}
+
+void sks_cli_print_worst_joints(const sks_diagnosis *d, const sks_model *m, size_t n) {
+  for (size_t k = 0; k < d->joint_count && k < n; ++k) {
+    const sks_joint_diagnosis *j = &d->joints[k];
+    printf("%s%s %.1f %%%s (worst vertex %zu, %.3g %%D)", k ? ", " : "", sks_cli_joint_name(m, j->joint),
+           j->share * 100.0, k ? "" : " of the residual", j->worst_vertex, j->worst_error_pct);
+  }
+  if (d->joint_count > n) printf(", %zu more", d->joint_count - n);
+  if (d->unattributed_vertex_count)
+    printf("; %zu vertices without weight: %.1f %%", d->unattributed_vertex_count, d->unattributed_share * 100.0);
+}
+
+void sks_cli_bake_print_diagnosis(const sks_bake_result *r, const sks_model *target) {
+  if (!r->clip_count) return;
+  printf("worst joints (share of the residual sum e on the vertices each joint dominates; README "
+         "\"Diagnosis\"):\n");
+  for (size_t i = 0; i < r->clip_count; ++i) {
+    const sks_baked_clip *c = &r->clips[i];
+    printf("  %s (%s): ", c->name, mode_name(c->mode));
+    sks_cli_print_worst_joints(&c->diagnosis, target, 3);
+    printf("\n");
+  }
+}
+
+cJSON *sks_cli_diagnosis_json(const sks_diagnosis *d, const sks_model *m) {
+  cJSON *a = cJSON_CreateArray();
+  for (size_t k = 0; k < d->joint_count; ++k) {
+    const sks_joint_diagnosis *j = &d->joints[k];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "joint", j->joint);
+    cJSON_AddStringToObject(o, "name", sks_cli_joint_name(m, j->joint));
+    cJSON_AddNumberToObject(o, "vertices", (double)j->vertex_count);
+    cJSON_AddNumberToObject(o, "share_pct", j->share * 100.0);
+    cJSON_AddNumberToObject(o, "mean_error_pct", j->mean_error_pct);
+    cJSON_AddNumberToObject(o, "worst_error_pct", j->worst_error_pct);
+    cJSON_AddNumberToObject(o, "worst_vertex", (double)j->worst_vertex);
+    cJSON_AddNumberToObject(o, "worst_frame", (double)j->worst_frame);
+    cJSON_AddItemToArray(a, o);
+  }
+  return a;
+}
+
+cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c, const sks_model *target) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "name", c->name);
   cJSON_AddNumberToObject(o, "frames", (double)c->frame_count);
@@ -126,5 +172,7 @@ cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c) {
     cJSON_AddItemToArray(fm, cJSON_CreateNumber(c->frame_mean_error_pct[f]));
     cJSON_AddItemToArray(fw, cJSON_CreateNumber(c->frame_worst_error_pct[f]));
   }
+  cJSON_AddItemToObject(o, "joints", sks_cli_diagnosis_json(&c->diagnosis, target));
+  cJSON_AddNumberToObject(o, "unattributed_share_pct", c->diagnosis.unattributed_share * 100.0);
   return o;
 }

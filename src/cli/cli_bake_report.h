@@ -22,8 +22,18 @@ void sks_cli_bake_print_header(const char *src, const char *tgt, const sks_model
 void sks_cli_bake_print_row(const sks_baked_clip *clip);
 /* One clip record of `bake --json` (also batch's result records): name,
  * frames, quality (null: no motion), errors, mode, sweeps, mean motion,
- * suspect, per-frame mean / worst. Caller owns it. */
-struct cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c);
+ * suspect, per-frame mean / worst, and "joints" (the diagnosis, joint names
+ * from target). Caller owns it. */
+struct cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c, const sks_model *target);
+/* The diagnosis as JSON: [{joint, name, vertices, share_pct, mean_error_pct,
+ * worst_error_pct, worst_vertex, worst_frame}], largest share first. */
+struct cJSON *sks_cli_diagnosis_json(const sks_diagnosis *d, const sks_model *m);
+const char *sks_cli_joint_name(const sks_model *m, int32_t j);
+/* "NAME 41.0 % of the residual (worst vertex 812, 2.1 %D), ..." for the n
+ * largest shares (no newline). */
+void sks_cli_print_worst_joints(const sks_diagnosis *d, const sks_model *m, size_t n);
+/* The table's footnote: the three worst joints of every clip. */
+void sks_cli_bake_print_diagnosis(const sks_bake_result *r, const sks_model *target);
 /* sks_bake_options.clip_done / .progress callbacks; user = sks_cli_bake_printer. */
 void sks_cli_bake_on_clip_done(void *user, const sks_baked_clip *clip);
 void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t count);

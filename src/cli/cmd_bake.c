@@ -43,7 +43,8 @@ static void bake_usage(FILE *f) {
           "                       offset) between the two bind surfaces, identity when they\n"
           "                       already agree; none: use the files' bind spaces as they are\n"
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
-          "                       per-frame mean/worst errors, sweeps per frame)\n"
+          "                       per-frame mean/worst errors, sweeps per frame, and per\n"
+          "                       clip \"joints\": the residual per dominant joint)\n"
           "  --report OUT.html    write the self-contained HTML report with the viewer\n"
           "  --clips ANIM_FILE... bake the clips of these animation files (FBX, BVH,\n"
           "                       Collada, glTF; every argument up to the next option;\n"
@@ -117,10 +118,10 @@ static void print_table(const sks_bake_result *r, const char *src, const char *t
     }
 }
 
-static int print_json(const sks_bake_result *r) {
+static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
   for (size_t i = 0; i < r->clip_count; ++i) {
-    cJSON *o = sks_cli_bake_clip_json(&r->clips[i]);
+    cJSON *o = sks_cli_bake_clip_json(&r->clips[i], target);
     cJSON_AddItemToArray(clips, o);
   }
   cJSON_AddNumberToObject(root, "constraints", (double)r->constraint_count);
@@ -258,9 +259,10 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     goto done_models;
   }
   if (json) {
-    if (!print_json(&res)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
+    if (!print_json(&res, target)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
   } else {
     print_table(&res, base_name(source_path), base_name(target_path), 1);
+    sks_cli_bake_print_diagnosis(&res, target);
   }
   if (out_path && code == SKS_EXIT_OK) {
     sks_model baked;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_bake_report.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -60,9 +61,6 @@ static void fmt_q(char *b, size_t n, double q) {
   else snprintf(b, n, "%.4f", q * 100.0);
 }
 
-static const char *joint_name(const sks_model *m, int32_t j) {
-  return j >= 0 && (size_t)j < m->skeleton.joint_count && m->skeleton.names[j] ? m->skeleton.names[j] : "?";
-}
 
 static void print_table(const sks_refit_result *r, const sks_model *tgt, const char *src, const char *tp) {
   printf("refit %s -> %s: %zu vertices (%zu distinct positions), D = %.6g, %.2f s\n", src, tp,
@@ -86,10 +84,8 @@ static void print_table(const sks_refit_result *r, const sks_model *tgt, const c
     const sks_refit_clip *c = &r->clips[i];
     for (int ab = 0; ab < 2; ++ab) {
       const sks_diagnosis *d = ab ? &c->diagnosis_after : &c->diagnosis_before;
-      printf("  %-18s %-6s", c->name, ab ? "after" : "before");
-      for (size_t k = 0; k < d->joint_count && k < 3; ++k)
-        printf("  %s %.1f%% (v%zu %.3f%%D)", joint_name(tgt, d->joints[k].joint), d->joints[k].share * 100.0,
-               d->joints[k].worst_vertex, d->joints[k].worst_error_pct);
+      printf("  %-18s %-6s ", c->name, ab ? "after" : "before");
+      sks_cli_print_worst_joints(d, tgt, 3);
       printf("\n");
     }
   }
@@ -97,23 +93,6 @@ static void print_table(const sks_refit_result *r, const sks_model *tgt, const c
 
 static cJSON *q_json(double q) { return isnan(q) ? cJSON_CreateNull() : cJSON_CreateNumber(q * 100.0); }
 
-static cJSON *diag_json(const sks_diagnosis *d, const sks_model *m) {
-  cJSON *a = cJSON_CreateArray();
-  for (size_t k = 0; k < d->joint_count; ++k) {
-    const sks_joint_diagnosis *j = &d->joints[k];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "joint", j->joint);
-    cJSON_AddStringToObject(o, "name", joint_name(m, j->joint));
-    cJSON_AddNumberToObject(o, "vertices", (double)j->vertex_count);
-    cJSON_AddNumberToObject(o, "share_pct", j->share * 100.0);
-    cJSON_AddNumberToObject(o, "mean_error_pct", j->mean_error_pct);
-    cJSON_AddNumberToObject(o, "worst_error_pct", j->worst_error_pct);
-    cJSON_AddNumberToObject(o, "worst_vertex", (double)j->worst_vertex);
-    cJSON_AddNumberToObject(o, "worst_frame", (double)j->worst_frame);
-    cJSON_AddItemToArray(a, o);
-  }
-  return a;
-}
 
 static int print_json(const sks_refit_result *r, const sks_model *tgt) {
   cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
@@ -129,8 +108,8 @@ static int print_json(const sks_refit_result *r, const sks_model *tgt) {
     cJSON_AddNumberToObject(o, "mean_error_after_pct", c->mean_after_pct);
     cJSON_AddNumberToObject(o, "worst_error_before_pct", c->worst_before_pct);
     cJSON_AddNumberToObject(o, "worst_error_after_pct", c->worst_after_pct);
-    cJSON_AddItemToObject(o, "joints_before", diag_json(&c->diagnosis_before, tgt));
-    cJSON_AddItemToObject(o, "joints_after", diag_json(&c->diagnosis_after, tgt));
+    cJSON_AddItemToObject(o, "joints_before", sks_cli_diagnosis_json(&c->diagnosis_before, tgt));
+    cJSON_AddItemToObject(o, "joints_after", sks_cli_diagnosis_json(&c->diagnosis_after, tgt));
     cJSON_AddItemToArray(clips, o);
   }
   cJSON *rq = cJSON_AddArrayToObject(root, "round_fit_quality");

@@ -522,6 +522,106 @@ static void write_plot(sbuf *b, size_t ncols, const clip_row *row, size_t clip_i
   sb_puts(b, ": mean (solid) and worst vertex (dashed) error per frame, % of D</figcaption></figure>\n");
 }
 
+/* ---- diagnosis: the worst joints and the dominant-joint view ------------ */
+
+/* Rows of each clip's worst-joint list (the JSON keeps every joint). */
+#define SKS_REPORT_JOINT_ROWS 8
+
+/* A colour per skeleton joint for the dominant-joint view and the list's
+ * swatches: hue by the golden angle (neighbouring indices, often parent and
+ * child, far apart), HSL saturation 0.65, lightness 0.55; sRGB bytes. */
+static void joint_color(int32_t j, unsigned char rgb[3]) {
+  double h = fmod((double)j * 137.50776405, 360.0) / 60.0, s = 0.65, l = 0.55;
+  double c = (1 - fabs(2 * l - 1)) * s, x = c * (1 - fabs(fmod(h, 2.0) - 1)), m = l - c / 2;
+  double r = 0, g = 0, b = 0;
+  int seg = (int)h;
+  if (seg == 0) { r = c; g = x; } else if (seg == 1) { r = x; g = c; } else if (seg == 2) { g = c; b = x; }
+  else if (seg == 3) { g = x; b = c; } else if (seg == 4) { r = x; b = c; } else { r = c; b = x; }
+  rgb[0] = (unsigned char)lround((r + m) * 255);
+  rgb[1] = (unsigned char)lround((g + m) * 255);
+  rgb[2] = (unsigned char)lround((b + m) * 255);
+}
+
+/* ,"dominant": each mesh vertex's dominant joint (int32, -1: none; the same
+ * rule as the bake's diagnosis), ,"joint_names", ,"joint_colors" (3 bytes a
+ * joint). */
+static sks_result write_dominant(sbuf *b, const sks_model *t, size_t V, sks_error *err) {
+  size_t J = t->skeleton.joint_count;
+  int32_t *dom = malloc((V ? V : 1) * sizeof *dom);
+  unsigned char *col = malloc((J ? J : 1) * 3);
+  if (!dom || !col) {
+    free(dom); free(col);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  }
+  sks_result r = sks_dominant_joints(t, dom, V, err);
+  if (r == SKS_OK) {
+    for (size_t j = 0; j < J; ++j) joint_color((int32_t)j, col + 3 * j);
+    sb_puts(b, ",\n\"dominant\":");
+    sb_base64(b, dom, V * sizeof *dom);
+    sb_puts(b, ",\n\"joint_colors\":");
+    sb_base64(b, col, J * 3);
+    sb_puts(b, ",\n\"joint_names\":[");
+    for (size_t j = 0; j < J; ++j) {
+      if (j) sb_puts(b, ",");
+      sb_json_str(b, t->skeleton.names && t->skeleton.names[j] ? t->skeleton.names[j] : "");
+    }
+    sb_puts(b, "]");
+  }
+  free(dom);
+  free(col);
+  return r;
+}
+
+/* ,"joints": the clip's diagnosis, every dominating joint, largest share first. */
+static void write_joint_diagnosis(sbuf *b, const sks_diagnosis *d) {
+  sb_puts(b, ",\n\"joints\":[");
+  for (size_t k = 0; k < d->joint_count; ++k) {
+    const sks_joint_diagnosis *j = &d->joints[k];
+    sb_printf(b, "%s{\"joint\":%d,\"vertices\":%zu,\"share_pct\":", k ? "," : "", (int)j->joint, j->vertex_count);
+    sb_json_num(b, j->share * 100.0, 0);
+    sb_puts(b, ",\"mean_error_pct\":");
+    sb_json_num(b, j->mean_error_pct, 0);
+    sb_puts(b, ",\"worst_error_pct\":");
+    sb_json_num(b, j->worst_error_pct, 0);
+    sb_printf(b, ",\"worst_vertex\":%zu,\"worst_frame\":%zu}", j->worst_vertex, j->worst_frame);
+  }
+  sb_puts(b, "],\"unattributed_share_pct\":");
+  sb_json_num(b, d->unattributed_share * 100.0, 0);
+}
+
+/* One list per (clip, mode): the joints holding the largest shares. */
+static void write_joint_lists(sbuf *b, const sks_model *t, size_t ncols, const clip_row *rows, size_t row_count) {
+  for (size_t c = 0; c < row_count; ++c)
+    for (size_t r = 0; r < ncols; ++r) {
+      const sks_baked_clip *bc = rows[c].baked[r];
+      if (!bc) continue;
+      const sks_diagnosis *d = &bc->diagnosis;
+      sb_printf(b, "<table class=\"joints\" data-clip=\"%zu\" data-result=\"%zu\">\n<caption>", c, r);
+      sb_html(b, rows[c].name);
+      sb_printf(b, " (%s): %zu of %zu joints dominate vertices", mode_name(bc->mode), d->joint_count,
+                t->skeleton.joint_count);
+      if (d->unattributed_vertex_count)
+        sb_printf(b, "; %zu vertices without weight hold %.2f %%", d->unattributed_vertex_count,
+                  d->unattributed_share * 100.0);
+      sb_puts(b, "</caption>\n<thead><tr><th>joint</th><th>vertices</th><th>share of residual %</th>"
+                 "<th>mean error %D</th><th>worst error %D</th><th>worst vertex (frame)</th></tr></thead>\n<tbody>\n");
+      for (size_t k = 0; k < d->joint_count && k < SKS_REPORT_JOINT_ROWS; ++k) {
+        const sks_joint_diagnosis *j = &d->joints[k];
+        unsigned char rgb[3];
+        joint_color(j->joint, rgb);
+        sb_printf(b, "<tr data-joint=\"%d\"><td><span class=\"joint-swatch\" style=\"background:#%02x%02x%02x\"></span>",
+                  (int)j->joint, rgb[0], rgb[1], rgb[2]);
+        sb_html(b, t->skeleton.names && t->skeleton.names[j->joint] ? t->skeleton.names[j->joint] : "?");
+        sb_printf(b, "</td><td>%zu</td>", j->vertex_count);
+        table_cell(b, j->share * 100.0, 2);
+        table_cell(b, j->mean_error_pct, 5);
+        table_cell(b, j->worst_error_pct, 5);
+        sb_printf(b, "<td>%zu (%zu)</td></tr>\n", j->worst_vertex, j->worst_frame);
+      }
+      sb_puts(b, "</tbody>\n</table>\n");
+    }
+}
+
 /* ---- the data blob ------------------------------------------------------ */
 
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
@@ -554,6 +654,8 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_base64(b, m->weights, V * m->influences * sizeof(float));
   sb_puts(b, ",\n\"indices\":");
   sb_base64(b, m->indices, m->index_count * sizeof(uint32_t));
+  sks_result drc = write_dominant(b, t, V, err);
+  if (drc != SKS_OK) return drc;
   sb_puts(b, "},\n\"clips\":[");
 
   size_t maxF = 0;
@@ -670,6 +772,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       sb_base64(b, pal, F * P * 12 * sizeof(float));
       sb_puts(b, ",\n\"vertex_error\":");
       sb_base64(b, eh, F * V * sizeof(uint16_t));
+      write_joint_diagnosis(b, &bc->diagnosis);
       sb_puts(b, "}");
     }
     sb_puts(b, "]}");
@@ -735,8 +838,9 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     }
   }
 
-  sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0};
+  sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0}, joints = {0};
   write_table(&table, ncols, rows, row_count);
+  write_joint_lists(&joints, t, ncols, rows, row_count);
   for (size_t c = 0; c < row_count; ++c) write_plot(&plots, ncols, &rows[c], c);
   double gpu_check = 0;
   rc = write_data(&data, input, &mesh, cols, ncols, rows, row_count, D, &gpu_check, err);
@@ -774,6 +878,7 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     else if (KEY_IS("summary")) sb_put(&out, summary.data, summary.len);
     else if (KEY_IS("table")) sb_put(&out, table.data, table.len);
     else if (KEY_IS("plots")) sb_put(&out, plots.data, plots.len);
+    else if (KEY_IS("joints")) sb_put(&out, joints.data, joints.len);
     else if (KEY_IS("data")) sb_put(&out, data.data, data.len);
     else if (KEY_IS("ramp_max")) sb_printf(&out, "%g", SKS_REPORT_RAMP_MAX_PCT);
     else if (KEY_IS("version")) sb_puts(&out, SKS_VERSION_STRING);
@@ -781,10 +886,10 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
 #undef KEY_IS
     p = close + 2;
   }
-  if (rc == SKS_OK && (out.oom || table.oom || plots.oom || data.oom || summary.oom))
+  if (rc == SKS_OK && (out.oom || table.oom || plots.oom || data.oom || summary.oom || joints.oom))
     rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
   if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
-  free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data);
+  free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data); free(joints.data);
   free(cols); free(rows); free(cells);
   report_mesh_free(&mesh);
   return rc;

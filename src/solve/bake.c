@@ -384,6 +384,7 @@ void sks_bake_result_free(sks_bake_result *r) {
     free(c->name); free(c->times); free(c->locals);
     free(c->frame_mean_error_pct); free(c->frame_worst_error_pct);
     free(c->target_surface); free(c->solved_surface); free(c->vertex_error);
+    sks_diagnosis_free(&c->diagnosis);
   }
   free(r->clips);
   memset(r, 0, sizeof *r);
@@ -446,6 +447,7 @@ typedef struct bake_ctx {
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
+  sks_diag_acc diag;     /* the residual per vertex, for the per-joint diagnosis */
 } bake_ctx;
 
 static void ctx_free(bake_ctx *c) {
@@ -459,6 +461,7 @@ static void ctx_free(bake_ctx *c) {
   free(c->gn_scratch); free(c->dmodels); free(c->fmodels); free(c->pmodels); free(c->tpal);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
   free(c->N_P); free(c->yB);
+  sks_diag_free(&c->diag);
 }
 
 /* 1 if the clip keys a scale that differs from the joint's rest scale by more
@@ -639,6 +642,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     measure_played(c, locals);
     sks_metrics_frame(&acc, c->solved, c->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
                       &out->frame_worst_error_pct[f], verr);
+    sks_diag_frame(&c->diag, verr, f);
     if (out->target_surface) /* the report draws the scene the player shows */
       for (size_t k = 0; k < VS; ++k) {
         double ys[3], ss[3];
@@ -662,7 +666,7 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
                  (isfinite(out->quality) && out->quality < 0);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
-  return SKS_OK;
+  return sks_diag_finish(&c->diag, c->D, &out->diagnosis, err);
 }
 
 static sks_result find_clips(const sks_model *source, const sks_bake_options *opt, int32_t *clip_ids,
@@ -1073,6 +1077,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     goto fail;
   }
   r = target_setup_build(target, &c.tv, &c.t, err);
+  if (r == SKS_OK) r = sks_diag_init(&c.diag, &c.tv, c.t.V, c.t.J, err);
   if (r != SKS_OK) goto fail;
   if (c.t.B == 0) {
     r = sks_error_set(err, SKS_ERR_INVALID, "%s: no vertex carries skin weight", tname);

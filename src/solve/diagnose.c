@@ -1,11 +1,15 @@
 /* Per-joint attribution of a bake's residual: which weights hold a rig back.
- * Every target vertex belongs to its dominant joint (largest weight); a
- * joint's share is the part of sum_fj e_fj (MISSION.md's residual) that falls
- * on the vertices it dominates, and its worst vertex is the largest e there. */
+ * Every measured target vertex belongs to its dominant joint (largest played
+ * weight; a rigid part's vertices to the joint the part follows); a joint's
+ * share is the part of sum_fj e_fj (MISSION.md's residual) that falls on the
+ * vertices it dominates, and its worst vertex is the largest e there. The
+ * bake accumulates per vertex, frame by frame (sks_diag_frame), and
+ * attributes once at the end (sks_diag_finish). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "skinsolve/solve.h"
+#include "solve/solve_internal.h"
 
 void sks_diagnosis_free(sks_diagnosis *d) {
   if (!d) return;
@@ -13,10 +17,130 @@ void sks_diagnosis_free(sks_diagnosis *d) {
   memset(d, 0, sizeof *d);
 }
 
-static int by_share(const void *a, const void *b) {
-  const sks_joint_diagnosis *x = a, *y = b;
+void sks_view_dominant_joints(const sks_skinview *v, size_t count, int32_t *out) {
+  for (size_t k = 0; k < count && k < v->V; ++k) {
+    int32_t best = -1;
+    double best_w = 0;
+    for (uint32_t i = v->start[k]; i < v->start[k + 1]; ++i) {
+      int32_t j = v->pal_joint[v->pal[i]];
+      if (j < 0) continue;
+      double w = 0; /* the joint's played weight: all its slots (two skins' entries, duplicates) */
+      int seen = 0;
+      for (uint32_t q = v->start[k]; q < v->start[k + 1]; ++q)
+        if (v->pal_joint[v->pal[q]] == j) {
+          if (q < i) { seen = 1; break; }
+          w += v->w[q];
+        }
+      if (seen || !(w > 0)) continue;
+      if (w > best_w || (w == best_w && j < best)) { best_w = w; best = j; }
+    }
+    out[k] = best;
+  }
+}
+
+void sks_diag_free(sks_diag_acc *a) {
+  if (!a) return;
+  free(a->dominant); free(a->sum); free(a->worst); free(a->worst_frame);
+  memset(a, 0, sizeof *a);
+}
+
+sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err) {
+  memset(a, 0, sizeof *a);
+  if (V > v->V) return sks_error_set(err, SKS_ERR_ARGUMENT, "diagnosis: %zu vertices asked, %zu measured", V, v->V);
+  a->V = V;
+  a->J = J;
+  a->dominant = malloc((V ? V : 1) * sizeof *a->dominant);
+  a->sum = calloc(V ? V : 1, sizeof *a->sum);
+  a->worst = calloc(V ? V : 1, sizeof *a->worst);
+  a->worst_frame = calloc(V ? V : 1, sizeof *a->worst_frame);
+  if (!a->dominant || !a->sum || !a->worst || !a->worst_frame) {
+    sks_diag_free(a);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "diagnosis: out of memory for %zu vertices", V);
+  }
+  sks_view_dominant_joints(v, V, a->dominant);
+  for (size_t k = 0; k < V; ++k)
+    if (a->dominant[k] >= 0 && (size_t)a->dominant[k] >= J) a->dominant[k] = -1;
+  return SKS_OK;
+}
+
+void sks_diag_frame(sks_diag_acc *a, const float *e, size_t frame) {
+  if (frame == 0) {
+    memset(a->sum, 0, a->V * sizeof *a->sum);
+    a->frames = 0;
+  }
+  for (size_t k = 0; k < a->V; ++k) {
+    float x = isfinite(e[k]) ? e[k] : INFINITY; /* NaN counts as the worst, never hidden */
+    a->sum[k] += x;
+    if (frame == 0 || x > a->worst[k]) { a->worst[k] = x; a->worst_frame[k] = frame; }
+  }
+  a->frames++;
+}
+
+static int by_share(const void *pa, const void *pb) {
+  const sks_joint_diagnosis *x = pa, *y = pb;
   if (x->share != y->share) return x->share < y->share ? 1 : -1;
   return (x->joint > y->joint) - (x->joint < y->joint);
+}
+
+sks_result sks_diag_finish(const sks_diag_acc *a, double diagonal, sks_diagnosis *out, sks_error *err) {
+  memset(out, 0, sizeof *out);
+  size_t J = a->J;
+  sks_joint_diagnosis *acc = calloc(J ? J : 1, sizeof *acc);
+  double *sum = calloc(J ? J : 1, sizeof *sum);
+  if (!acc || !sum) {
+    free(acc); free(sum);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "diagnosis: out of memory");
+  }
+  double total = 0, unattributed = 0;
+  for (size_t k = 0; k < a->V; ++k) {
+    total += a->sum[k];
+    int32_t j = a->dominant[k];
+    if (j < 0) { unattributed += a->sum[k]; out->unattributed_vertex_count++; continue; }
+    sks_joint_diagnosis *d = &acc[j];
+    /* worst: the first vertex (lowest index) holding the joint's largest e */
+    if (!d->vertex_count || a->worst[k] > d->worst_error_pct) {
+      d->worst_error_pct = a->worst[k];
+      d->worst_vertex = k;
+      d->worst_frame = a->worst_frame[k];
+    }
+    d->vertex_count++;
+    sum[j] += a->sum[k];
+  }
+  size_t n = 0;
+  double F = (double)a->frames;
+  for (size_t j = 0; j < J; ++j) {
+    if (!acc[j].vertex_count) continue;
+    sks_joint_diagnosis d = acc[j];
+    d.joint = (int32_t)j;
+    d.share = total > 0 ? sum[j] / total : 0;
+    d.mean_error_pct = F > 0 ? sum[j] / (F * (double)d.vertex_count) / diagonal * 100.0 : 0;
+    d.worst_error_pct = d.worst_error_pct / diagonal * 100.0;
+    acc[n++] = d;
+  }
+  qsort(acc, n, sizeof *acc, by_share);
+  free(sum);
+  out->joints = acc;
+  out->joint_count = n;
+  out->total_error = total;
+  out->vertex_count = a->V;
+  out->unattributed_share = total > 0 ? unattributed / total : 0;
+  return SKS_OK;
+}
+
+sks_result sks_dominant_joints(const sks_model *model, int32_t *out, size_t count, sks_error *err) {
+  if (!model || (!out && count))
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_dominant_joints: NULL input");
+  sks_skinview v;
+  sks_result r = sks_skinview_build(model, model->source_path ? model->source_path : "model", &v, err);
+  if (r != SKS_OK) return r;
+  if (count > v.V) {
+    sks_skinview_free(&v);
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_dominant_joints: %zu vertices asked, the model has %zu",
+                         count, v.V);
+  }
+  sks_view_dominant_joints(&v, count, out);
+  sks_skinview_free(&v);
+  return SKS_OK;
 }
 
 sks_result sks_diagnose(const sks_model *target, const float *solved, const float *y,
@@ -25,62 +149,30 @@ sks_result sks_diagnose(const sks_model *target, const float *solved, const floa
   memset(out, 0, sizeof *out);
   if (!target || !solved || !y || !(diagonal > 0))
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_diagnose: NULL input or zero diagonal");
-  size_t V = sks_model_vertex_count(target), J = target->skeleton.joint_count;
-  int32_t *dom = malloc((V ? V : 1) * sizeof *dom);
-  sks_joint_diagnosis *acc = calloc(J ? J : 1, sizeof *acc);
-  double *sum = calloc(J ? J : 1, sizeof *sum);
-  if (!dom || !acc || !sum) {
-    free(dom); free(acc); free(sum);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "sks_diagnose: out of memory");
+  size_t V = sks_model_vertex_count(target);
+  sks_skinview v;
+  sks_result r = sks_skinview_build(target, target->source_path ? target->source_path : "target", &v, err);
+  if (r != SKS_OK) return r;
+  if (v.skinned_vertex_count != V) {
+    sks_skinview_free(&v);
+    return sks_error_set(err, SKS_ERR_INVALID, "sks_diagnose: a part names a skin out of range");
   }
-  for (size_t j = 0; j < J; ++j) acc[j].worst_error_pct = -1; /* any e >= 0 replaces it */
-  size_t v = 0;
-  for (size_t pi = 0; pi < target->part_count; ++pi) {
-    const sks_mesh_part *p = &target->parts[pi];
-    if (p->skin < 0) continue;
-    const sks_skin *skin = &target->skins[p->skin];
-    for (size_t i = 0; i < p->vertex_count; ++i, ++v) {
-      float best = 0;
-      dom[v] = -1;
-      for (uint32_t k = 0; k < p->influence_count; ++k) {
-        float w = p->weights[i * p->influence_count + k];
-        uint16_t s = p->joints[i * p->influence_count + k];
-        if (w > best && s < skin->joint_count && skin->joints[s] >= 0 &&
-            (size_t)skin->joints[s] < J) {
-          best = w;
-          dom[v] = skin->joints[s];
-        }
-      }
-      if (dom[v] >= 0) acc[dom[v]].vertex_count++;
+  sks_diag_acc a;
+  r = sks_diag_init(&a, &v, V, target->skeleton.joint_count, err);
+  sks_skinview_free(&v);
+  if (r != SKS_OK) return r;
+  float *e = malloc((V ? V : 1) * sizeof *e);
+  if (!e) { sks_diag_free(&a); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "sks_diagnose: out of memory"); }
+  for (size_t f = 0; f < frame_count; ++f) {
+    for (size_t k = 0; k < V; ++k) {
+      const float *p = &solved[(f * V + k) * 3], *q = &y[(f * V + k) * 3];
+      double dx = (double)p[0] - q[0], dy = (double)p[1] - q[1], dz = (double)p[2] - q[2];
+      e[k] = (float)sqrt(dx * dx + dy * dy + dz * dz);
     }
+    sks_diag_frame(&a, e, f);
   }
-  double total = 0;
-  for (size_t f = 0; f < frame_count; ++f)
-    for (v = 0; v < V; ++v) {
-      const float *a = &solved[(f * V + v) * 3], *b = &y[(f * V + v) * 3];
-      double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
-      double e = sqrt(dx * dx + dy * dy + dz * dz);
-      total += e;
-      if (dom[v] < 0) continue;
-      sks_joint_diagnosis *d = &acc[dom[v]];
-      sum[dom[v]] += e;
-      if (e > d->worst_error_pct) { d->worst_error_pct = e; d->worst_vertex = v; d->worst_frame = f; }
-    }
-  size_t n = 0;
-  for (size_t j = 0; j < J; ++j) {
-    if (!acc[j].vertex_count) continue;
-    sks_joint_diagnosis d = acc[j];
-    d.joint = (int32_t)j;
-    d.share = total > 0 ? sum[j] / total : 0;
-    d.mean_error_pct = frame_count ? sum[j] / ((double)frame_count * (double)d.vertex_count) / diagonal * 100.0 : 0;
-    d.worst_error_pct = d.worst_error_pct / diagonal * 100.0;
-    acc[n++] = d;
-  }
-  qsort(acc, n, sizeof *acc, by_share);
-  free(dom);
-  free(sum);
-  out->joints = acc;
-  out->joint_count = n;
-  out->total_error = total;
-  return SKS_OK;
+  r = sks_diag_finish(&a, diagonal, out, err);
+  free(e);
+  sks_diag_free(&a);
+  return r;
 }

@@ -746,7 +746,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   out->clip_count = nall;
   for (size_t i = 0; i < nall; ++i) {
     sks_refit_clip *rc = &out->clips[i];
-    const sks_baked_clip *b = &before.clips[i], *a = &cur.clips[i];
+    sks_baked_clip *b = &before.clips[i], *a = &cur.clips[i];
     rc->name = dupstr(names[i]);
     if (!rc->name) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
     rc->held_out = i >= nfit;
@@ -754,12 +754,11 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
     rc->quality_before = b->quality; rc->quality_after = a->quality;
     rc->mean_before_pct = b->mean_error_pct; rc->mean_after_pct = a->mean_error_pct;
     rc->worst_before_pct = b->worst_error_pct; rc->worst_after_pct = a->worst_error_pct;
-    r = sks_diagnose(target, b->solved_surface, b->target_surface, b->frame_count, D,
-                     &rc->diagnosis_before, err);
-    if (r == SKS_OK)
-      r = sks_diagnose(&out->model, a->solved_surface, a->target_surface, a->frame_count, D,
-                       &rc->diagnosis_after, err);
-    if (r != SKS_OK) goto done;
+    /* the bakes' own diagnosis (every measured vertex), taken over */
+    rc->diagnosis_before = b->diagnosis;
+    rc->diagnosis_after = a->diagnosis;
+    memset(&b->diagnosis, 0, sizeof b->diagnosis);
+    memset(&a->diagnosis, 0, sizeof a->diagnosis);
   }
   out->vertex_count = c.V;
   out->group_count = c.G;

@@ -285,6 +285,27 @@ void sks_skinview_palette(const sks_skinview *v, const sks_daffine *models, sks_
 /* Renormalises every vertex's valid weights to sum 1; returns vertices changed. */
 size_t sks_normalize_weights(sks_model *m);
 
+/* ---- the residual per dominant joint (diagnose.c) ---------------------------- */
+
+/* Per-vertex sums over frames of e_fj, for the first V vertices of a
+ * skinview; the joint attribution is made once, at the end. */
+typedef struct sks_diag_acc {
+  size_t V, J, frames;
+  int32_t *dominant;        /* V: dominant joint, -1: no played weight */
+  double *sum;              /* V: sum_f e_fj */
+  float *worst;             /* V: max_f e_fj */
+  size_t *worst_frame;      /* V */
+} sks_diag_acc;
+/* The dominant joint of the view's first count vertices (largest played
+ * weight, one joint's slots summed, ties: lowest joint index). */
+void sks_view_dominant_joints(const sks_skinview *v, size_t count, int32_t *out);
+sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
+/* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
+ * No allocation. */
+void sks_diag_frame(sks_diag_acc *a, const float *e, size_t frame);
+sks_result sks_diag_finish(const sks_diag_acc *a, double diagonal, sks_diagnosis *out, sks_error *err);
+void sks_diag_free(sks_diag_acc *a);
+
 /* ---- alignment (align.c) ------------------------------------------------------ */
 
 #define SKS_ALIGN_ALTERNATIVES 5 /* runners-up the articulated registration tries */

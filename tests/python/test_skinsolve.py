@@ -181,6 +181,11 @@ def test_bake(fox, tgt):
         check(f"{a['name']} per-frame errors == --json",
               np.allclose(a["frame_mean_error_pct"], b["frame_mean_error_pct"], rtol=1e-6)
               and np.allclose(a["frame_worst_error_pct"], b["frame_worst_error_pct"], rtol=1e-6))
+        check(f"{a['name']} joints (diagnosis) == --json",
+              [(x["name"], x["vertices"], x["worst_vertex"]) for x in a["joints"]]
+              == [(x["name"], x["vertices"], x["worst_vertex"]) for x in b["joints"]]
+              and all(abs(x["share_pct"] - y["share_pct"]) <= 1e-9 for x, y in zip(a["joints"], b["joints"])),
+              f"{a['joints'][:1]} {b['joints'][:1]}")
     c = res.clips[0]
     v, j = res.target_vertices, res.target_joints
     check("per-frame arrays", c.locals.shape == (c.frames, j, 10) and c.times.shape == (c.frames,)

@@ -6,7 +6,11 @@
  *   clip: ground truth y_fj per frame as a residual from one bake's skinned
  *         surface (signed bytes, square-root law, scale per frame);
  *   bake: palette per frame (3 rows of model * inverse bind per joint, f32)
- *         and e_fj in percent of D per vertex per frame (IEEE half floats).
+ *         and e_fj in percent of D per vertex per frame (IEEE half floats);
+ *         joints: the diagnosis (share of the residual per dominant joint);
+ *   mesh.dominant: each vertex's dominant joint (i32, -1 none), coloured
+ *         with mesh.joint_colors (3 bytes a joint) in "colour by: dominant
+ *         joint" instead of the error ramp.
  *
  * Every baked target is skinned in the vertex shader with its palette (4
  * influences, positions and normals), drawn over the ground truth as a dark
@@ -20,7 +24,7 @@
  * frame is drawn ("no-webgl" / "error" otherwise); #frame-mean-error and
  * #frame-worst-error show the current frame's numbers for the result chosen
  * in "numbers for" (text in %, data-value full precision); window.sksReport
- * has setClip(i | name), setFrame(k), setResult(r), play(), pause(),
+ * has setClip(i | name), setFrame(k), setResult(r), setColorBy("error" | "joint"), play(), pause(),
  * setView(yaw, pitch, zoom), state(), panels() (CSS px inside the canvas)
  * and vertexErrorStats(clip, result); the setters return a promise that
  * resolves once the new frame is on screen. Keys: space play/pause,
@@ -82,13 +86,16 @@ mat4 skin() {
 ${SKIN_GLSL}
 layout(location = 1) in vec3 aNormal;
 layout(location = 4) in float aError;
+layout(location = 8) in vec3 aJointColor;
 out vec3 vNormal;
 out float vError;
+flat out vec3 vJointColor; // one joint per triangle (provoking vertex), no blends
 void main() {
   mat4 s = skin();
   vec3 p = (s * vec4(aPosition, 1.0)).xyz;
   vNormal = mat3(s) * aNormal;
   vError = aError;
+  vJointColor = aJointColor;
   gl_Position = uViewProj * vec4(p, 1.0);
 }`;
 
@@ -96,14 +103,17 @@ void main() {
 precision highp float;
 in vec3 vNormal;
 in float vError;
+flat in vec3 vJointColor;
 uniform float uRampMax;
 uniform vec3 uLightDir;
+uniform int uColorBy;
 out vec4 outColor;
 ${RAMP_GLSL}
 void main() {
   vec3 n = normalize(vNormal);
   float light = 0.5 + 0.5 * abs(dot(n, uLightDir));
-  outColor = vec4(ramp(vError / uRampMax) * light, 1.0);
+  vec3 base = uColorBy == 1 ? vJointColor : ramp(vError / uRampMax);
+  outColor = vec4(base * light, 1.0);
 }`;
 
   // The artist's surface y_fj = (base bake's skinned surface) + residual,
@@ -184,7 +194,8 @@ void main() {
     yaw: 0.6,
     pitch: 0.18,
     zoom: 1,
-    upAxis: 1
+    upAxis: 1,
+    colorBy: "error"
   };
 
   const el = (id) => document.getElementById(id);
@@ -197,6 +208,7 @@ void main() {
   const meanOut = el("frame-mean-error");
   const worstOut = el("frame-worst-error");
   const labels = el("panel-labels");
+  const colorSelect = el("color-select");
 
   data.clips.forEach((c, i) => {
     const o = document.createElement("option");
@@ -258,6 +270,12 @@ void main() {
     document.querySelectorAll("table.quality tbody tr").forEach((tr) => {
       tr.classList.toggle("current", Number(tr.dataset.clip) === state.clip);
     });
+    document.querySelectorAll("table.joints").forEach((t) => {
+      t.classList.toggle("current", Number(t.dataset.clip) === state.clip && Number(t.dataset.result) === state.result);
+    });
+    colorSelect.value = state.colorBy;
+    el("joint-legend").hidden = state.colorBy !== "joint";
+    el("error-legend").hidden = state.colorBy === "joint";
     updateLabels();
   }
 
@@ -299,6 +317,20 @@ void main() {
 
   let glState = null;
 
+  // Per vertex: the colour of its dominant joint (grey without one).
+  function dominantColors() {
+    const out = new Uint8Array(Math.max(3, V * 3));
+    if (!mesh.dominant) return out;
+    const dom = new Int32Array(decodeBase64(mesh.dominant));
+    const colors = new Uint8Array(decodeBase64(mesh.joint_colors));
+    for (let v = 0; v < V; v += 1) {
+      const j = dom[v];
+      const ok = j >= 0 && 3 * j + 2 < colors.length;
+      for (let k = 0; k < 3; k += 1) out[3 * v + k] = ok ? colors[3 * j + k] : 128;
+    }
+    return out;
+  }
+
   function initGl() {
     const skin = compile(withInfluences(SKIN_VS), SKIN_FS);
     const ground = compile(withInfluences(GT_VS), GT_FS);
@@ -308,6 +340,7 @@ void main() {
     const weights = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.weights)));
     const indexData = new Uint32Array(decodeBase64(mesh.indices));
     const indices = staticBuffer(gl.ELEMENT_ARRAY_BUFFER, indexData);
+    const jointColors = staticBuffer(gl.ARRAY_BUFFER, dominantColors());
     const residualBuffer = gl.createBuffer();
     gl.bindBuffer(gl.ARRAY_BUFFER, residualBuffer);
     gl.bufferData(gl.ARRAY_BUFFER, Math.max(4, V * 3), gl.DYNAMIC_DRAW);
@@ -354,6 +387,9 @@ void main() {
       gl.bufferData(gl.ARRAY_BUFFER, Math.max(4, V * 2), gl.DYNAMIC_DRAW);
       gl.enableVertexAttribArray(4);
       gl.vertexAttribPointer(4, 1, gl.HALF_FLOAT, false, 0, 0);
+      gl.bindBuffer(gl.ARRAY_BUFFER, jointColors);
+      gl.enableVertexAttribArray(8);
+      gl.vertexAttribPointer(8, 3, gl.UNSIGNED_BYTE, true, 0, 0);
       gl.bindVertexArray(null);
       const palette = gl.createTexture();
       gl.bindTexture(gl.TEXTURE_2D, palette);
@@ -529,6 +565,7 @@ void main() {
     gl.useProgram(s.prog);
     gl.uniformMatrix4fv(s.uniforms.uViewProj, false, viewProj);
     gl.uniform1f(s.uniforms.uRampMax, rampMax);
+    gl.uniform1i(s.uniforms.uColorBy, state.colorBy === "joint" ? 1 : 0);
     gl.uniform3fv(s.uniforms.uLightDir, light);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, g.palette);
@@ -604,6 +641,13 @@ void main() {
     updateDom();
   }
 
+  function setColorBy(m) {
+    if (m !== "error" && m !== "joint") throw new Error(`colour by "${m}": error or joint`);
+    state.colorBy = m;
+    updateDom();
+    draw();
+  }
+
   function setPlaying(p) {
     state.playing = Boolean(p);
     updateDom();
@@ -634,6 +678,7 @@ void main() {
 
   clipSelect.addEventListener("change", () => setClip(clipSelect.value));
   resultSelect.addEventListener("change", () => setResult(resultSelect.value));
+  colorSelect.addEventListener("change", () => setColorBy(colorSelect.value));
   slider.addEventListener("input", () => { state.playing = false; setFrame(slider.value); });
   playButton.addEventListener("click", () => setPlaying(!state.playing));
   document.addEventListener("keydown", (ev) => {
@@ -674,6 +719,7 @@ void main() {
     setClip(i) { setClip(i); return afterPaint(); },
     setFrame(k) { state.playing = false; setFrame(k); return afterPaint(); },
     setResult(r) { setResult(r); return afterPaint(); },
+    setColorBy(m) { setColorBy(m); return afterPaint(); },
     play() { setPlaying(true); },
     pause() { setPlaying(false); return afterPaint(); },
     setView(yaw, pitch, zoom) {
@@ -691,6 +737,7 @@ void main() {
         result: state.result,
         frameCount: clipData().frame_count,
         playing: state.playing,
+        colorBy: state.colorBy,
         meanErrorPct: b ? b.frame_mean_error_pct[state.frame] : null,
         worstErrorPct: b ? b.frame_worst_error_pct[state.frame] : null
       };
