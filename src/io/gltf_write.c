@@ -35,6 +35,7 @@
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "io/gltf_source.h"
+#include "io/resource.h"
 #include <strings.h>
 
 enum {
@@ -109,6 +110,23 @@ static size_t bin_append(gw_state *s, const void *data, size_t bytes) {
   if (bytes) memcpy(s->bin + off, data, bytes);
   s->bin_size = need;
   return off;
+}
+
+/* Adds a bufferView (no target) over bytes appended to BIN; returns its index. */
+static long add_view(gw_state *s, const void *data, size_t bytes) {
+  size_t off = bin_append(s, data, bytes);
+  cJSON *view = cJSON_CreateObject();
+  add_num_i(view, "buffer", 0);
+  add_num_i(view, "byteOffset", (long)off);
+  add_num_i(view, "byteLength", (long)bytes);
+  cJSON_AddItemToArray(s->views, view);
+  return (long)s->n_views++;
+}
+
+/* v clamped to [0, 1]; not a number gives fallback. */
+static float clamp01(float v, float fallback) {
+  if (!(v == v)) return fallback;
+  return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
 /* Adds bufferView + accessor for `count` elements of `type` ("SCALAR",
@@ -311,6 +329,10 @@ static sks_result check_model(gw_state *s) {
         return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', index %zu: vertex %u out of range (%zu vertices)",
                              file_label(s), p, part_label(m, p), i, part->indices[i], nv);
   }
+  for (size_t i = 0; i < m->image_count; ++i)
+    if (!sks_image_mime(m->images[i].data, m->images[i].size))
+      return sks_error_set(s->err, SKS_ERR_INVALID, "%s: image %zu '%s': its bytes are not a PNG or JPEG file",
+                           file_label(s), i, m->images[i].name ? m->images[i].name : "");
   for (size_t c = 0; c < m->clip_count; ++c) {
     const sks_clip *clip = &m->clips[c];
     for (size_t t = 0; t < clip->track_count; ++t) {
@@ -744,23 +766,53 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
   free(scratch);
 
-  /* Materials */
+  /* Materials, with their base colour images in the BIN chunk (one texture
+   * per image, one shared sampler: linear, mipmapped, repeat). */
   if (m->material_count) {
     cJSON *mats = cJSON_AddArrayToObject(root, "materials");
+    int textured = 0;
     for (size_t i = 0; i < m->material_count; ++i) {
       const sks_material *mat = &m->materials[i];
       cJSON *mj = cJSON_CreateObject();
       if (mat->name) cJSON_AddStringToObject(mj, "name", mat->name);
       float c[4];
-      for (int k = 0; k < 4; ++k) {
-        c[k] = mat->base_color[k];
-        if (!(c[k] >= 0.0f)) c[k] = 0.0f;
-        if (c[k] > 1.0f) c[k] = 1.0f;
-      }
+      for (int k = 0; k < 4; ++k) c[k] = clamp01(mat->base_color[k], 0.0f);
       cJSON *pbr = cJSON_AddObjectToObject(mj, "pbrMetallicRoughness");
       cJSON_AddItemToObject(pbr, "baseColorFactor", num_array_f(c, 4));
-      cJSON_AddItemToObject(pbr, "metallicFactor", num_i(0));
+      int32_t img = mat->base_color_image;
+      if (img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size) {
+        cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
+        add_num_i(t, "index", img);
+        textured = 1;
+      }
+      cJSON_AddItemToObject(pbr, "metallicFactor", num_f(clamp01(mat->metallic, 0.0f)));
+      float rough = clamp01(mat->roughness, 1.0f);
+      if (rough != 1.0f) cJSON_AddItemToObject(pbr, "roughnessFactor", num_f(rough));
+      if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
+      if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
+    }
+    if (textured) {
+      cJSON *images = cJSON_AddArrayToObject(root, "images");
+      cJSON *textures = cJSON_AddArrayToObject(root, "textures");
+      cJSON *samplers = cJSON_AddArrayToObject(root, "samplers");
+      cJSON *smp = cJSON_CreateObject();
+      add_num_i(smp, "magFilter", 9729); /* LINEAR */
+      add_num_i(smp, "minFilter", 9987); /* LINEAR_MIPMAP_LINEAR */
+      cJSON_AddItemToArray(samplers, smp);
+      for (size_t i = 0; i < m->image_count; ++i) {
+        const sks_image *im = &m->images[i];
+        cJSON *ij = cJSON_CreateObject();
+        if (im->name) cJSON_AddStringToObject(ij, "name", im->name);
+        const char *mime = sks_image_mime(im->data, im->size); /* checked in check_model */
+        cJSON_AddStringToObject(ij, "mimeType", mime);
+        add_num_i(ij, "bufferView", add_view(s, im->data, im->size));
+        cJSON_AddItemToArray(images, ij);
+        cJSON *tj = cJSON_CreateObject();
+        add_num_i(tj, "sampler", 0);
+        add_num_i(tj, "source", (long)i);
+        cJSON_AddItemToArray(textures, tj);
+      }
     }
   }
 
