@@ -805,7 +805,64 @@ static void test_roundtrips(void) {
   }
 }
 
+/* A node no skin binds that some clip moves (Testwuson's "Root", the
+ * joints' parent: Assimp keys its translation in Wuson_Run only) is keyed
+ * in every clip, at its rest value where the clip leaves it alone:
+ * Blender makes that node the armature object and keeps an unkeyed
+ * property at its last value when the action changes (measured before:
+ * Wuson_Bind played after Wuson_Run had every bone 9.1e-4 = 0.025 %D off). */
+static void test_keyed_in_every_clip(void) {
+  const char *x = sks_test_assimp_model("X/Testwuson.X");
+  if (!x) return;
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(x, NULL, &m, &err), &err);
+  int32_t root = sks_skeleton_find(&m.skeleton, "Root");
+  CHECK(root >= 0);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/wuson_keyed.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
+  tgw_glb g;
+  if (root >= 0 && tgw_glb_open(path, &g)) {
+    cJSON *anims = cJSON_GetObjectItem(g.json, "animations"), *a;
+    int clips = 0, keyed = 0;
+    cJSON_ArrayForEach(a, anims) {
+      ++clips;
+      cJSON *ch;
+      const cJSON *found = NULL;
+      cJSON_ArrayForEach(ch, cJSON_GetObjectItem(a, "channels")) {
+        cJSON *tg = cJSON_GetObjectItem(ch, "target");
+        if (tgw_int(tg, "node", -1) == root && !strcmp(cJSON_GetObjectItem(tg, "path")->valuestring, "translation"))
+          found = ch;
+      }
+      if (!found) continue;
+      ++keyed;
+      if (strcmp(cJSON_GetObjectItem(a, "name")->valuestring, "Wuson_Run") == 0) continue;
+      /* elsewhere: one key holding the rest translation */
+      cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "samplers"), tgw_int(found, "sampler", -1));
+      size_t n; int nc;
+      float *v = tgw_accessor(&g, tgw_int(smp, "output", -1), &n, &nc);
+      CHECK_MSG(v && n == 1 && nc == 3 && same_f(v, &m.skeleton.rest[root].translation.x, 3, 0.0f),
+                "%s: Root translation is not one key at rest", cJSON_GetObjectItem(a, "name")->valuestring);
+      free(v);
+    }
+    CHECK_MSG(clips == 3 && keyed == 3, "Root translation keyed in %d of %d clips", keyed, clips);
+    /* and a channel no clip needs stays out: Root's rotation is at rest everywhere */
+    cJSON_ArrayForEach(a, anims) {
+      cJSON *ch;
+      cJSON_ArrayForEach(ch, cJSON_GetObjectItem(a, "channels")) {
+        cJSON *tg = cJSON_GetObjectItem(ch, "target");
+        CHECK(!(tgw_int(tg, "node", -1) == root && !strcmp(cJSON_GetObjectItem(tg, "path")->valuestring, "rotation")));
+      }
+    }
+    tgw_glb_close(&g);
+  }
+  validate(path);
+  sks_model_free(&m);
+}
+
 int main(void) {
+  test_keyed_in_every_clip();
   test_procedural();
   test_large_rigid();
   test_reweight_procedural();

@@ -498,8 +498,14 @@ static uint64_t times_hash(const sks_track *t) {
 }
 
 /* One glTF animation for clip c (NULL when it has no channel to write).
- * bound[j]: joint j is bound by a skin (its channels are always written). */
-static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *bound) {
+ * keyed[3 j + path]: some clip of the model moves (joint j, path): such a
+ * channel is written in every clip, as a one-key channel at the rest value
+ * where the clip has no track (or a track at rest). Players that keep an
+ * unkeyed property at its last value when the clip changes (Blender: its
+ * actions; an animated non-joint skeleton root, Testwuson's "Root", becomes
+ * the armature object) then play every clip as it is sampled here, where an
+ * unkeyed property is at rest. Other channels at rest are not written. */
+static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *keyed) {
   const sks_model *m = s->model;
   size_t nt = clip->track_count, jc = m->skeleton.joint_count;
   cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
@@ -524,7 +530,12 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
     uint8_t *flag = &seen[(size_t)tr->joint * 3u + (size_t)tr->path];
     if (*flag) continue;
     *flag = 1;
-    if (bound && !bound[tr->joint] && track_at_rest(tr, &m->skeleton.rest[tr->joint])) continue;
+    uint8_t kv = keyed ? keyed[(size_t)tr->joint * 3u + (size_t)tr->path] : 1;
+    if (!kv) continue;
+    if (kv == 2 && track_at_rest(tr, &m->skeleton.rest[tr->joint])) {
+      *flag = 2; /* written below as one key at rest */
+      continue;
+    }
     int input = -1;
     size_t slot = (size_t)(times_hash(tr) & (cap - 1));
     while (table[slot]) {
@@ -570,6 +581,40 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
     cJSON_AddItemToObject(ch, "target", target);
     cJSON_AddItemToArray(channels, ch);
   }
+  /* channels other clips key: one key at the rest value */
+  int rest_input = -1;
+  for (size_t j = 0; keyed && j < jc && !s->oom; ++j)
+    for (size_t path = 0; path < 3; ++path) {
+      if (!keyed[j * 3 + path] || seen[j * 3 + path] == 1) continue;
+      const sks_transform *r = &m->skeleton.rest[j];
+      float v[4];
+      if (path == SKS_PATH_TRANSLATION) memcpy(v, &r->translation.x, 3 * sizeof(float));
+      else if (path == SKS_PATH_SCALE) memcpy(v, &r->scale.x, 3 * sizeof(float));
+      else {
+        sks_quat q = r->rotation;
+        if (fabsf(sks_q_dot(q, q) - 1.0f) > 1e-6f) q = sks_q_normalize(q);
+        memcpy(v, &q.x, 4 * sizeof(float));
+      }
+      if (rest_input < 0) {
+        const float zero = 0.0f;
+        rest_input = add_float_accessor(s, &zero, 1, 1, "SCALAR", 0, 1);
+      }
+      int comps = path == SKS_PATH_ROTATION ? 4 : 3;
+      int output = add_float_accessor(s, v, 1, comps, comps == 4 ? "VEC4" : "VEC3", 0, 0);
+      cJSON *smp = cJSON_CreateObject();
+      add_num_i(smp, "input", rest_input);
+      add_num_i(smp, "output", output);
+      cJSON_AddStringToObject(smp, "interpolation", "LINEAR");
+      cJSON_AddItemToArray(samplers, smp);
+      cJSON *ch = cJSON_CreateObject();
+      add_num_i(ch, "sampler", (long)n_samplers++);
+      cJSON *target = cJSON_CreateObject();
+      add_num_i(target, "node", s->joint_node ? s->joint_node[j] : (long)j);
+      cJSON_AddStringToObject(target, "path",
+                              path == SKS_PATH_TRANSLATION ? "translation" : path == SKS_PATH_ROTATION ? "rotation" : "scale");
+      cJSON_AddItemToObject(ch, "target", target);
+      cJSON_AddItemToArray(channels, ch);
+    }
   free(input_of); free(seen); free(table);
   if (n_samplers == 0 || s->oom) { /* glTF requires at least one channel */
     cJSON_Delete(channels); cJSON_Delete(samplers);
@@ -582,18 +627,32 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
   return a;
 }
 
-/* bound[j] = 1 when a skin binds joint j (caller frees). */
-static uint8_t *bound_joints(const sks_model *m) {
-  uint8_t *b = calloc(m->skeleton.joint_count ? m->skeleton.joint_count : 1, 1);
-  for (size_t k = 0; b && k < m->skin_count; ++k)
-    for (size_t j = 0; j < m->skins[k].joint_count; ++j) b[m->skins[k].joints[j]] = 1;
-  return b;
+/* keyed[3 j + path] != 0 when some clip has a track on (joint j, path) that
+ * a player must apply: 1 = the joint is bound by a skin (its tracks are
+ * written as they are), 2 = an unbound node whose track leaves the rest
+ * value in some clip (caller frees; see animation_json). */
+static uint8_t *keyed_channels(const sks_model *m) {
+  size_t jc = m->skeleton.joint_count;
+  uint8_t *bound = calloc(jc ? jc : 1, 1), *keyed = calloc(jc ? jc : 1, 3);
+  if (!bound || !keyed) { free(bound); free(keyed); return NULL; }
+  for (size_t k = 0; k < m->skin_count; ++k)
+    for (size_t j = 0; j < m->skins[k].joint_count; ++j) bound[m->skins[k].joints[j]] = 1;
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].track_count; ++t) {
+      const sks_track *tr = &m->clips[c].tracks[t];
+      if (!tr->key_count || tr->joint < 0 || (size_t)tr->joint >= jc || (unsigned)tr->path > 2u) continue;
+      uint8_t *k = &keyed[(size_t)tr->joint * 3u + (size_t)tr->path];
+      if (bound[tr->joint]) *k = 1;
+      else if (!*k && !track_at_rest(tr, &m->skeleton.rest[tr->joint])) *k = 2;
+    }
+  free(bound);
+  return keyed;
 }
 
 static sks_result write_animations(gw_state *s, cJSON *root) {
   const sks_model *m = s->model;
   cJSON *anims = NULL;
-  uint8_t *bound = bound_joints(m);
+  uint8_t *bound = keyed_channels(m);
   if (!bound) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
   for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
     cJSON *a = animation_json(s, &m->clips[c], bound);
@@ -1027,7 +1086,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
   free(accv);
   free(viewv);
   uint8_t *drop_acc = calloc(n_acc ? n_acc : 1, 1);
-  uint8_t *bound = bound_joints(m);
+  uint8_t *bound = keyed_channels(m);
   if (!joint_node || !drop_acc || !bound || (n_nodes && !nodes) || (n_meshes && !meshes) ||
       (n_skins && !skins) || (n_anims && !anims) || (n_images && !images)) {
     r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
