@@ -54,6 +54,10 @@ blend() { # out [--clips-not-asserted]
   else bad "blender: $(grep -E '^FAIL|Error|Traceback' "$tmp/blender" | head -5)"; fi
   echo "  $(basename "$out"): Blender $(grep -c '^ok ' "$tmp/blender") checks ok, $(grep -c '^FAIL' "$tmp/blender") failed"
   grep -E '^(ok|FAIL|KNOWN) ' "$tmp/blender" | grep -E 'Rest Position|FAIL|KNOWN' | sed 's/^/    /'
+  local n worst
+  n=$(grep -cE '^(ok|FAIL) .* t=' "$tmp/blender")
+  worst=$(grep -E '^(ok|FAIL) .* t=' "$tmp/blender" | grep -oE 'worst [0-9.e+-]+' | sort -k2 -g | tail -1)
+  [ "$n" = 0 ] || echo "    clips: $n samples, $worst %D"
 }
 
 run "repair Fox" "$cli" repair "$fox" -o "$tmp/fox_repair.glb" && blend "$tmp/fox_repair.glb"
