@@ -53,6 +53,9 @@ typedef struct gw_state {
   cJSON *accessors, *views;
   size_t n_accessors, n_views;  /* counted here: cJSON arrays are linked lists */
   const int32_t *joint_node;    /* joint -> glTF node index written (NULL: identity) */
+  /* build() only: material -> its untextured twin for parts without UVs
+   * (a texture needs TEXCOORD_0), -1 = none; NULL: materials as they are. */
+  const int32_t *plain_material;
   uint8_t *bin;
   size_t bin_size, bin_cap;
   int oom;
@@ -110,6 +113,12 @@ static size_t bin_append(gw_state *s, const void *data, size_t bytes) {
   if (bytes) memcpy(s->bin + off, data, bytes);
   s->bin_size = need;
   return off;
+}
+
+/* Whether the material samples one of the model's images. */
+static int material_textured(const sks_model *m, const sks_material *mat) {
+  int32_t img = mat->base_color_image;
+  return img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size;
 }
 
 /* Adds a bufferView (no target) over bytes appended to BIN; returns its index. */
@@ -443,8 +452,11 @@ static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_glt
                                               GL_ELEMENT_ARRAY_BUFFER, NULL, NULL, 0));
     }
   }
-  if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count)
-    add_num_i(prim, "material", part->material);
+  if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count) {
+    int32_t mi = part->material;
+    if (!part->uvs && s->plain_material && s->plain_material[mi] >= 0) mi = s->plain_material[mi];
+    add_num_i(prim, "material", mi);
+  }
   return SKS_OK;
 }
 
@@ -740,6 +752,25 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     cJSON_AddItemToArray(ch, num_i(g->host));
   }
 
+  /* A textured material used by a part without UVs gets an untextured twin
+   * (after the materials) for those parts: the validator rejects a texture
+   * on a primitive without TEXCOORD_0. */
+  int32_t *plain = m->material_count ? malloc(m->material_count * sizeof *plain) : NULL;
+  size_t n_plain = 0;
+  if (m->material_count && !plain) {
+    free(groups); free(hosting); free(nodev);
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
+  for (size_t i = 0; i < m->material_count; ++i) plain[i] = -1;
+  for (size_t p = 0; p < m->part_count; ++p) {
+    int32_t mi = m->parts[p].material;
+    if (m->parts[p].uvs || mi < 0 || (size_t)mi >= m->material_count || plain[mi] >= 0 ||
+        !material_textured(m, &m->materials[mi]))
+      continue;
+    plain[mi] = (int32_t)(m->material_count + n_plain++);
+  }
+  s->plain_material = plain;
+
   /* Meshes */
   cJSON *meshes = ng ? cJSON_AddArrayToObject(root, "meshes") : NULL;
   for (size_t gi = 0; gi < ng && r == SKS_OK; ++gi) {
@@ -763,7 +794,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
   free(nodev);
   if (r != SKS_OK || s->oom) {
-    free(groups); free(hosting);
+    free(groups); free(hosting); free(plain);
+    s->plain_material = NULL;
     return r != SKS_OK ? r : sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   }
 
@@ -791,7 +823,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
 
   /* Skins */
   size_t *scratch = m->skin_count ? malloc((jc ? jc : 1) * sizeof *scratch) : NULL;
-  if (m->skin_count && !scratch) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  if (m->skin_count && !scratch) {
+    free(plain);
+    s->plain_material = NULL;
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
   if (m->skin_count) {
     cJSON *skins = cJSON_AddArrayToObject(root, "skins");
     for (size_t k = 0; k < m->skin_count; ++k) {
@@ -802,7 +838,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       for (size_t j = 0; j < skin->joint_count; ++j) cJSON_AddItemToArray(joints, num_i(skin->joints[j]));
       if (skin->joint_count) {
         sks_mat4 *ibm = malloc(skin->joint_count * sizeof *ibm);
-        if (!ibm) { free(scratch); return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s)); }
+        if (!ibm) {
+          free(scratch); free(plain);
+          s->plain_material = NULL;
+          return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+        }
         memcpy(ibm, skin->inverse_bind, skin->joint_count * sizeof *ibm);
         for (size_t j = 0; j < skin->joint_count; ++j) { /* affine: validator ACCESSOR_INVALID_IBM */
           ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f;
@@ -830,16 +870,23 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   if (m->material_count) {
     cJSON *mats = cJSON_AddArrayToObject(root, "materials");
     int textured = 0;
-    for (size_t i = 0; i < m->material_count; ++i) {
+    for (size_t k = 0; k < m->material_count + n_plain; ++k) {
+      size_t i = k;
+      if (k >= m->material_count) /* the twin of the material whose plain[] is k */
+        for (i = 0; i < m->material_count && plain[i] != (int32_t)k; ++i) {}
       const sks_material *mat = &m->materials[i];
       cJSON *mj = cJSON_CreateObject();
-      if (mat->name) cJSON_AddStringToObject(mj, "name", mat->name);
+      if (mat->name) {
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s%s", mat->name, k >= m->material_count ? "_untextured" : "");
+        cJSON_AddStringToObject(mj, "name", nm);
+      }
       float c[4];
-      for (int k = 0; k < 4; ++k) c[k] = clamp01(mat->base_color[k], 0.0f);
+      for (int e = 0; e < 4; ++e) c[e] = clamp01(mat->base_color[e], 0.0f);
       cJSON *pbr = cJSON_AddObjectToObject(mj, "pbrMetallicRoughness");
       cJSON_AddItemToObject(pbr, "baseColorFactor", num_array_f(c, 4));
       int32_t img = mat->base_color_image;
-      if (img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size) {
+      if (k < m->material_count && material_textured(m, mat)) {
         cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
         add_num_i(t, "index", img);
         textured = 1;
@@ -875,6 +922,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     }
   }
 
+  free(plain);
+  s->plain_material = NULL;
   r = write_animations(s, root);
   if (r != SKS_OK) return sks_error_set(s->err, r, "%s: out of memory", file_label(s));
 
