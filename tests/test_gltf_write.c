@@ -826,8 +826,127 @@ static void test_empty_view(void) {
   sks_model_free(&m);
 }
 
+/* A node no skin binds that some clip moves (Testwuson's "Root", the
+ * joints' parent: Assimp keys its translation in Wuson_Run only) is keyed
+ * in every clip, at its rest value where the clip leaves it alone:
+ * Blender makes that node the armature object and keeps an unkeyed
+ * property at its last value when the action changes (measured before:
+ * Wuson_Bind played after Wuson_Run had every bone 9.1e-4 = 0.025 %D off). */
+static void test_keyed_in_every_clip(void) {
+  const char *x = sks_test_assimp_model("X/Testwuson.X");
+  if (!x) return;
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(x, NULL, &m, &err), &err);
+  int32_t root = sks_skeleton_find(&m.skeleton, "Root");
+  CHECK(root >= 0);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/wuson_keyed.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
+  tgw_glb g;
+  if (root >= 0 && tgw_glb_open(path, &g)) {
+    cJSON *anims = cJSON_GetObjectItem(g.json, "animations"), *a;
+    int clips = 0, keyed = 0;
+    cJSON_ArrayForEach(a, anims) {
+      ++clips;
+      cJSON *ch;
+      const cJSON *found = NULL;
+      cJSON_ArrayForEach(ch, cJSON_GetObjectItem(a, "channels")) {
+        cJSON *tg = cJSON_GetObjectItem(ch, "target");
+        if (tgw_int(tg, "node", -1) == root && !strcmp(cJSON_GetObjectItem(tg, "path")->valuestring, "translation"))
+          found = ch;
+      }
+      if (!found) continue;
+      ++keyed;
+      if (strcmp(cJSON_GetObjectItem(a, "name")->valuestring, "Wuson_Run") == 0) continue;
+      /* elsewhere: one key holding the rest translation */
+      cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "samplers"), tgw_int(found, "sampler", -1));
+      size_t n; int nc;
+      float *v = tgw_accessor(&g, tgw_int(smp, "output", -1), &n, &nc);
+      CHECK_MSG(v && n == 1 && nc == 3 && same_f(v, &m.skeleton.rest[root].translation.x, 3, 0.0f),
+                "%s: Root translation is not one key at rest", cJSON_GetObjectItem(a, "name")->valuestring);
+      free(v);
+    }
+    CHECK_MSG(clips == 3 && keyed == 3, "Root translation keyed in %d of %d clips", keyed, clips);
+    /* and a channel no clip needs stays out: Root's rotation is at rest everywhere */
+    cJSON_ArrayForEach(a, anims) {
+      cJSON *ch;
+      cJSON_ArrayForEach(ch, cJSON_GetObjectItem(a, "channels")) {
+        cJSON *tg = cJSON_GetObjectItem(ch, "target");
+        CHECK(!(tgw_int(tg, "node", -1) == root && !strcmp(cJSON_GetObjectItem(tg, "path")->valuestring, "rotation")));
+      }
+    }
+    tgw_glb_close(&g);
+  }
+  validate(path);
+  sks_model_free(&m);
+}
+
+/* A model written from scratch carries its base colour image: material 0
+ * of the procedural rig gets a PNG; part 0 (with UVs) samples it, part 1
+ * (no UVs) uses an untextured twin (a texture needs TEXCOORD_0: the
+ * validator rejects it otherwise); the image bytes are in BIN unchanged. */
+static void test_textured_material(void) {
+  sks_model m;
+  tgw_make_rig(&m);
+  static const uint8_t png[69] = { /* a 1x1 RGB PNG (the validator decodes images) */
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+      0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00,
+      0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xdf, 0xc0, 0x00, 0x00, 0x04, 0x01, 0x01, 0x80, 0xc5,
+      0x2a, 0x18, 0x5d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+  m.image_count = 1;
+  m.images = calloc(1, sizeof(sks_image));
+  m.images[0].name = tgw_strdup("tex.png");
+  m.images[0].mime_type = tgw_strdup("image/png");
+  m.images[0].size = sizeof png;
+  m.images[0].data = malloc(sizeof png);
+  memcpy(m.images[0].data, png, sizeof png);
+  m.materials[0].base_color_image = 0;
+  m.materials[0].roughness = 0.25f;
+  m.materials[0].double_sided = 1;
+  m.materials[1].base_color_image = -1;
+  CHECK(m.parts[0].uvs && !m.parts[1].uvs && m.parts[0].material == 0 && m.parts[1].material == 0);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/textured.glb", sks_test_tmpdir());
+  sks_error err = {0};
+  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
+  tgw_glb g;
+  if (tgw_glb_open(path, &g)) {
+    cJSON *mats = cJSON_GetObjectItem(g.json, "materials");
+    CHECK(cJSON_GetArraySize(mats) == 3);
+    cJSON *m0 = cJSON_GetArrayItem(mats, 0), *twin = cJSON_GetArrayItem(mats, 2);
+    cJSON *pbr0 = cJSON_GetObjectItem(m0, "pbrMetallicRoughness");
+    CHECK(tgw_int(cJSON_GetObjectItem(pbr0, "baseColorTexture"), "index", -1) == 0);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(m0, "doubleSided")));
+    cJSON *rf = cJSON_GetObjectItem(pbr0, "roughnessFactor");
+    CHECK(rf && fabs(rf->valuedouble - 0.25) < 1e-7);
+    CHECK(!cJSON_GetObjectItem(cJSON_GetObjectItem(twin, "pbrMetallicRoughness"), "baseColorTexture"));
+    char want[300];
+    snprintf(want, sizeof want, "%s_untextured", m.materials[0].name);
+    CHECK(!strcmp(cJSON_GetObjectItem(twin, "name")->valuestring, want));
+    cJSON *prims = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "meshes"), 0), "primitives");
+    CHECK(tgw_int(cJSON_GetArrayItem(prims, 0), "material", -1) == 0);
+    CHECK(tgw_int(cJSON_GetArrayItem(prims, 1), "material", -1) == 2);
+    cJSON *img = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "images"), 0);
+    CHECK(img && !strcmp(cJSON_GetObjectItem(img, "mimeType")->valuestring, "image/png"));
+    cJSON *view = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "bufferViews"), tgw_int(img, "bufferView", -1));
+    int off = tgw_int(view, "byteOffset", 0), len = tgw_int(view, "byteLength", -1);
+    CHECK(len == (int)sizeof png && off >= 0 && (size_t)off + sizeof png <= g.bin_size &&
+          memcmp(g.bin + off, png, sizeof png) == 0);
+    CHECK(tgw_int(cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "textures"), 0), "sampler", -1) == 0);
+    tgw_glb_close(&g);
+  }
+  validate(path);
+  /* bytes that are not a PNG or JPEG are refused, naming the image */
+  m.images[0].data[1] = 'X';
+  CHECK(sks_write_glb(path, &m, NULL, &err) == SKS_ERR_INVALID && strstr(err.message, "image 0 'tex.png'"));
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_empty_view();
+  test_keyed_in_every_clip();
+  test_textured_material();
   test_procedural();
   test_large_rigid();
   test_reweight_procedural();

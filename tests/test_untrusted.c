@@ -128,6 +128,21 @@ static void make_model(sks_model *m) {
   m->materials[0].name = dupstr("mat");
   m->materials[0].base_color[0] = 0.5f;
   m->materials[0].base_color[3] = 1;
+  m->materials[0].metallic = 0.25f;
+  m->materials[0].roughness = 0.5f;
+  m->materials[0].double_sided = 1;
+  m->materials[0].base_color_image = 0;
+  static const uint8_t png[12] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4};
+  m->image_count = 1;
+  m->images = calloc(1, sizeof(sks_image));
+  m->images[0].name = dupstr("tex.png");
+  m->images[0].mime_type = dupstr("image/png");
+  m->images[0].size = sizeof png;
+  m->images[0].data = malloc(sizeof png);
+  memcpy(m->images[0].data, png, sizeof png);
+  m->warning_count = 1;
+  m->warnings = calloc(1, sizeof(char *));
+  m->warnings[0] = dupstr("synthetic.x: material 1: texture 'x.tga' is not a PNG or JPEG file — left out");
   m->clip_count = 1;
   m->clips = calloc(1, sizeof(sks_clip));
   m->clips[0].name = dupstr("wave");
@@ -189,8 +204,19 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
   NE(a->material_count == b->material_count, "material count");
   for (size_t i = 0; i < a->material_count; ++i)
     NE(str_eq(a->materials[i].name, b->materials[i].name) &&
-           fmem_eq(a->materials[i].base_color, b->materials[i].base_color, 16),
+           fmem_eq(a->materials[i].base_color, b->materials[i].base_color, 16) &&
+           fmem_eq(&a->materials[i].metallic, &b->materials[i].metallic, 4) &&
+           fmem_eq(&a->materials[i].roughness, &b->materials[i].roughness, 4) &&
+           a->materials[i].double_sided == b->materials[i].double_sided &&
+           a->materials[i].base_color_image == b->materials[i].base_color_image,
        "material %zu", i);
+  NE(a->image_count == b->image_count, "image count");
+  for (size_t i = 0; i < a->image_count; ++i)
+    NE(str_eq(a->images[i].name, b->images[i].name) && str_eq(a->images[i].mime_type, b->images[i].mime_type) &&
+           a->images[i].size == b->images[i].size && fmem_eq(a->images[i].data, b->images[i].data, a->images[i].size),
+       "image %zu", i);
+  NE(a->warning_count == b->warning_count, "warning count");
+  for (size_t i = 0; i < a->warning_count; ++i) NE(str_eq(a->warnings[i], b->warnings[i]), "warning %zu", i);
   NE(a->clip_count == b->clip_count, "clip count");
   for (size_t c = 0; c < a->clip_count; ++c) {
     const sks_clip *x = &a->clips[c], *y = &b->clips[c];
@@ -234,6 +260,20 @@ static int model_sound(const sks_model *m) {
       const sks_track *tr = &m->clips[c].tracks[t];
       if (tr->joint < 0 || (size_t)tr->joint >= sk->joint_count) return 0;
     }
+  for (size_t i = 0; i < m->material_count; ++i) {
+    const sks_material *mat = &m->materials[i];
+    if (mat->base_color_image < -1 || mat->base_color_image >= (int32_t)m->image_count) return 0;
+    if (!(mat->metallic >= 0 && mat->metallic <= 1 && mat->roughness >= 0 && mat->roughness <= 1)) return 0;
+  }
+  for (size_t i = 0; i < m->image_count; ++i) { /* the writer embeds these bytes under this type */
+    const sks_image *im = &m->images[i];
+    if (!im->name || !im->mime_type || !im->data || im->size < 3) return 0;
+    int png = strcmp(im->mime_type, "image/png") == 0 && im->size >= 8 && im->data[0] == 0x89 && im->data[1] == 'P';
+    int jpg = strcmp(im->mime_type, "image/jpeg") == 0 && im->data[0] == 0xFF && im->data[1] == 0xD8;
+    if (!png && !jpg) return 0;
+  }
+  for (size_t i = 0; i < m->warning_count; ++i)
+    if (!m->warnings[i]) return 0;
   return 1;
 }
 
@@ -280,6 +320,48 @@ static void test_wire_roundtrip(void) {
     CHECK_MSG(models_equal(&m, &iso, why, sizeof why), "isolated Testwuson.X differs: %s", why);
     sks_model_free(&iso);
     sks_model_free(&m);
+  }
+  /* a material with an external PNG: the image bytes cross the pipe intact */
+  const char *tx = sks_test_assimp_model("X/test.x");
+  if (tx) {
+    sks_error err = {0};
+    CHECK_OK(sks_load_assimp(tx, &m, &err), &err);
+    CHECK_MSG(m.image_count == 1 && m.material_count >= 1, "X/test.x: %zu images", m.image_count);
+    roundtrip(&m, "test.x");
+    sks_model iso;
+    CHECK_OK(sks_load(tx, NULL, &iso, &err), &err);
+    char why[256] = "";
+    CHECK_MSG(models_equal(&m, &iso, why, sizeof why), "isolated test.x differs: %s", why);
+    sks_model_free(&iso);
+    sks_model_free(&m);
+  }
+}
+
+/* Material and image fields the decoder must refuse (each a PARSE error
+ * naming the file): an image index past the images, a factor outside 0..1,
+ * bytes that are not what the mime type says. */
+static void test_wire_material_checks(void) {
+  struct { const char *what; int kind; } cases[] = {
+      {"material image out of range", 0}, {"material factors", 1}, {"image type", 2}, {"image type", 3}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    sks_model m;
+    make_model(&m);
+    if (cases[c].kind == 0) m.materials[0].base_color_image = 1;
+    if (cases[c].kind == 1) m.materials[0].roughness = 1.5f;
+    if (cases[c].kind == 2) m.images[0].data[0] = 'G'; /* "GPNG": not a PNG */
+    if (cases[c].kind == 3) { free(m.images[0].mime_type); m.images[0].mime_type = dupstr("image/tga"); }
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    sks_error err = {0};
+    CHECK_OK(sks_model_wire_encode(&m, &bytes, &size, &err), &err);
+    sks_model back;
+    sks_result r = sks_model_wire_decode(bytes, size, "mat.x", &back, &err);
+    CHECK_MSG(r == SKS_ERR_PARSE && strstr(err.message, "mat.x") && strstr(err.message, cases[c].what),
+              "case %zu: %s", c, err.message);
+    CHECK(back.material_count == 0 && back.image_count == 0);
+    sks_model_free(&back);
+    sks_model_free(&m);
+    free(bytes);
   }
 }
 
@@ -528,6 +610,7 @@ int main(void) {
   test_x_nul_byte();
   test_wire_roundtrip();
   test_wire_corrupt();
+  test_wire_material_checks();
   test_isolation_limits();
   return sks_test_finish();
 }

@@ -60,9 +60,23 @@ typedef struct sks_mesh_part {
   uint32_t file_max_influences;
 } sks_mesh_part;
 
+/* A texture image as the file's bytes (glTF core images: PNG or JPEG). */
+typedef struct sks_image {
+  char *name;        /* the file's name for it (file name, or "embedded_<i>") */
+  char *mime_type;   /* "image/png" or "image/jpeg" */
+  size_t size;
+  uint8_t *data;
+} sks_image;
+
+/* glTF's metallic-roughness material (the subset the writers carry when a
+ * model is written from scratch; glTF inputs keep their whole document). */
 typedef struct sks_material {
   char *name;
-  float base_color[4];
+  float base_color[4];       /* linear RGBA factor */
+  float metallic;            /* 0..1 */
+  float roughness;           /* 0..1, perceptual (glTF's roughnessFactor) */
+  int32_t double_sided;      /* 1: no back-face culling */
+  int32_t base_color_image;  /* index into model images (sampled with UV0), -1 = none */
 } sks_material;
 
 typedef struct sks_model {
@@ -74,12 +88,19 @@ typedef struct sks_model {
   sks_mesh_part *parts;
   size_t material_count;
   sks_material *materials;
+  size_t image_count;
+  sks_image *images;
   size_t clip_count;
   sks_clip *clips;
   /* glTF files: the document as read (opaque, owned; freed and copied with
    * the model), so sks_write_glb keeps everything not modelled here and
    * replaces only what changed. NULL for other formats. */
   struct sks_gltf_source *gltf_source;
+  /* What the loader left out and why, one line each naming the file
+   * ("duck.dae: material 0 'blinn3': texture 'duckCM.tga' is not PNG or
+   * JPEG — left out"); the CLI prints them as warnings. */
+  size_t warning_count;
+  char **warnings;
 } sks_model;
 
 /* Frees everything a model owns and zeroes it. Safe on zeroed / partial models. */

@@ -59,8 +59,15 @@ class sks_mesh_part(C.Structure):
                 ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32)]
 
 
+class sks_image(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("mime_type", C.c_char_p), ("size", c_size),
+                ("data", C.POINTER(C.c_uint8))]
+
+
 class sks_material(C.Structure):
-    _fields_ = [("name", C.c_char_p), ("base_color", C.c_float * 4)]
+    _fields_ = [("name", C.c_char_p), ("base_color", C.c_float * 4), ("metallic", C.c_float),
+                ("roughness", C.c_float), ("double_sided", C.c_int32),
+                ("base_color_image", C.c_int32)]
 
 
 class sks_track(C.Structure):
@@ -78,8 +85,10 @@ class sks_model(C.Structure):
                 ("skin_count", c_size), ("skins", C.POINTER(sks_skin)),
                 ("part_count", c_size), ("parts", C.POINTER(sks_mesh_part)),
                 ("material_count", c_size), ("materials", C.POINTER(sks_material)),
+                ("image_count", c_size), ("images", C.POINTER(sks_image)),
                 ("clip_count", c_size), ("clips", C.POINTER(sks_clip)),
-                ("gltf_source", C.c_void_p)]  # opaque: the glTF document kept for lossless writes
+                ("gltf_source", C.c_void_p),  # opaque: the glTF document kept for lossless writes
+                ("warning_count", c_size), ("warnings", C.POINTER(C.c_char_p))]
 
 
 class sks_load_options(C.Structure):
@@ -186,7 +195,7 @@ class sks_report_input(C.Structure):
 
 
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,
-           sks_mesh_part, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
+           sks_mesh_part, sks_image, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
            sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input]

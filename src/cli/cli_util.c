@@ -100,6 +100,7 @@ int sks_cli_load_with(const char *path, const sks_load_options *options, sks_mod
     return sks_cli_fail(SKS_EXIT_INPUT, "%s: %s", path,
                         err.message[0] ? err.message : sks_result_string(r));
   }
+  for (size_t i = 0; i < out->warning_count; ++i) fprintf(stderr, "warning: %s\n", out->warnings[i]);
   return 0;
 }
 

@@ -35,6 +35,7 @@
  *  - Matrices: aiMatrix4x4 is row-major (a1..a4 = first row, translation in
  *    a4 b4 c4); ours are column-major m[c*4 + r]. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
+#include "io/resource.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
 #define SKS_ASSIMP_MAX_NODES (1u << 20)
@@ -344,6 +346,187 @@ static sks_result add_bone_joint(importer *im, const char *name, int32_t parent,
 
 /* ---- materials --------------------------------------------------------- */
 
+/* Appends "file: message" to the model's load warnings (what was left out). */
+static sks_result add_warning(importer *im, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static sks_result add_warning(importer *im, const char *fmt, ...) {
+  sks_model *m = im->model;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  if (!w) return oom(im);
+  m->warnings = w;
+  if (!(w[m->warning_count] = dup_n(buf, strlen(buf)))) return oom(im);
+  ++m->warning_count;
+  return SKS_OK;
+}
+
+#define SKS_MAX_TEXTURE_BYTES ((size_t)256 << 20)
+
+/* The embedded texture a material path names: "*N" (index), or an
+ * aiTexture whose mFilename has the same file name (FBX embeds by name). */
+static int embedded_texture_index(const struct aiScene *s, const char *tex) {
+  if (!s->mTextures || !s->mNumTextures) return -1;
+  if (tex[0] == '*') {
+    char *end = NULL;
+    long k = strtol(tex + 1, &end, 10);
+    return end && end != tex + 1 && *end == '\0' && k >= 0 && (unsigned long)k < s->mNumTextures ? (int)k : -1;
+  }
+  const char *base = tex;
+  for (const char *c = tex; *c; ++c)
+    if (*c == '/' || *c == '\\') base = c + 1;
+  for (unsigned i = 0; i < s->mNumTextures; ++i) {
+    const struct aiTexture *t = s->mTextures[i];
+    if (!t) continue;
+    char *fn = dup_ai_string(&t->mFilename);
+    if (!fn) return -1;
+    const char *fb = fn;
+    for (const char *c = fn; *c; ++c)
+      if (*c == '/' || *c == '\\') fb = c + 1;
+    int same = *base && strcmp(fb, base) == 0;
+    free(fn);
+    if (same) return (int)i;
+  }
+  return -1;
+}
+
+/* Index of an image already taken under this key ("*N" or a real path), or -1. */
+static int32_t find_image_key(char *const *keys, size_t n, const char *key) {
+  for (size_t i = 0; i < n; ++i)
+    if (strcmp(keys[i], key) == 0) return (int32_t)i;
+  return -1;
+}
+
+/* Takes ownership of data / key; returns the new image's index or -1 (OOM). */
+static int32_t add_image(importer *im, char ***keys, char *key, const char *name, const char *mime,
+                         uint8_t *data, size_t size) {
+  sks_model *m = im->model;
+  sks_image *imgs = realloc(m->images, (m->image_count + 1) * sizeof *imgs);
+  char **k = imgs ? realloc(*keys, (m->image_count + 1) * sizeof *k) : NULL;
+  if (imgs) m->images = imgs;
+  if (k) *keys = k;
+  if (!imgs || !k) { free(data); free(key); return -1; }
+  sks_image *img = &m->images[m->image_count];
+  memset(img, 0, sizeof *img);
+  img->name = dup_n(name, strlen(name));
+  img->mime_type = dup_n(mime, strlen(mime));
+  img->data = data;
+  img->size = size;
+  k[m->image_count] = key;
+  ++m->image_count; /* freed with the model from here on */
+  return img->name && img->mime_type ? (int32_t)(m->image_count - 1) : -1;
+}
+
+/* The material's base colour texture as an image of the model (or a
+ * warning saying why it was left out). External files are resolved with the
+ * glTF reader's confinement: inside the model's folder, regular files,
+ * bounded reads. Windows separators are read as '/'. */
+static sks_result import_texture(importer *im, unsigned mi, sks_material *out, const char *base_dir,
+                                 char ***keys) {
+  const struct aiScene *s = im->scene;
+  const struct aiMaterial *mat = s->mMaterials[mi];
+  struct aiString ap;
+  memset(&ap, 0, sizeof ap);
+  if (aiGetMaterialTexture(mat, aiTextureType_BASE_COLOR, 0, &ap, NULL, NULL, NULL, NULL, NULL, NULL) !=
+          aiReturn_SUCCESS &&
+      aiGetMaterialTexture(mat, aiTextureType_DIFFUSE, 0, &ap, NULL, NULL, NULL, NULL, NULL, NULL) !=
+          aiReturn_SUCCESS)
+    return SKS_OK;
+  char *tex = dup_ai_string(&ap);
+  if (!tex) return oom(im);
+  sks_result r = SKS_OK;
+  const char *label = out->name ? out->name : "";
+  int emb = embedded_texture_index(s, tex);
+  char key[32];
+  if (emb >= 0) {
+    snprintf(key, sizeof key, "*%d", emb);
+    int32_t have = find_image_key(*keys, im->model->image_count, key);
+    const struct aiTexture *t = s->mTextures[emb];
+    const uint8_t *bytes = (const uint8_t *)t->pcData;
+    const char *mime = t->mHeight == 0 && bytes ? sks_image_mime(bytes, t->mWidth) : NULL;
+    if (have >= 0) {
+      out->base_color_image = have;
+    } else if (t->mHeight != 0) {
+      r = add_warning(im, "%s: material %u '%s': embedded texture '%s' is raw texels (%ux%u), not a PNG or "
+                          "JPEG file — left out", im->path, mi, label, tex, t->mWidth, t->mHeight);
+    } else if (!mime) {
+      r = add_warning(im, "%s: material %u '%s': embedded texture '%s' is not PNG or JPEG — left out",
+                      im->path, mi, label, tex);
+    } else {
+      uint8_t *copy = malloc(t->mWidth);
+      char *k = dup_n(key, strlen(key));
+      char name[48];
+      snprintf(name, sizeof name, "embedded_%d", emb);
+      if (copy) memcpy(copy, bytes, t->mWidth);
+      int32_t idx = copy && k ? add_image(im, keys, k, name, mime, copy, t->mWidth) : -1;
+      if (idx < 0) {
+        if (!copy || !k) { free(copy); free(k); }
+        r = oom(im);
+      } else {
+        out->base_color_image = idx;
+      }
+    }
+    free(tex);
+    return r;
+  }
+  if (tex[0] == '*') {
+    r = add_warning(im, "%s: material %u '%s': texture '%s' names no embedded texture — left out", im->path, mi,
+                    label, tex);
+    free(tex);
+    return r;
+  }
+  for (char *c = tex; *c; ++c)
+    if (*c == '\\') *c = '/';
+  char what[64], *real = NULL;
+  snprintf(what, sizeof what, "material %u texture", mi);
+  sks_error e;
+  memset(&e, 0, sizeof e);
+  if (sks_resource_resolve(base_dir, NULL, tex, im->path, what, &real, &e) != SKS_OK) {
+    r = add_warning(im, "%s — left out", e.message);
+    free(tex);
+    return r;
+  }
+  int32_t have = find_image_key(*keys, im->model->image_count, real);
+  if (have >= 0) {
+    out->base_color_image = have;
+    free(real);
+    free(tex);
+    return SKS_OK;
+  }
+  uint8_t *data = NULL;
+  size_t size = 0;
+  if (sks_resource_read(real, SIZE_MAX, SKS_MAX_TEXTURE_BYTES, &data, &size, im->path, what, &e) != SKS_OK) {
+    r = add_warning(im, "%s — left out", e.message);
+    free(real);
+  } else if (!sks_image_mime(data, size)) {
+    r = add_warning(im, "%s: material %u '%s': texture '%s' is not a PNG or JPEG file (glTF images are) — left out",
+                    im->path, mi, label, tex);
+    free(data);
+    free(real);
+  } else {
+    const char *name = strrchr(real, '/');
+    int32_t idx = add_image(im, keys, real, name ? name + 1 : real, sks_image_mime(data, size), data, size);
+    if (idx < 0) r = oom(im);
+    else out->base_color_image = idx;
+  }
+  free(tex);
+  return r;
+}
+
+/* Blinn-Phong exponent -> glTF perceptual roughness: the Beckmann slope
+ * alpha = sqrt(2 / (n + 2)) (Walter et al. 2007), glTF's alpha = roughness^2. */
+static float roughness_from_shininess(double n) {
+  if (!(n > 0)) return 1.0f;
+  double r = pow(2.0 / (n + 2.0), 0.25);
+  return (float)(r > 1.0 ? 1.0 : r);
+}
+
 static sks_result import_materials(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
@@ -351,17 +534,25 @@ static sks_result import_materials(importer *im) {
   m->materials = calloc(s->mNumMaterials, sizeof *m->materials);
   if (!m->materials) return oom(im);
   m->material_count = s->mNumMaterials;
-  for (unsigned i = 0; i < s->mNumMaterials; ++i) {
+  const char *slash = strrchr(im->path, '/');
+  char *base_dir = slash ? dup_n(im->path, slash == im->path ? 1 : (size_t)(slash - im->path)) : dup_n(".", 1);
+  char **keys = NULL;
+  if (!base_dir) return oom(im);
+  sks_result r = SKS_OK;
+  for (unsigned i = 0; i < s->mNumMaterials && r == SKS_OK; ++i) {
     sks_material *out = &m->materials[i];
     const struct aiMaterial *mat = s->mMaterials[i];
     out->base_color[0] = out->base_color[1] = out->base_color[2] = out->base_color[3] = 1.0f;
+    out->metallic = 0.0f; /* Phong-style materials describe dielectrics */
+    out->roughness = 1.0f;
+    out->base_color_image = -1;
     struct aiString name;
     memset(&name, 0, sizeof name);
     if (mat && aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS && name.length)
       out->name = dup_ai_string(&name);
     else
       out->name = dup_fmt_index("material_", i);
-    if (!out->name) return oom(im);
+    if (!out->name) { r = oom(im); break; }
     if (!mat) continue;
     struct aiColor4D c;
     if (aiGetMaterialColor(mat, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
@@ -369,12 +560,24 @@ static sks_result import_materials(importer *im) {
       out->base_color[0] = (float)c.r; out->base_color[1] = (float)c.g;
       out->base_color[2] = (float)c.b; out->base_color[3] = (float)c.a;
     }
-    ai_real opacity;
-    if (aiGetMaterialFloatArray(mat, AI_MATKEY_OPACITY, &opacity, NULL) == aiReturn_SUCCESS &&
-        opacity >= 0 && opacity < 1)
-      out->base_color[3] = (float)opacity;
+    ai_real v;
+    if (aiGetMaterialFloatArray(mat, AI_MATKEY_OPACITY, &v, NULL) == aiReturn_SUCCESS && v >= 0 && v < 1)
+      out->base_color[3] = (float)v;
+    if (aiGetMaterialFloatArray(mat, AI_MATKEY_METALLIC_FACTOR, &v, NULL) == aiReturn_SUCCESS && v >= 0 && v <= 1)
+      out->metallic = (float)v;
+    if (aiGetMaterialFloatArray(mat, AI_MATKEY_ROUGHNESS_FACTOR, &v, NULL) == aiReturn_SUCCESS && v >= 0 && v <= 1)
+      out->roughness = (float)v;
+    else if (aiGetMaterialFloatArray(mat, AI_MATKEY_SHININESS, &v, NULL) == aiReturn_SUCCESS && isfinite(v))
+      out->roughness = roughness_from_shininess((double)v);
+    int two = 0;
+    if (aiGetMaterialIntegerArray(mat, AI_MATKEY_TWOSIDED, &two, NULL) == aiReturn_SUCCESS)
+      out->double_sided = two != 0;
+    r = import_texture(im, i, out, base_dir, &keys);
   }
-  return SKS_OK;
+  for (size_t k = 0; keys && k < m->image_count; ++k) free(keys[k]);
+  free(keys);
+  free(base_dir);
+  return r;
 }
 
 /* ---- meshes, skins ----------------------------------------------------- */

@@ -900,11 +900,18 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     snprintf(where, sizeof where, "material %zu", i);
     sks_material *mat = &m->materials[i];
     for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
+    mat->metallic = mat->roughness = 1.0f; /* glTF's defaults */
+    mat->base_color_image = -1;            /* images stay in the kept document */
     if ((r = js_item(c, &c->materials, i, "material", &mj)) ||
         (r = js_string(c, mj, "name", where, &name)) ||
         (r = js_object(c, mj, "pbrMetallicRoughness", where, &pbr)))
       return r;
     if (pbr && (r = js_floats(c, pbr, "baseColorFactor", where, 4, mat->base_color))) return r;
+    const cJSON *mf = pbr ? cJSON_GetObjectItemCaseSensitive(pbr, "metallicFactor") : NULL;
+    const cJSON *rf = pbr ? cJSON_GetObjectItemCaseSensitive(pbr, "roughnessFactor") : NULL;
+    if (cJSON_IsNumber(mf) && mf->valuedouble >= 0 && mf->valuedouble <= 1) mat->metallic = (float)mf->valuedouble;
+    if (cJSON_IsNumber(rf) && rf->valuedouble >= 0 && rf->valuedouble <= 1) mat->roughness = (float)rf->valuedouble;
+    mat->double_sided = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mj, "doubleSided"));
     if (!name) {
       snprintf(buf, sizeof buf, "material_%zu", i);
       name = buf;

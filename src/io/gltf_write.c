@@ -35,6 +35,7 @@
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "io/gltf_source.h"
+#include "io/resource.h"
 #include <strings.h>
 
 enum {
@@ -52,6 +53,9 @@ typedef struct gw_state {
   cJSON *accessors, *views;
   size_t n_accessors, n_views;  /* counted here: cJSON arrays are linked lists */
   const int32_t *joint_node;    /* joint -> glTF node index written (NULL: identity) */
+  /* build() only: material -> its untextured twin for parts without UVs
+   * (a texture needs TEXCOORD_0), -1 = none; NULL: materials as they are. */
+  const int32_t *plain_material;
   uint8_t *bin;
   size_t bin_size, bin_cap;
   int oom;
@@ -109,6 +113,29 @@ static size_t bin_append(gw_state *s, const void *data, size_t bytes) {
   if (bytes) memcpy(s->bin + off, data, bytes);
   s->bin_size = need;
   return off;
+}
+
+/* Whether the material samples one of the model's images. */
+static int material_textured(const sks_model *m, const sks_material *mat) {
+  int32_t img = mat->base_color_image;
+  return img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size;
+}
+
+/* Adds a bufferView (no target) over bytes appended to BIN; returns its index. */
+static long add_view(gw_state *s, const void *data, size_t bytes) {
+  size_t off = bin_append(s, data, bytes);
+  cJSON *view = cJSON_CreateObject();
+  add_num_i(view, "buffer", 0);
+  add_num_i(view, "byteOffset", (long)off);
+  add_num_i(view, "byteLength", (long)bytes);
+  cJSON_AddItemToArray(s->views, view);
+  return (long)s->n_views++;
+}
+
+/* v clamped to [0, 1]; not a number gives fallback. */
+static float clamp01(float v, float fallback) {
+  if (!(v == v)) return fallback;
+  return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
 /* Adds bufferView + accessor for `count` elements of `type` ("SCALAR",
@@ -311,6 +338,10 @@ static sks_result check_model(gw_state *s) {
         return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', index %zu: vertex %u out of range (%zu vertices)",
                              file_label(s), p, part_label(m, p), i, part->indices[i], nv);
   }
+  for (size_t i = 0; i < m->image_count; ++i)
+    if (!sks_image_mime(m->images[i].data, m->images[i].size))
+      return sks_error_set(s->err, SKS_ERR_INVALID, "%s: image %zu '%s': its bytes are not a PNG or JPEG file",
+                           file_label(s), i, m->images[i].name ? m->images[i].name : "");
   for (size_t c = 0; c < m->clip_count; ++c) {
     const sks_clip *clip = &m->clips[c];
     for (size_t t = 0; t < clip->track_count; ++t) {
@@ -421,8 +452,11 @@ static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_glt
                                               GL_ELEMENT_ARRAY_BUFFER, NULL, NULL, 0));
     }
   }
-  if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count)
-    add_num_i(prim, "material", part->material);
+  if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count) {
+    int32_t mi = part->material;
+    if (!part->uvs && s->plain_material && s->plain_material[mi] >= 0) mi = s->plain_material[mi];
+    add_num_i(prim, "material", mi);
+  }
   return SKS_OK;
 }
 
@@ -476,8 +510,14 @@ static uint64_t times_hash(const sks_track *t) {
 }
 
 /* One glTF animation for clip c (NULL when it has no channel to write).
- * bound[j]: joint j is bound by a skin (its channels are always written). */
-static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *bound) {
+ * keyed[3 j + path]: some clip of the model moves (joint j, path): such a
+ * channel is written in every clip, as a one-key channel at the rest value
+ * where the clip has no track (or a track at rest). Players that keep an
+ * unkeyed property at its last value when the clip changes (Blender: its
+ * actions; an animated non-joint skeleton root, Testwuson's "Root", becomes
+ * the armature object) then play every clip as it is sampled here, where an
+ * unkeyed property is at rest. Other channels at rest are not written. */
+static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *keyed) {
   const sks_model *m = s->model;
   size_t nt = clip->track_count, jc = m->skeleton.joint_count;
   cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
@@ -502,7 +542,12 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
     uint8_t *flag = &seen[(size_t)tr->joint * 3u + (size_t)tr->path];
     if (*flag) continue;
     *flag = 1;
-    if (bound && !bound[tr->joint] && track_at_rest(tr, &m->skeleton.rest[tr->joint])) continue;
+    uint8_t kv = keyed ? keyed[(size_t)tr->joint * 3u + (size_t)tr->path] : 1;
+    if (!kv) continue;
+    if (kv == 2 && track_at_rest(tr, &m->skeleton.rest[tr->joint])) {
+      *flag = 2; /* written below as one key at rest */
+      continue;
+    }
     int input = -1;
     size_t slot = (size_t)(times_hash(tr) & (cap - 1));
     while (table[slot]) {
@@ -548,6 +593,40 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
     cJSON_AddItemToObject(ch, "target", target);
     cJSON_AddItemToArray(channels, ch);
   }
+  /* channels other clips key: one key at the rest value */
+  int rest_input = -1;
+  for (size_t j = 0; keyed && j < jc && !s->oom; ++j)
+    for (size_t path = 0; path < 3; ++path) {
+      if (!keyed[j * 3 + path] || seen[j * 3 + path] == 1) continue;
+      const sks_transform *r = &m->skeleton.rest[j];
+      float v[4];
+      if (path == SKS_PATH_TRANSLATION) memcpy(v, &r->translation.x, 3 * sizeof(float));
+      else if (path == SKS_PATH_SCALE) memcpy(v, &r->scale.x, 3 * sizeof(float));
+      else {
+        sks_quat q = r->rotation;
+        if (fabsf(sks_q_dot(q, q) - 1.0f) > 1e-6f) q = sks_q_normalize(q);
+        memcpy(v, &q.x, 4 * sizeof(float));
+      }
+      if (rest_input < 0) {
+        const float zero = 0.0f;
+        rest_input = add_float_accessor(s, &zero, 1, 1, "SCALAR", 0, 1);
+      }
+      int comps = path == SKS_PATH_ROTATION ? 4 : 3;
+      int output = add_float_accessor(s, v, 1, comps, comps == 4 ? "VEC4" : "VEC3", 0, 0);
+      cJSON *smp = cJSON_CreateObject();
+      add_num_i(smp, "input", rest_input);
+      add_num_i(smp, "output", output);
+      cJSON_AddStringToObject(smp, "interpolation", "LINEAR");
+      cJSON_AddItemToArray(samplers, smp);
+      cJSON *ch = cJSON_CreateObject();
+      add_num_i(ch, "sampler", (long)n_samplers++);
+      cJSON *target = cJSON_CreateObject();
+      add_num_i(target, "node", s->joint_node ? s->joint_node[j] : (long)j);
+      cJSON_AddStringToObject(target, "path",
+                              path == SKS_PATH_TRANSLATION ? "translation" : path == SKS_PATH_ROTATION ? "rotation" : "scale");
+      cJSON_AddItemToObject(ch, "target", target);
+      cJSON_AddItemToArray(channels, ch);
+    }
   free(input_of); free(seen); free(table);
   if (n_samplers == 0 || s->oom) { /* glTF requires at least one channel */
     cJSON_Delete(channels); cJSON_Delete(samplers);
@@ -560,18 +639,32 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *b
   return a;
 }
 
-/* bound[j] = 1 when a skin binds joint j (caller frees). */
-static uint8_t *bound_joints(const sks_model *m) {
-  uint8_t *b = calloc(m->skeleton.joint_count ? m->skeleton.joint_count : 1, 1);
-  for (size_t k = 0; b && k < m->skin_count; ++k)
-    for (size_t j = 0; j < m->skins[k].joint_count; ++j) b[m->skins[k].joints[j]] = 1;
-  return b;
+/* keyed[3 j + path] != 0 when some clip has a track on (joint j, path) that
+ * a player must apply: 1 = the joint is bound by a skin (its tracks are
+ * written as they are), 2 = an unbound node whose track leaves the rest
+ * value in some clip (caller frees; see animation_json). */
+static uint8_t *keyed_channels(const sks_model *m) {
+  size_t jc = m->skeleton.joint_count;
+  uint8_t *bound = calloc(jc ? jc : 1, 1), *keyed = calloc(jc ? jc : 1, 3);
+  if (!bound || !keyed) { free(bound); free(keyed); return NULL; }
+  for (size_t k = 0; k < m->skin_count; ++k)
+    for (size_t j = 0; j < m->skins[k].joint_count; ++j) bound[m->skins[k].joints[j]] = 1;
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].track_count; ++t) {
+      const sks_track *tr = &m->clips[c].tracks[t];
+      if (!tr->key_count || tr->joint < 0 || (size_t)tr->joint >= jc || (unsigned)tr->path > 2u) continue;
+      uint8_t *k = &keyed[(size_t)tr->joint * 3u + (size_t)tr->path];
+      if (bound[tr->joint]) *k = 1;
+      else if (!*k && !track_at_rest(tr, &m->skeleton.rest[tr->joint])) *k = 2;
+    }
+  free(bound);
+  return keyed;
 }
 
 static sks_result write_animations(gw_state *s, cJSON *root) {
   const sks_model *m = s->model;
   cJSON *anims = NULL;
-  uint8_t *bound = bound_joints(m);
+  uint8_t *bound = keyed_channels(m);
   if (!bound) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
   for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
     cJSON *a = animation_json(s, &m->clips[c], bound);
@@ -659,6 +752,25 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     cJSON_AddItemToArray(ch, num_i(g->host));
   }
 
+  /* A textured material used by a part without UVs gets an untextured twin
+   * (after the materials) for those parts: the validator rejects a texture
+   * on a primitive without TEXCOORD_0. */
+  int32_t *plain = m->material_count ? malloc(m->material_count * sizeof *plain) : NULL;
+  size_t n_plain = 0;
+  if (m->material_count && !plain) {
+    free(groups); free(hosting); free(nodev);
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
+  for (size_t i = 0; i < m->material_count; ++i) plain[i] = -1;
+  for (size_t p = 0; p < m->part_count; ++p) {
+    int32_t mi = m->parts[p].material;
+    if (m->parts[p].uvs || mi < 0 || (size_t)mi >= m->material_count || plain[mi] >= 0 ||
+        !material_textured(m, &m->materials[mi]))
+      continue;
+    plain[mi] = (int32_t)(m->material_count + n_plain++);
+  }
+  s->plain_material = plain;
+
   /* Meshes */
   cJSON *meshes = ng ? cJSON_AddArrayToObject(root, "meshes") : NULL;
   for (size_t gi = 0; gi < ng && r == SKS_OK; ++gi) {
@@ -682,7 +794,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
   free(nodev);
   if (r != SKS_OK || s->oom) {
-    free(groups); free(hosting);
+    free(groups); free(hosting); free(plain);
+    s->plain_material = NULL;
     return r != SKS_OK ? r : sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   }
 
@@ -710,7 +823,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
 
   /* Skins */
   size_t *scratch = m->skin_count ? malloc((jc ? jc : 1) * sizeof *scratch) : NULL;
-  if (m->skin_count && !scratch) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  if (m->skin_count && !scratch) {
+    free(plain);
+    s->plain_material = NULL;
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
   if (m->skin_count) {
     cJSON *skins = cJSON_AddArrayToObject(root, "skins");
     for (size_t k = 0; k < m->skin_count; ++k) {
@@ -721,7 +838,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       for (size_t j = 0; j < skin->joint_count; ++j) cJSON_AddItemToArray(joints, num_i(skin->joints[j]));
       if (skin->joint_count) {
         sks_mat4 *ibm = malloc(skin->joint_count * sizeof *ibm);
-        if (!ibm) { free(scratch); return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s)); }
+        if (!ibm) {
+          free(scratch); free(plain);
+          s->plain_material = NULL;
+          return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+        }
         memcpy(ibm, skin->inverse_bind, skin->joint_count * sizeof *ibm);
         for (size_t j = 0; j < skin->joint_count; ++j) { /* affine: validator ACCESSOR_INVALID_IBM */
           ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f;
@@ -744,26 +865,65 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
   free(scratch);
 
-  /* Materials */
+  /* Materials, with their base colour images in the BIN chunk (one texture
+   * per image, one shared sampler: linear, mipmapped, repeat). */
   if (m->material_count) {
     cJSON *mats = cJSON_AddArrayToObject(root, "materials");
-    for (size_t i = 0; i < m->material_count; ++i) {
+    int textured = 0;
+    for (size_t k = 0; k < m->material_count + n_plain; ++k) {
+      size_t i = k;
+      if (k >= m->material_count) /* the twin of the material whose plain[] is k */
+        for (i = 0; i < m->material_count && plain[i] != (int32_t)k; ++i) {}
       const sks_material *mat = &m->materials[i];
       cJSON *mj = cJSON_CreateObject();
-      if (mat->name) cJSON_AddStringToObject(mj, "name", mat->name);
-      float c[4];
-      for (int k = 0; k < 4; ++k) {
-        c[k] = mat->base_color[k];
-        if (!(c[k] >= 0.0f)) c[k] = 0.0f;
-        if (c[k] > 1.0f) c[k] = 1.0f;
+      if (mat->name) {
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s%s", mat->name, k >= m->material_count ? "_untextured" : "");
+        cJSON_AddStringToObject(mj, "name", nm);
       }
+      float c[4];
+      for (int e = 0; e < 4; ++e) c[e] = clamp01(mat->base_color[e], 0.0f);
       cJSON *pbr = cJSON_AddObjectToObject(mj, "pbrMetallicRoughness");
       cJSON_AddItemToObject(pbr, "baseColorFactor", num_array_f(c, 4));
-      cJSON_AddItemToObject(pbr, "metallicFactor", num_i(0));
+      int32_t img = mat->base_color_image;
+      if (k < m->material_count && material_textured(m, mat)) {
+        cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
+        add_num_i(t, "index", img);
+        textured = 1;
+      }
+      cJSON_AddItemToObject(pbr, "metallicFactor", num_f(clamp01(mat->metallic, 0.0f)));
+      float rough = clamp01(mat->roughness, 1.0f);
+      if (rough != 1.0f) cJSON_AddItemToObject(pbr, "roughnessFactor", num_f(rough));
+      if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
+      if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
+    }
+    if (textured) {
+      cJSON *images = cJSON_AddArrayToObject(root, "images");
+      cJSON *textures = cJSON_AddArrayToObject(root, "textures");
+      cJSON *samplers = cJSON_AddArrayToObject(root, "samplers");
+      cJSON *smp = cJSON_CreateObject();
+      add_num_i(smp, "magFilter", 9729); /* LINEAR */
+      add_num_i(smp, "minFilter", 9987); /* LINEAR_MIPMAP_LINEAR */
+      cJSON_AddItemToArray(samplers, smp);
+      for (size_t i = 0; i < m->image_count; ++i) {
+        const sks_image *im = &m->images[i];
+        cJSON *ij = cJSON_CreateObject();
+        if (im->name) cJSON_AddStringToObject(ij, "name", im->name);
+        const char *mime = sks_image_mime(im->data, im->size); /* checked in check_model */
+        cJSON_AddStringToObject(ij, "mimeType", mime);
+        add_num_i(ij, "bufferView", add_view(s, im->data, im->size));
+        cJSON_AddItemToArray(images, ij);
+        cJSON *tj = cJSON_CreateObject();
+        add_num_i(tj, "sampler", 0);
+        add_num_i(tj, "source", (long)i);
+        cJSON_AddItemToArray(textures, tj);
+      }
     }
   }
 
+  free(plain);
+  s->plain_material = NULL;
   r = write_animations(s, root);
   if (r != SKS_OK) return sks_error_set(s->err, r, "%s: out of memory", file_label(s));
 
@@ -975,7 +1135,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
   free(accv);
   free(viewv);
   uint8_t *drop_acc = calloc(n_acc ? n_acc : 1, 1);
-  uint8_t *bound = bound_joints(m);
+  uint8_t *bound = keyed_channels(m);
   if (!joint_node || !drop_acc || !bound || (n_nodes && !nodes) || (n_meshes && !meshes) ||
       (n_skins && !skins) || (n_anims && !anims) || (n_images && !images)) {
     r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));

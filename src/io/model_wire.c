@@ -1,21 +1,26 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE1" | str source_path
+ *   "SKSWIRE2" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
  *                 (1 normals, 2 uvs), u32 influences, f32 positions [normals]
  *                 [uvs], u16 joints, f32 weights, u64 indices, u32[],
  *                 u64 dropped vertices, u64 first dropped, u32 file max }
- *   u64 materials { str name, f32[4] }
+ *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
+ *                   i32 double sided (0/1), i32 base colour image (-1 = none) }
+ *   u64 images  { str name, str mime type, u64 size, bytes }
+ *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
  *                 u32 interpolation, u64 keys, f32 times, f32 values } }
  *   "END!"
  * str = u64 length (UINT64_MAX = NULL) + bytes, no NUL inside. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io/model_wire.h"
+#include "io/resource.h"
 
-#define WIRE_MAGIC "SKSWIRE1"
+#define WIRE_MAGIC "SKSWIRE2"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -98,7 +103,20 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
   for (size_t i = 0; i < m->material_count; ++i) {
     put_str(&b, m->materials[i].name);
     put(&b, m->materials[i].base_color, 4 * sizeof(float));
+    put(&b, &m->materials[i].metallic, sizeof(float));
+    put(&b, &m->materials[i].roughness, sizeof(float));
+    put_i32(&b, m->materials[i].double_sided);
+    put_i32(&b, m->materials[i].base_color_image);
   }
+  put_u64(&b, m->image_count);
+  for (size_t i = 0; i < m->image_count; ++i) {
+    put_str(&b, m->images[i].name);
+    put_str(&b, m->images[i].mime_type);
+    put_u64(&b, m->images[i].size);
+    put(&b, m->images[i].data, m->images[i].size);
+  }
+  put_u64(&b, m->warning_count);
+  for (size_t i = 0; i < m->warning_count; ++i) put_str(&b, m->warnings[i] ? m->warnings[i] : "");
   put_u64(&b, m->clip_count);
   for (size_t c = 0; c < m->clip_count; ++c) {
     const sks_clip *cl = &m->clips[c];
@@ -186,6 +204,12 @@ static char *get_str(rbuf *b, int allow_null) {
   take(b, s, (size_t)n);
   s[n] = '\0';
   return s;
+}
+
+/* An image's bytes start with the signature of its (PNG / JPEG) mime type. */
+static int image_bytes_match(const char *mime, const uint8_t *d, size_t n) {
+  const char *got = sks_image_mime(d, n);
+  return mime && got && strcmp(mime, got) == 0;
 }
 
 static void decode(rbuf *b, sks_model *m) {
@@ -277,7 +301,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -285,10 +309,48 @@ static void decode(rbuf *b, sks_model *m) {
   }
   for (size_t i = 0; i < nm && b->r == SKS_OK; ++i) {
     m->materials[i].name = get_str(b, 1);
-    take(b, m->materials[i].base_color, 4 * sizeof(float));
+    sks_material *mat = &m->materials[i];
+    take(b, mat->base_color, 4 * sizeof(float));
+    take(b, &mat->metallic, sizeof(float));
+    take(b, &mat->roughness, sizeof(float));
+    mat->double_sided = get_i32(b);
+    mat->base_color_image = get_i32(b);
+    if (b->r != SKS_OK) break;
+    int finite = 1;
+    for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
+    if (!finite || !(mat->metallic >= 0 && mat->metallic <= 1) || !(mat->roughness >= 0 && mat->roughness <= 1) ||
+        (mat->double_sided != 0 && mat->double_sided != 1) || mat->base_color_image < -1)
+      bad(b, SKS_ERR_PARSE, "material factors");
   }
   for (size_t i = 0; i < np && b->r == SKS_OK; ++i)
     if (m->parts[i].material >= (int32_t)nm) bad(b, SKS_ERR_PARSE, "part material out of range");
+
+  size_t ni = get_count(b, 8 + 8 + 8, "image count");
+  if (ni) {
+    m->images = calloc(ni, sizeof(sks_image));
+    if (!m->images) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
+    m->image_count = ni;
+  }
+  for (size_t i = 0; i < ni && b->r == SKS_OK; ++i) {
+    sks_image *img = &m->images[i];
+    img->name = get_str(b, 0);
+    img->mime_type = get_str(b, 0);
+    size_t n = get_count(b, 1, "image size");
+    img->data = get_array(b, n, 1, "image bytes");
+    if (b->r != SKS_OK) break;
+    img->size = n;
+    if (!image_bytes_match(img->mime_type, img->data, n)) bad(b, SKS_ERR_PARSE, "image type");
+  }
+  for (size_t i = 0; i < nm && b->r == SKS_OK; ++i)
+    if (m->materials[i].base_color_image >= (int32_t)ni) bad(b, SKS_ERR_PARSE, "material image out of range");
+
+  size_t nw = get_count(b, 8, "warning count");
+  if (nw) {
+    m->warnings = calloc(nw, sizeof(char *));
+    if (!m->warnings) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
+    m->warning_count = nw;
+  }
+  for (size_t i = 0; i < nw && b->r == SKS_OK; ++i) m->warnings[i] = get_str(b, 0);
 
   size_t nc = get_count(b, 8 + 4 + 8, "clip count");
   if (nc) {

@@ -162,3 +162,11 @@ sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, u
   *size = n;
   return SKS_OK;
 }
+
+const char *sks_image_mime(const uint8_t *d, size_t n) {
+  static const uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  if (!d) return NULL;
+  if (n >= 8 && memcmp(d, png, 8) == 0) return "image/png";
+  if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return "image/jpeg";
+  return NULL;
+}

@@ -23,4 +23,8 @@ sks_result sks_resource_resolve(const char *base_dir, const char *root, const ch
 sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, uint8_t **data,
                              size_t *size, const char *name, const char *what, sks_error *err);
 
+/* glTF core image types are recognised by their signature, never by a name
+ * or a hint: "image/png", "image/jpeg", or NULL for anything else. */
+const char *sks_image_mime(const uint8_t *data, size_t size);
+
 #endif

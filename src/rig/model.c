@@ -41,6 +41,12 @@ void sks_model_free(sks_model *model) {
   free(model->parts);
   for (size_t i = 0; i < model->material_count; ++i) free(model->materials[i].name);
   free(model->materials);
+  for (size_t i = 0; i < model->image_count; ++i) {
+    free(model->images[i].name); free(model->images[i].mime_type); free(model->images[i].data);
+  }
+  free(model->images);
+  for (size_t i = 0; i < model->warning_count; ++i) free(model->warnings[i]);
+  free(model->warnings);
   for (size_t i = 0; i < model->clip_count; ++i) sks_clip_free(&model->clips[i]);
   free(model->clips);
   free(model->source_path);
@@ -116,7 +122,27 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
   for (size_t i = 0; !fail && i < src->material_count; ++i) {
     dst->materials[i] = src->materials[i];
     dst->materials[i].name = dup_str(src->materials[i].name);
+    if (src->materials[i].name && !dst->materials[i].name) fail = 1;
   }
+  if (src->image_count) {
+    dst->images = calloc(src->image_count, sizeof(sks_image));
+    if (!dst->images) fail = 1; else dst->image_count = src->image_count;
+  }
+  for (size_t i = 0; !fail && i < src->image_count; ++i) {
+    const sks_image *a = &src->images[i];
+    sks_image *b = &dst->images[i];
+    b->name = dup_str(a->name);
+    b->mime_type = dup_str(a->mime_type);
+    b->size = a->size;
+    b->data = dup_mem(a->data, a->size, &fail);
+    if ((a->name && !b->name) || (a->mime_type && !b->mime_type)) fail = 1;
+  }
+  if (src->warning_count) {
+    dst->warnings = calloc(src->warning_count, sizeof(char *));
+    if (!dst->warnings) fail = 1; else dst->warning_count = src->warning_count;
+  }
+  for (size_t i = 0; !fail && i < src->warning_count; ++i)
+    if (!(dst->warnings[i] = dup_str(src->warnings[i] ? src->warnings[i] : ""))) fail = 1;
   if (src->clip_count) {
     dst->clips = calloc(src->clip_count, sizeof(sks_clip));
     if (!dst->clips) fail = 1; else dst->clip_count = src->clip_count;
