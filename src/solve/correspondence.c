@@ -56,14 +56,22 @@ done:
   return sks_d3_dist2(p, q);
 }
 
+/* A triangle whose box covers more than this many cells is not binned but
+ * kept in `big`, tested once per query: binned, 6,000 triangles spanning
+ * the mesh sat in every cell and every visited cell re-walked them (> 60 s
+ * for a 1 MB file); now the references are at most this x the triangles. */
+#define GRID_MAX_CELLS_PER_ITEM 64
+
 typedef struct grid {
   double lo[3], cs[3];
   int dim[3];
   uint32_t *start; /* cells + 1 */
   uint32_t *items;
+  uint32_t *big;   /* triangles too large to bin */
+  size_t big_count;
 } grid;
 
-static void grid_free(grid *g) { free(g->start); free(g->items); }
+static void grid_free(grid *g) { free(g->start); free(g->items); free(g->big); }
 
 static int cell_of(const grid *g, double x, int a) {
   int c = (int)floor((x - g->lo[a]) / g->cs[a]);
@@ -98,13 +106,15 @@ static int grid_build(grid *g, const double *pts, size_t npts, const uint32_t *t
   }
   g->start = calloc(cells + 1, sizeof(uint32_t));
   if (!g->start) return 0;
+  size_t big_fill = 0;
   for (int pass = 0; pass < 2; ++pass) {
     uint32_t *fill = NULL;
     if (pass == 1) {
       for (size_t c = 0; c < cells; ++c) g->start[c + 1] += g->start[c];
       g->items = malloc((g->start[cells] ? g->start[cells] : 1) * sizeof(uint32_t));
+      g->big = malloc((g->big_count ? g->big_count : 1) * sizeof(uint32_t));
       fill = malloc(cells * sizeof(uint32_t));
-      if (!g->items || !fill) { free(fill); grid_free(g); return 0; }
+      if (!g->items || !g->big || !fill) { free(fill); grid_free(g); return 0; }
       memcpy(fill, g->start, cells * sizeof(uint32_t));
     }
     for (size_t it = 0; it < nitems; ++it) {
@@ -122,6 +132,12 @@ static int grid_build(grid *g, const double *pts, size_t npts, const uint32_t *t
         }
         c0[a] = cell_of(g, mn, a);
         c1[a] = cell_of(g, mx, a);
+      }
+      size_t span = (size_t)(c1[0] - c0[0] + 1) * (size_t)(c1[1] - c0[1] + 1) * (size_t)(c1[2] - c0[2] + 1);
+      if (tris && span > GRID_MAX_CELLS_PER_ITEM) {
+        if (pass == 0) ++g->big_count;
+        else g->big[big_fill++] = (uint32_t)it;
+        continue;
       }
       for (int z = c0[2]; z <= c1[2]; ++z)
         for (int y = c0[1]; y <= c1[1]; ++y)
@@ -162,6 +178,16 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
     for (int a = 0; a < 3; ++a) c[a] = cell_of(&g, q[a], a);
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0};
+    for (size_t k = 0; k < g.big_count; ++k) {
+      const uint32_t *t = &tris[3 * g.big[k]];
+      double bc[3];
+      double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
+      if (d2 < best) {
+        best = d2;
+        bi[0] = t[0]; bi[1] = t[1]; bi[2] = t[2];
+        bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
+      }
+    }
     for (int r = 0;; ++r) {
       /* visit the shell of Chebyshev radius r */
       for (int z = c[2] - r; z <= c[2] + r; ++z) {
