@@ -93,7 +93,7 @@ static const abi_field k_fields[] = {
   F(sks_bake_result, rigid_vertex_count), F(sks_bake_result, target_weights_normalised),
   F(sks_bake_result, source_weights_normalised),
   F(sks_report_input, title), F(sks_report_input, source), F(sks_report_input, target),
-  F(sks_report_input, results), F(sks_report_input, result_count),
+  F(sks_report_input, results), F(sks_report_input, result_count), F(sks_report_input, max_bytes),
 };
 
 size_t sks_abi_sizeof(const char *struct_name) {

@@ -377,7 +377,14 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   double worst_skin = 0, worst_err = 0, worst_gt = 0;
   for (int c = 0; c < cJSON_GetArraySize(clips); ++c) {
     const cJSON *cj = cJSON_GetArrayItem(clips, c);
+    /* Over the budget the views hold frames 0, k, 2k, ...: view frame f is
+     * clip frame f * k; F counts the shown frames. */
     size_t F = (size_t)cJSON_GetObjectItem(cj, "frame_count")->valuedouble;
+    size_t ks = (size_t)cJSON_GetObjectItem(cj, "frame_step")->valuedouble;
+    CHECK(ks >= 1);
+    if (ks < 1) ks = 1;
+    CHECK(cJSON_GetObjectItem(cj, "source_frame_count")->valuedouble == (double)res[0]->clips[c].frame_count);
+    CHECK(F == (res[0]->clips[c].frame_count + ks - 1) / ks);
     size_t ns = 0, ng = 0;
     float *scales = blob(cj, "gt_residual_scale", &ns);
     int8_t *gt = blob(cj, "gt_residual", &ng);
@@ -388,8 +395,8 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
     for (size_t f = 0; f < F && gt && scales; ++f)
       for (size_t i = 0; i < V * 3; ++i) {
         double q = gt[f * V * 3 + i] / 127.0;
-        double y = ref0->solved_surface[f * V * 3 + i] + (q < 0 ? -1 : 1) * q * q * scales[f];
-        double dd = fabs(y - ref0->target_surface[f * V * 3 + i]) / D;
+        double y = ref0->solved_surface[f * ks * V * 3 + i] + (q < 0 ? -1 : 1) * q * q * scales[f];
+        double dd = fabs(y - ref0->target_surface[f * ks * V * 3 + i]) / D;
         double step = scales[f] / D * (2 * fabs(q) + 1.0 / 127) / 127 / 2 + 1e-7;
         if (dd / step > worst_gt) worst_gt = dd / step;
       }
@@ -397,6 +404,7 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
     for (size_t r = 0; r < nres; ++r) {
       const cJSON *bj = cJSON_GetArrayItem(baked, (int)r);
       const sks_baked_clip *ref = &res[r]->clips[c];
+      /* The numbers are those of ALL frames, whatever the views show. */
       CHECK_NEAR(cJSON_GetObjectItem(bj, "quality")->valuedouble, ref->quality, 1e-15);
       const cJSON *jl = cJSON_GetObjectItem(bj, "joints");
       CHECK(cJSON_GetArraySize(jl) == (int)ref->diagnosis.joint_count);
@@ -405,11 +413,17 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
         CHECK(cJSON_GetObjectItem(o, "joint")->valuedouble == ref->diagnosis.joints[k].joint);
         CHECK(cJSON_GetObjectItem(o, "share_pct")->valuedouble == ref->diagnosis.joints[k].share * 100.0);
       }
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "mean_error_pct")->valuedouble, ref->mean_error_pct, 1e-15);
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "worst_error_pct")->valuedouble, ref->worst_error_pct, 1e-15);
+      size_t over = 0;
+      for (size_t i = 0; i < ref->frame_count * V; ++i) over += ref->vertex_error[i] / D * 100.0 >= 3.0;
+      CHECK(cJSON_GetObjectItem(bj, "vertex_frames_at_ramp_max")->valuedouble == (double)over);
+      CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(bj, "frame_mean_error_pct")) == (int)F);
       for (size_t f = 0; f < F; ++f) {
         CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_mean_error_pct"), (int)f)->valuedouble ==
-              ref->frame_mean_error_pct[f]);
+              ref->frame_mean_error_pct[f * ks]);
         CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_worst_error_pct"), (int)f)->valuedouble ==
-              ref->frame_worst_error_pct[f]);
+              ref->frame_worst_error_pct[f * ks]);
       }
       size_t npal = 0, ne = 0;
       float *pal = blob(bj, "palettes", &npal);
@@ -425,10 +439,10 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
               p[k] += weights[K * v + s] * (row[4 * k] * pos[3 * v] + row[4 * k + 1] * pos[3 * v + 1] +
                                             row[4 * k + 2] * pos[3 * v + 2] + row[4 * k + 3]);
           }
-          const float *s = ref->solved_surface + (f * V + v) * 3;
+          const float *s = ref->solved_surface + (f * ks * V + v) * 3;
           double dd = sqrt((p[0] - s[0]) * (p[0] - s[0]) + (p[1] - s[1]) * (p[1] - s[1]) + (p[2] - s[2]) * (p[2] - s[2])) / D;
           if (dd > worst_skin) worst_skin = dd;
-          double e = half_to_double(eh[f * V + v]), want = ref->vertex_error[f * V + v] / D * 100;
+          double e = half_to_double(eh[f * V + v]), want = ref->vertex_error[f * ks * V + v] / D * 100;
           double rel = fabs(e - want) / (want > 6.2e-5 ? want : 6.2e-5);
           if (rel > worst_err) worst_err = rel;
         }
@@ -513,7 +527,7 @@ int main(int argc, char **argv) {
   CHECK(control.clips[0].worst_error_pct > 0 && control.clips[0].worst_error_pct < 0.01);
 
   const sks_bake_result *both[2] = {&free_res, &rot_res};
-  sks_report_input in = {"Procedural two-bone rig: elbow under-bent", &m, &m, both, 2};
+  sks_report_input in = {"Procedural two-bone rig: elbow under-bent", &m, &m, both, 2, 0};
   CHECK_OK(sks_report_write_html(path, &in, &err), &err);
   check_page(path, &m, both, 2);
   char json_path[1100];
@@ -533,18 +547,66 @@ int main(int argc, char **argv) {
     const sks_bake_result *one[1] = {&merged};
     char mp[1100];
     snprintf(mp, sizeof mp, "%s/report_both_modes.html", dir);
-    sks_report_input min = {"both modes in one result", &m, &m, one, 1};
+    sks_report_input min = {"both modes in one result", &m, &m, one, 1, 0};
     CHECK_OK(sks_report_write_html(mp, &min, &err), &err);
     check_page(mp, &m, both, 2); /* same page data as the two-result report */
     free(merged.clips);
   }
 
   const sks_bake_result *ctl[1] = {&control};
-  sks_report_input cin = {"Procedural two-bone rig: control", &m, &m, ctl, 1};
+  sks_report_input cin = {"Procedural two-bone rig: control", &m, &m, ctl, 1, 0};
   CHECK_OK(sks_report_write_html(control_path, &cin, &err), &err);
   check_page(control_path, &m, ctl, 1);
   snprintf(json_path, sizeof json_path, "%s/report_control.json", dir);
   write_cli_json(json_path, ctl, 1);
+
+  /* Over the budget (issue 11): the views show every k-th frame, the
+   * smallest k that fits; the numbers stay those of all frames. The budget
+   * is a third of what every frame would take, so k is at least 3. */
+  {
+    sks_bake_result lf, lr;
+    make_result(&m, &lf, SKS_SOLVE_FREE, 0.8f, 2, 301, 36);
+    make_result(&m, &lr, SKS_SOLVE_ROTATION_ONLY, 0.95f, 2, 301, 36);
+    const sks_bake_result *two[2] = {&lf, &lr};
+    sks_report_input lin = {"Procedural two-bone rig: over the budget", &m, &m, two, 2, 0};
+    sks_report_plan all;
+    CHECK_OK(sks_report_plan_views(&lin, &all, &err), &err);
+    CHECK(all.frame_step == 1 && all.frames == 337 && all.frames_shown == 337 && all.bytes == all.bytes_all);
+    CHECK(all.max_bytes == SKS_REPORT_DEFAULT_MAX_BYTES && all.vertex_count == sks_model_vertex_count(&m));
+    lin.max_bytes = all.bytes_all / 3;
+    sks_report_plan plan;
+    CHECK_OK(sks_report_plan_views(&lin, &plan, &err), &err);
+    CHECK_MSG(plan.frame_step >= 3 && plan.bytes <= lin.max_bytes, "step %zu, %zu of %zu bytes", plan.frame_step,
+              plan.bytes, lin.max_bytes);
+    CHECK(plan.frames_shown == (337 + plan.frame_step - 1) / plan.frame_step);
+    char lp[1100], lj[1100];
+    snprintf(lp, sizeof lp, "%s/report_decimated.html", dir);
+    snprintf(lj, sizeof lj, "%s/report_decimated.json", dir);
+    CHECK_OK(sks_report_write_html(lp, &lin, &err), &err);
+    check_page(lp, &m, two, 2); /* shown frames k*f, numbers of all frames */
+    write_cli_json(lj, two, 2);
+    size_t n = 0;
+    char *h = read_all(lp, &n);
+    CHECK_MSG(n <= lin.max_bytes, "%zu bytes over the budget of %zu", n, lin.max_bytes);
+    char note[128];
+    snprintf(note, sizeof note, "id=\"frame-step\" data-step=\"%zu\"", plan.frame_step);
+    CHECK_MSG(h && strstr(h, note), "the page does not say it shows every %zu-th frame", plan.frame_step);
+    /* the table's frames and quality are the all-frames figures */
+    char q[96];
+    snprintf(q, sizeof q, "<td>%zu</td><td data-value=\"%.17g\">", lf.clips[1].frame_count, lf.clips[1].quality * 100.0);
+    CHECK_MSG(h && strstr(h, q), "table lacks the all-frames row %s", q);
+    /* Refused when one frame per clip does not fit; an earlier file stays. */
+    lin.max_bytes = 4096;
+    CHECK(sks_report_plan_views(&lin, &plan, &err) == SKS_ERR_UNSUPPORTED);
+    CHECK(sks_report_write_html(lp, &lin, &err) == SKS_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.message, "report budget") != NULL, "%s", err.message);
+    size_t n2 = 0;
+    char *h2 = read_all(lp, &n2);
+    CHECK_MSG(h && h2 && n2 == n && memcmp(h, h2, n) == 0, "a refused report changed the earlier file");
+    free(h); free(h2);
+    free_result(&lf);
+    free_result(&lr);
+  }
 
   /* More than 4 non-zero influences: the page switches to 8 on the GPU. */
   {
@@ -570,7 +632,7 @@ int main(int argc, char **argv) {
     make_result(&m, &r5, SKS_SOLVE_ROTATION_ONLY, 0.9f, 1, 8, 0);
     five[0] = &f5;
     five[1] = &r5;
-    sks_report_input in5 = {"8 influences", &m, &m, five, 2};
+    sks_report_input in5 = {"8 influences", &m, &m, five, 2, 0};
     CHECK_OK(sks_report_write_html(p5, &in5, &err), &err);
     check_page(p5, &m, five, 2);
     char j5[1100];
@@ -611,7 +673,7 @@ int main(int argc, char **argv) {
   CHECK(strstr(err.message, "frames in one result") != NULL);
   rot_res.clips[0].frame_count = saved_frames;
   CHECK(!file_exists(bad_path));
-  sks_report_input empty = {NULL, NULL, &m, NULL, 0};
+  sks_report_input empty = {NULL, NULL, &m, NULL, 0, 0};
   CHECK(sks_report_write_html(bad_path, &empty, &err) == SKS_ERR_ARGUMENT);
   free_result(&free_res);
   free_result(&rot_res);
@@ -642,7 +704,7 @@ int main(int argc, char **argv) {
         snprintf(jp, sizeof jp, "%s/report_%s.json", dir, names[k]);
         const sks_bake_result *one[1] = {&br};
         sks_report_input fin = {k == 0 ? "Fox onto fox_rig_autoweights (library bake)" : "Fox control (library bake)",
-                                &src, target, one, 1};
+                                &src, target, one, 1, 0};
         CHECK_OK(sks_report_write_html(fp, &fin, &err), &err);
         check_page(fp, target, one, 1);
         write_cli_json(jp, one, 1);
@@ -663,7 +725,7 @@ int main(int argc, char **argv) {
     char big_path[1100];
     snprintf(big_path, sizeof big_path, "%s/report_10k.html", dir);
     const sks_bake_result *one[1] = {&br};
-    sks_report_input bin = {"10k budget", &big, &big, one, 1};
+    sks_report_input bin = {"10k budget", &big, &big, one, 1, 0};
     CHECK_OK(sks_report_write_html(big_path, &bin, &err), &err);
     size_t bytes = 0;
     char *html = read_all(big_path, &bytes);

@@ -8,7 +8,8 @@
 # Screenshots: $SKS_BINARY_DIR/report_screens/*.png (CI artifacts).
 #
 # 1. procedural rig (tests/test_report.c --write): two modes with known
-#    errors, and a near-exact control;
+#    errors, a near-exact control, and a report over its size budget that
+#    shows every k-th frame (the numbers shown still those of frame k*f);
 # 2. the Fox baked through the library (test_report --write, with the CLI
 #    --json shape written from the result): onto fox_rig_autoweights, and
 #    onto itself (control);
@@ -40,6 +41,8 @@ node "$CHECK" --html "$OUT/report_control.html" --json "$OUT/report_control.json
   --screens "$OUT" --name procedural_control --control || fail=1
 node "$CHECK" --html "$OUT/report_8_influences.html" --json "$OUT/report_8_influences.json" \
   --screens "$OUT" --name procedural_8_influences --imperfect || fail=1
+node "$CHECK" --html "$OUT/report_decimated.html" --json "$OUT/report_decimated.json" \
+  --screens "$OUT" --name procedural_decimated --imperfect || fail=1
 
 # Written by test_report --write when ../shared/data has the Fox (library bake).
 if [ -f "$OUT/report_fox_lib_bake.html" ]; then

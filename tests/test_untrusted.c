@@ -516,6 +516,13 @@ static void test_bake_bounds(void) {
   /* key times (fps 0): bounded by the total key count */
   CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 0, 3, 4, &frames, &err), &err);
   CHECK(frames == 4); /* 2 + 1 keys + 1 */
+  /* ... and over all the clips of one bake: each clip within its limits,
+   * their sum not (2,000 clips of 10,002 frames) */
+  CHECK_OK(sks_bake_total_bounds(&src, 2000, 2000.0 * 499, 3, 0, &err), &err);
+  CHECK(sks_bake_total_bounds(&src, 2000, 2000.0 * 10002, 3, 0, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "2000 clips: 2e+07 frames in all"));
+  CHECK(sks_bake_total_bounds(&src, 20, 20.0 * 10002, 3, 1000, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "leave out --report"));
   sks_model_free(&src);
 }
 

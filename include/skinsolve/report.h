@@ -18,7 +18,33 @@ typedef struct sks_report_input {
    * been baked with keep_surfaces = 1. */
   const sks_bake_result *const *results;
   size_t result_count;
+  /* Budget on the HTML file in bytes (0: SKS_REPORT_DEFAULT_MAX_BYTES). A
+   * browser cannot open a report of hundreds of MB (a 549 MB one rendered
+   * blank), so when the data would not fit, the animated views (viewer,
+   * per-frame arrays of the data blob) show every k-th frame, the smallest
+   * k that fits; the table, plots and every number (quality, mean / worst
+   * error, viewer check) stay those of all frames. The page and
+   * sks_report_plan_views say so. Refused (SKS_ERR_UNSUPPORTED) when even one
+   * frame per clip does not fit. */
+  size_t max_bytes;
 } sks_report_input;
+
+#define SKS_REPORT_DEFAULT_MAX_BYTES ((size_t)64 << 20)
+
+/* What the report will show within its budget. */
+typedef struct sks_report_plan {
+  size_t max_bytes;     /* the budget applied */
+  size_t frame_step;    /* the views show frames 0, k, 2k, ... (1: every frame) */
+  size_t frames;        /* frames of the longest clip */
+  size_t frames_shown;  /* of those, shown in the views */
+  size_t vertex_count;  /* target vertices in the views (all of them) */
+  size_t bytes;         /* upper bound of the file's size at frame_step */
+  size_t bytes_all;     /* the same with every frame shown */
+} sks_report_plan;
+
+/* The plan sks_report_write_html follows, without writing anything; an error
+ * (SKS_ERR_UNSUPPORTED) when no plan fits. */
+sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan *plan, sks_error *err);
 
 sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err);
 

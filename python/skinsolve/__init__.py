@@ -587,9 +587,11 @@ class BakeResult:
         """Writes the target with the baked clips as binary glTF (`bake -o`)."""
         self.apply().write(path)
 
-    def write_report(self, path, title="skinsolve bake"):
+    def write_report(self, path, title="skinsolve bake", max_mb=0):
         """Writes the self-contained HTML report with the viewer (`bake --report`);
-        needs bake(..., keep_surfaces=True)."""
+        needs bake(..., keep_surfaces=True). max_mb: the file's budget
+        (`--report-max-mb`; 0: 64 MB); over it the viewer shows every k-th
+        frame (the numbers stay all frames'); refused when nothing fits."""
         if self._source is None or any(c.target_surface is None for c in self.clips):
             raise SkinsolveError("argument", "write_report needs bake(..., keep_surfaces=True)")
         r = self._r
@@ -608,7 +610,7 @@ class BakeResult:
         inp = A.sks_report_input(title=title.encode(), source=C.pointer(self._source._m),
                                  target=C.pointer(self._target._m),
                                  results=C.cast(ptrs, C.POINTER(C.POINTER(A.sks_bake_result))),
-                                 result_count=len(views))
+                                 result_count=len(views), max_bytes=int(max_mb * 1048576))
         _call(lib.sks_report_write_html, str(path).encode(), C.byref(inp))
 
 
@@ -662,7 +664,7 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
     vertex %D (D = bounding-box diagonal of the target's bind pose), solve ms.
     Write the target with the baked clips with result.write("OUT.glb") (CLI -o),
     the HTML report with result.write_report("OUT.html") (CLI --report; bake
-    with keep_surfaces=True); result.to_json() is what CLI --json prints.
+    with keep_surfaces=True; its max_mb is CLI --report-max-mb); result.to_json() is what CLI --json prints.
     Raises SkinsolveError with the library's message (e.g. an unknown clip lists
     the available ones)."""
     if isinstance(source, str):

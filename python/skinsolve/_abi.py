@@ -191,7 +191,8 @@ class sks_bake_result(C.Structure):
 class sks_report_input(C.Structure):
     _fields_ = [("title", C.c_char_p), ("source", C.POINTER(sks_model)),
                 ("target", C.POINTER(sks_model)),
-                ("results", C.POINTER(C.POINTER(sks_bake_result))), ("result_count", c_size)]
+                ("results", C.POINTER(C.POINTER(sks_bake_result))), ("result_count", c_size),
+                ("max_bytes", c_size)]
 
 
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,

@@ -575,7 +575,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
         if ((int)res.clips[i].mode == md) split[o++] = res.clips[i], v.clip_count++;
       if (v.clip_count) { views[nviews] = v; results[nviews] = &views[nviews]; ++nviews; }
     }
-    sks_report_input in = {title, &src, &tgt, results, nviews};
+    sks_report_input in = {title, &src, &tgt, results, nviews, 0};
     sks_result rr = sks_report_write_html(p.report, &in, &err);
     free(split);
     if (rr != SKS_OK) goto failed;

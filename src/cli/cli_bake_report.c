@@ -176,3 +176,55 @@ cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c, const sks_model *target) 
   cJSON_AddNumberToObject(o, "unattributed_share_pct", c->diagnosis.unattributed_share * 100.0);
   return o;
 }
+
+/* ---- the report's budget ------------------------------------------------ */
+
+int sks_cli_opt_report_max_mb(int argc, char **argv, int *i, size_t *max_bytes) {
+  if (strcmp(argv[*i], "--report-max-mb") != 0) return 0;
+  if (*i + 1 >= argc) {
+    sks_cli_fail(SKS_EXIT_USAGE, "--report-max-mb needs a size in MB");
+    return -1;
+  }
+  char *end;
+  const char *text = argv[++*i];
+  double mb = strtod(text, &end);
+  /* 1 MB .. 1 TB: a page under 1 MB cannot hold the viewer */
+  if (*end || !(mb >= 1) || mb > 1048576) {
+    sks_cli_fail(SKS_EXIT_USAGE, "--report-max-mb: '%s' is not a size in MB from 1 to 1048576", text);
+    return -1;
+  }
+  *max_bytes = (size_t)(mb * 1048576.0);
+  return 1;
+}
+
+/* 54660 -> "54,660" */
+static const char *grouped(size_t n, char *buf, size_t cap) {
+  char digits[32];
+  int len = snprintf(digits, sizeof digits, "%zu", n);
+  size_t o = 0;
+  for (int k = 0; k < len && o + 2 < cap; ++k) {
+    if (k && (len - k) % 3 == 0) buf[o++] = ',';
+    buf[o++] = digits[k];
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
+int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet) {
+  sks_report_plan plan;
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  if (sks_report_plan_views(in, &plan, &err) != SKS_OK)
+    return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", path, err.message);
+  if (plan.frame_step > 1 && !quiet) {
+    char f[32], v[32];
+    size_t k = plan.frame_step;
+    const char *th = k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+    fprintf(stderr,
+            "report: %s frames x %s vertices: showing every %zu%s frame (%zu frames, at most %.1f MB of the "
+            "%.0f MB budget; all frames: %.1f MB); numbers stay those of all frames\n",
+            grouped(plan.frames, f, sizeof f), grouped(plan.vertex_count, v, sizeof v), k, th, plan.frames_shown,
+            (double)plan.bytes / 1048576.0, (double)plan.max_bytes / 1048576.0, (double)plan.bytes_all / 1048576.0);
+  }
+  return SKS_EXIT_OK;
+}

@@ -3,6 +3,7 @@
 #define SKS_CLI_BAKE_REPORT_H
 
 #include "cli.h"
+#include "skinsolve/report.h"
 
 typedef struct sks_cli_bake_printer {
   int quiet;          /* no progress, no notes */
@@ -42,5 +43,19 @@ void sks_cli_bake_on_progress(void *user, const char *clip, size_t frame, size_t
  * Baked clips keep their names as given. */
 sks_result sks_cli_bake_apply(const sks_model *target, const sks_bake_result *res, int replace, int quiet,
                               sks_model *out, sks_error *err);
+
+/* --report-max-mb MB: the report's budget (sks_report_input.max_bytes).
+ * 1 when consumed (i advanced), 0 when argv[*i] is another option, -1 on a
+ * bad value (message printed). */
+int sks_cli_opt_report_max_mb(int argc, char **argv, int *i, size_t *max_bytes);
+#define SKS_CLI_REPORT_MAX_MB_HELP \
+  "  --report-max-mb MB   budget of the report file (default 64): over it the\n" \
+  "                       viewer shows every k-th frame (stated in the report and\n" \
+  "                       on stderr; table, plots and numbers keep all frames);\n" \
+  "                       refused when even one frame per clip does not fit\n"
+/* Plans the report before any output is written: prints on stderr (unless
+ * quiet) when the views are decimated; SKS_EXIT_OUTPUT (message naming
+ * `path` printed) when nothing fits the budget; else 0. */
+int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet);
 
 #endif

@@ -15,7 +15,7 @@ static void bake_usage(FILE *f) {
           "                      [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
           "                      [--mode free|rotation-only|both] [--max-constraints N]\n"
           "                      [--fps F] [--solver default|bcd] [--align auto|none]\n"
-          "                      [--json] [--report OUT.html]\n"
+          "                      [--json] [--report OUT.html] [--report-max-mb MB]\n"
           "\n"
           "Plays each clip of SRC and solves per frame the transforms of TGT's joints so\n"
           "that TGT's own skinning reproduces SRC's surface MOTION: each TGT vertex is its\n"
@@ -46,6 +46,7 @@ static void bake_usage(FILE *f) {
           "                       per-frame mean/worst errors, sweeps per frame, and per\n"
           "                       clip \"joints\": the residual per dominant joint)\n"
           "  --report OUT.html    write the self-contained HTML report with the viewer\n"
+          SKS_CLI_REPORT_MAX_MB_HELP
           "  --clips ANIM_FILE... bake the clips of these animation files (FBX, BVH,\n"
           "                       Collada, glTF; every argument up to the next option;\n"
           "                       repeatable) instead of SRC's own: they are applied to\n"
@@ -161,7 +162,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   const char *out_path = NULL, *report_path = NULL;
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
-  int json = 0, quiet = 0, replace_clips = 0, lr;
+  int json = 0, quiet = 0, replace_clips = 0, lr, rb;
+  size_t report_max_bytes = 0;
   sks_load_options load_opt = {0};
   const char **clip_files = calloc((size_t)argc + 3, sizeof(char *));
   size_t nclip_files = 0;
@@ -177,6 +179,9 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     else if (strcmp(a, "--clip") == 0 && has) clips[nclips++] = argv[++i];
     else if (strcmp(a, "-o") == 0 && has) out_path = argv[++i];
     else if (strcmp(a, "--report") == 0 && has) report_path = argv[++i];
+    else if ((rb = sks_cli_opt_report_max_mb(argc, argv, &i, &report_max_bytes)) != 0) {
+      if (rb < 0) { free(clips); free(clip_files); return SKS_EXIT_USAGE; }
+    }
     else if (strcmp(a, "--json") == 0) json = 1;
     else if (strcmp(a, "--mode") == 0 && has) {
       const char *m = argv[++i];
@@ -264,27 +269,29 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     print_table(&res, base_name(source_path), base_name(target_path), 1);
     sks_cli_bake_print_diagnosis(&res, target);
   }
+  /* Everything that can fail on the input (applying the clips, the
+   * report's budget) is settled before the first output is replaced, so a
+   * refused run leaves the outputs of an earlier run as they were. */
+  sks_model baked;
+  memset(&baked, 0, sizeof baked);
+  int have_baked = 0;
   if (out_path && code == SKS_EXIT_OK) {
-    sks_model baked;
-    if (sks_cli_bake_apply(target, &res, replace_clips, quiet, &baked, &err) != SKS_OK) {
+    if (sks_cli_bake_apply(target, &res, replace_clips, quiet, &baked, &err) != SKS_OK)
       code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
-    } else {
-      if (sks_write_glb(out_path, &baked, NULL, &err) != SKS_OK)
-        code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-      else if (!json)
-        printf("wrote %s\n", out_path);
-      sks_model_free(&baked);
-    }
+    else
+      have_baked = 1;
   }
+  /* one result per mode (the report shows modes side by side); the views
+   * share the clips of `res` */
+  char title[512];
+  snprintf(title, sizeof title, "%s: %s -> %s", cmd, base_name(source_path), base_name(target_path));
+  sks_bake_result views[2];
+  const sks_bake_result *results[2];
+  size_t nviews = 0;
+  sks_baked_clip *split = NULL;
+  sks_report_input in = {title, &src, target, results, 0, report_max_bytes};
   if (report_path && code == SKS_EXIT_OK) {
-    char title[512];
-    snprintf(title, sizeof title, "%s: %s -> %s", cmd, base_name(source_path), base_name(target_path));
-    /* one result per mode (the report shows modes side by side); the views
-     * share the clips of `res` */
-    sks_bake_result views[2];
-    const sks_bake_result *results[2];
-    size_t nviews = 0;
-    sks_baked_clip *split = malloc((res.clip_count ? res.clip_count : 1) * sizeof *split);
+    split = malloc((res.clip_count ? res.clip_count : 1) * sizeof *split);
     if (!split) {
       code = sks_cli_fail(SKS_EXIT_OUTPUT, "out of memory");
     } else {
@@ -297,14 +304,24 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
           if ((int)res.clips[i].mode == m) split[o++] = res.clips[i], v.clip_count++;
         if (v.clip_count) { views[nviews] = v; results[nviews] = &views[nviews]; ++nviews; }
       }
-      sks_report_input in = {title, &src, target, results, nviews};
-      if (sks_report_write_html(report_path, &in, &err) != SKS_OK)
-        code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-      else if (!json)
-        printf("wrote %s\n", report_path);
-      free(split);
+      in.result_count = nviews;
+      code = sks_cli_report_plan(report_path, &in, quiet);
     }
   }
+  if (have_baked && code == SKS_EXIT_OK) {
+    if (sks_write_glb(out_path, &baked, NULL, &err) != SKS_OK)
+      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+    else if (!json)
+      printf("wrote %s\n", out_path);
+  }
+  if (have_baked) sks_model_free(&baked);
+  if (report_path && code == SKS_EXIT_OK) {
+    if (sks_report_write_html(report_path, &in, &err) != SKS_OK)
+      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+    else if (!json)
+      printf("wrote %s\n", report_path);
+  }
+  free(split);
   sks_bake_result_free(&res);
 done_models:
   sks_model_free(&src);

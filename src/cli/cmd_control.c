@@ -7,6 +7,7 @@
 static void control_usage(FILE *f) {
   fprintf(f,
           "usage: skinsolve control FILE [--clip NAME]... [--json] [--report OUT.html]\n"
+          "                         [--report-max-mb MB]\n"
           "                         [--mode free|rotation-only|both] [--solver default|bcd]\n"
           "                         [--max-constraints N] [--fps F] [-o OUT.glb]\n"
           "                         [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"

@@ -15,6 +15,7 @@ static void usage(FILE *f) {
           "usage: skinsolve refit --source SRC --target TGT [--clip NAME]... [--holdout NAME]...\n"
           "                       -o OUT.glb [--max-influences K] [--keep-original L]\n"
           "                       [--rounds R] [--max-constraints N] [--json] [--report OUT.html]\n"
+          "                       [--report-max-mb MB]\n"
           "\n"
           "Re-fits TGT's skin weights so that TGT's own linear blend skinning reproduces\n"
           "SRC's surface motion over the fitting clips; TGT's skeleton, bind pose, clips and\n"
@@ -40,6 +41,7 @@ static void usage(FILE *f) {
           "  --max-constraints N  the bakes' constraint budget (default 5000)\n"
           "  --json               print the results as JSON (quality in percent)\n"
           "  --report OUT.html    the bake report of SRC's clips onto the result\n"
+          SKS_CLI_REPORT_MAX_MB_HELP
           "Progress goes to stderr.\n\n"
           "exit codes: 0 ok, 1 bad input or failed operation, 2 usage error,\n"
           "            3 output could not be written\n");
@@ -137,7 +139,8 @@ int sks_cmd_refit(int argc, char **argv) {
   if (!clips || !holds) { free(clips); free(holds); return sks_cli_fail(SKS_EXIT_INPUT, "out of memory"); }
   sks_refit_options opt;
   memset(&opt, 0, sizeof opt);
-  int json = 0, code = SKS_EXIT_OK;
+  int json = 0, code = SKS_EXIT_OK, rb;
+  size_t report_max_bytes = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     int has = i + 1 < argc;
@@ -147,6 +150,9 @@ int sks_cmd_refit(int argc, char **argv) {
     else if (!strcmp(a, "--target") && has) tgt_path = argv[++i];
     else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && has) out_path = argv[++i];
     else if (!strcmp(a, "--report") && has) report_path = argv[++i];
+    else if ((rb = sks_cli_opt_report_max_mb(argc, argv, &i, &report_max_bytes)) != 0) {
+      if (rb < 0) { code = SKS_EXIT_USAGE; goto out_args; }
+    }
     else if (!strcmp(a, "--clip") && has) clips[opt.clip_name_count++] = argv[++i];
     else if (!strcmp(a, "--holdout") && has) holds[opt.holdout_name_count++] = argv[++i];
     else if (!strcmp(a, "--json")) json = 1;
@@ -202,13 +208,18 @@ int sks_cmd_refit(int argc, char **argv) {
   } else {
     print_table(&res, &tgt, base_name(src_path), base_name(tgt_path));
   }
-  if (code == SKS_EXIT_OK) {
-    sks_result wr = sks_write_glb(out_path, &res.model, NULL, &err);
-    if (wr != SKS_OK) code = sks_cli_fail(sks_cli_exit_for_write(wr), "%s", err.message);
-    else if (!json) printf("wrote %s\n", out_path);
-  }
+  /* The report's bake and budget are settled before -o is replaced, so a
+   * refused report leaves an earlier run's outputs as they were. */
+  const char **all = NULL;
+  sks_bake_result br;
+  memset(&br, 0, sizeof br);
+  int have_br = 0;
+  char title[512];
+  snprintf(title, sizeof title, "refit: %s -> %s (re-fitted weights)", base_name(src_path), base_name(tgt_path));
+  const sks_bake_result *results[1] = {&br};
+  sks_report_input in = {title, &src, &res.model, results, 1, report_max_bytes};
   if (report_path && code == SKS_EXIT_OK) {
-    const char **all = calloc(res.clip_count + 1, sizeof(char *));
+    all = calloc(res.clip_count + 1, sizeof(char *));
     sks_bake_options bo;
     memset(&bo, 0, sizeof bo);
     for (size_t i = 0; all && i < res.clip_count; ++i) all[i] = res.clips[i].name;
@@ -216,20 +227,24 @@ int sks_cmd_refit(int argc, char **argv) {
     bo.clip_name_count = res.clip_count;
     bo.keep_surfaces = 1;
     bo.max_constraints = opt.max_constraints;
-    sks_bake_result br;
     if (!all) code = sks_cli_fail(SKS_EXIT_OUTPUT, "out of memory");
     else if (sks_bake(&src, &res.model, &bo, &br, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     else {
-      char title[512];
-      snprintf(title, sizeof title, "refit: %s -> %s (re-fitted weights)", base_name(src_path), base_name(tgt_path));
-      const sks_bake_result *results[1] = {&br};
-      sks_report_input in = {title, &src, &res.model, results, 1};
-      if (sks_report_write_html(report_path, &in, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-      else if (!json) printf("wrote %s\n", report_path);
-      sks_bake_result_free(&br);
+      have_br = 1;
+      code = sks_cli_report_plan(report_path, &in, 0);
     }
-    free(all);
   }
+  if (code == SKS_EXIT_OK) {
+    sks_result wr = sks_write_glb(out_path, &res.model, NULL, &err);
+    if (wr != SKS_OK) code = sks_cli_fail(sks_cli_exit_for_write(wr), "%s", err.message);
+    else if (!json) printf("wrote %s\n", out_path);
+  }
+  if (report_path && code == SKS_EXIT_OK) {
+    if (sks_report_write_html(report_path, &in, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+    else if (!json) printf("wrote %s\n", report_path);
+  }
+  if (have_br) sks_bake_result_free(&br);
+  free(all);
 out_models:
   sks_refit_result_free(&res);
   sks_model_free(&src);

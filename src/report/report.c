@@ -315,53 +315,45 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
   return SKS_OK;
 }
 
-/* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats). */
-static int report_palettes(const sks_model *t, const report_mesh *m, const sks_baked_clip *c,
-                           sks_mat4 *models, float *out) {
-  for (size_t f = 0; f < c->frame_count; ++f) {
-    sks_local_to_model_job job = {t->skeleton.parents, c->locals + f * c->joint_count,
-                                  t->skeleton.joint_count, NULL, models};
-    if (!sks_local_to_model_job_run(&job)) return 0;
-    float *pf = out + f * m->palette_size * 12;
-    for (size_t s = 0; s < t->skin_count; ++s) {
-      const sks_skin *skin = &t->skins[s];
-      for (size_t i = 0; i < skin->joint_count; ++i) {
-        sks_mat4 pm = sks_m4_mul(&models[skin->joints[i]], &skin->inverse_bind[i]);
-        float *o = pf + 12 * (m->skin_offset[s] + i);
-        for (int r = 0; r < 3; ++r)
-          for (int col = 0; col < 4; ++col) o[4 * r + col] = pm.m[col * 4 + r];
-      }
+/* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats)
+ * at one frame, from that frame's solved locals. */
+static int report_palette(const sks_model *t, const report_mesh *m, const sks_transform *locals,
+                          sks_mat4 *models, float *pf) {
+  sks_local_to_model_job job = {t->skeleton.parents, locals, t->skeleton.joint_count, NULL, models};
+  if (!sks_local_to_model_job_run(&job)) return 0;
+  for (size_t s = 0; s < t->skin_count; ++s) {
+    const sks_skin *skin = &t->skins[s];
+    for (size_t i = 0; i < skin->joint_count; ++i) {
+      sks_mat4 pm = sks_m4_mul(&models[skin->joints[i]], &skin->inverse_bind[i]);
+      float *o = pf + 12 * (m->skin_offset[s] + i);
+      for (int r = 0; r < 3; ++r)
+        for (int col = 0; col < 4; ++col) o[4 * r + col] = pm.m[col * 4 + r];
     }
   }
   return 1;
 }
 
-/* What the vertex shader computes, on the CPU: the largest distance between
- * it and the solver's surface over all frames (fraction of D). Reported in
- * the page so a reader knows the GPU picture is the solved surface. */
-static double report_gpu_check(const report_mesh *m, const sks_baked_clip *c, const float *palettes, double D) {
-  if (!c->solved_surface) return -1;
+/* What the vertex shader computes, on the CPU, at one frame: the largest
+ * distance between it and the solver's surface `ys`. Its maximum over ALL
+ * frames (fraction of D) is reported in the page so a reader knows the GPU
+ * picture is the solved surface. NaN propagates. */
+static double report_gpu_check_frame(const report_mesh *m, const float *pf, const float *ys) {
   double worst = 0;
-  size_t V = m->vertex_count;
-  for (size_t f = 0; f < c->frame_count; ++f) {
-    const float *pf = palettes + f * m->palette_size * 12;
-    const float *ys = c->solved_surface + f * V * 3;
-    for (size_t v = 0; v < V; ++v) {
-      const float *x = m->positions + 3 * v;
-      double p[3] = {0, 0, 0};
-      for (size_t s = 0; s < m->influences; ++s) {
-        float w = m->weights[m->influences * v + s];
-        if (w == 0) continue;
-        const float *row = pf + 12 * m->joints[m->influences * v + s];
-        for (int r = 0; r < 3; ++r)
-          p[r] += w * (row[4 * r] * x[0] + row[4 * r + 1] * x[1] + row[4 * r + 2] * x[2] + row[4 * r + 3]);
-      }
-      double dx = p[0] - ys[3 * v], dy = p[1] - ys[3 * v + 1], dz = p[2] - ys[3 * v + 2];
-      double d = sqrt(dx * dx + dy * dy + dz * dz);
-      if (!(d <= worst)) worst = d; /* NaN propagates as worst */
+  for (size_t v = 0; v < m->vertex_count; ++v) {
+    const float *x = m->positions + 3 * v;
+    double p[3] = {0, 0, 0};
+    for (size_t s = 0; s < m->influences; ++s) {
+      float w = m->weights[m->influences * v + s];
+      if (w == 0) continue;
+      const float *row = pf + 12 * m->joints[m->influences * v + s];
+      for (int r = 0; r < 3; ++r)
+        p[r] += w * (row[4 * r] * x[0] + row[4 * r + 1] * x[1] + row[4 * r + 2] * x[2] + row[4 * r + 3]);
     }
+    double dx = p[0] - ys[3 * v], dy = p[1] - ys[3 * v + 1], dz = p[2] - ys[3 * v + 2];
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(d <= worst)) worst = d;
   }
-  return D > 0 ? worst / D : worst;
+  return worst;
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -622,11 +614,22 @@ static void write_joint_lists(sbuf *b, const sks_model *t, size_t ncols, const c
     }
 }
 
+/* ---- file --------------------------------------------------------------- */
+
+static const char *asset_text(const char *name) {
+  const sks_asset *a = sks_asset_find(name);
+  return a ? (const char *)a->data : NULL;
+}
+
 /* ---- the data blob ------------------------------------------------------ */
+
+/* Frames a view shows at step k: 0, k, 2k, ... < F. */
+static size_t shown_frames(size_t F, size_t step) { return (F + step - 1) / step; }
 
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
                              const report_column *cols, size_t ncols, const clip_row *rows,
-                             size_t row_count, double D, double *gpu_check_max, sks_error *err) {
+                             size_t row_count, double D, size_t step, double *gpu_check_max,
+                             sks_error *err) {
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   sb_puts(b, "{\"version\":1,\"title\":");
@@ -637,7 +640,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_json_str(b, t->source_path ? t->source_path : "");
   sb_puts(b, ",\"diagonal\":");
   sb_json_num(b, D, 0);
-  sb_printf(b, ",\"ramp_max_pct\":%g,\"results\":[", SKS_REPORT_RAMP_MAX_PCT);
+  sb_printf(b, ",\"ramp_max_pct\":%g,\"frame_step\":%zu,\"results\":[", SKS_REPORT_RAMP_MAX_PCT, step);
   for (size_t r = 0; r < ncols; ++r)
     sb_printf(b, "%s{\"mode\":\"%s\",\"result\":%zu,\"constraints\":%zu}", r ? "," : "",
               mode_name(cols[r].mode), cols[r].result, in->results[cols[r].result]->constraint_count);
@@ -658,33 +661,39 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   if (drc != SKS_OK) return drc;
   sb_puts(b, "},\n\"clips\":[");
 
+  /* Buffers for the SHOWN frames only (bounded by the budget), plus one
+   * frame's palette for the viewer check, which runs over every frame. */
   size_t maxF = 0;
   for (size_t c = 0; c < row_count; ++c)
     for (size_t r = 0; r < ncols; ++r)
       if (rows[c].baked[r] && rows[c].baked[r]->frame_count > maxF) maxF = rows[c].baked[r]->frame_count;
-  size_t n_pal = maxF * P * 12, n_gt = maxF * V;
+  size_t S = shown_frames(maxF, step);
+  size_t n_pal = S * P * 12, n_gt = S * V;
   float *pal = malloc((n_pal ? n_pal : 1) * sizeof(float));
-  float *centers = malloc((maxF ? maxF : 1) * 3 * sizeof(float));
-  float *scales = malloc((maxF ? maxF : 1) * sizeof(float));
+  float *pal1 = malloc((P ? P : 1) * 12 * sizeof(float));
+  float *centers = malloc((S ? S : 1) * 3 * sizeof(float));
+  float *scales = malloc((S ? S : 1) * sizeof(float));
   int8_t *residual = malloc((n_gt ? n_gt : 1) * 3);
   uint16_t *eh = malloc((n_gt ? n_gt : 1) * sizeof(uint16_t));
   sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
-  if (!pal || !centers || !scales || !residual || !eh || !models) {
-    free(pal); free(centers); free(scales); free(residual); free(eh); free(models);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", maxF);
+  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models) {
+    free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", S);
   }
   sks_result rc = SKS_OK;
   for (size_t c = 0; c < row_count && rc == SKS_OK; ++c) {
     const sks_baked_clip *first = NULL;
     for (size_t r = 0; r < ncols && !first; ++r) first = rows[c].baked[r];
-    size_t F = first->frame_count;
+    size_t F = first->frame_count, Fs = shown_frames(F, step);
     sb_puts(b, c ? ",\n{" : "\n{");
     sb_puts(b, "\"name\":");
     sb_json_str(b, rows[c].name);
-    sb_printf(b, ",\"frame_count\":%zu,\"times\":[", F);
-    for (size_t f = 0; f < F; ++f) {
-      if (f) sb_puts(b, ",");
-      sb_json_num(b, first->times[f], 1);
+    /* frame_count / times / the per-frame arrays: the shown frames (frame i
+     * of the view is frame i * frame_step of the clip). */
+    sb_printf(b, ",\"frame_count\":%zu,\"source_frame_count\":%zu,\"frame_step\":%zu,\"times\":[", Fs, F, step);
+    for (size_t i = 0; i < Fs; ++i) {
+      if (i) sb_puts(b, ",");
+      sb_json_num(b, first->times[i * step], 1);
     }
     sb_puts(b, "]");
     /* Ground truth y_fj = (base bake's solved surface) + residual r, the
@@ -693,34 +702,35 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     size_t base = 0;
     while (!rows[c].baked[base]) ++base;
     const sks_baked_clip *bb = rows[c].baked[base];
-    for (size_t f = 0; f < F; ++f) {
+    for (size_t i = 0; i < Fs; ++i) {
+      size_t f = i * step;
       const float *y = first->target_surface + f * V * 3, *s = bb->solved_surface + f * V * 3;
       float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
       double rmax = 0;
-      for (size_t i = 0; i < V * 3; ++i) {
-        double r = (double)y[i] - (double)s[i];
+      for (size_t q = 0; q < V * 3; ++q) {
+        double r = (double)y[q] - (double)s[q];
         if (isfinite(r) && fabs(r) > rmax) rmax = fabs(r);
-        int k = (int)(i % 3);
-        if (!isfinite(y[i])) continue;
-        if (y[i] < lo[k]) lo[k] = y[i];
-        if (y[i] > hi[k]) hi[k] = y[i];
+        int k = (int)(q % 3);
+        if (!isfinite(y[q])) continue;
+        if (y[q] < lo[k]) lo[k] = y[q];
+        if (y[q] > hi[k]) hi[k] = y[q];
       }
-      for (int k = 0; k < 3; ++k) centers[3 * f + (size_t)k] = lo[k] <= hi[k] ? 0.5f * (lo[k] + hi[k]) : 0.0f;
-      scales[f] = (float)rmax;
-      for (size_t i = 0; i < V * 3; ++i) {
-        double r = (double)y[i] - (double)s[i];
+      for (int k = 0; k < 3; ++k) centers[3 * i + (size_t)k] = lo[k] <= hi[k] ? 0.5f * (lo[k] + hi[k]) : 0.0f;
+      scales[i] = (float)rmax;
+      for (size_t q = 0; q < V * 3; ++q) {
+        double r = (double)y[q] - (double)s[q];
         double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * 127.0 : 0.0;
-        long q = lround(u > 127 ? 127 : u);
-        residual[f * V * 3 + i] = (int8_t)(r < 0 ? -q : q);
+        long qq = lround(u > 127 ? 127 : u);
+        residual[i * V * 3 + q] = (int8_t)(r < 0 ? -qq : qq);
       }
     }
     sb_printf(b, ",\"gt_base\":%zu", base);
     sb_puts(b, ",\n\"frame_centers\":");
-    sb_base64(b, centers, F * 3 * sizeof(float));
+    sb_base64(b, centers, Fs * 3 * sizeof(float));
     sb_puts(b, ",\n\"gt_residual_scale\":");
-    sb_base64(b, scales, F * sizeof(float));
+    sb_base64(b, scales, Fs * sizeof(float));
     sb_puts(b, ",\n\"gt_residual\":");
-    sb_base64(b, residual, F * V * 3);
+    sb_base64(b, residual, Fs * V * 3);
     sb_puts(b, ",\n\"baked\":[");
     for (size_t r = 0; r < ncols; ++r) {
       const sks_baked_clip *bc = rows[c].baked[r];
@@ -731,20 +741,29 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
                            rows[c].name, F, bc->frame_count);
         break;
       }
-      if (!report_palettes(t, m, bc, models, pal)) {
-        rc = sks_error_set(err, SKS_ERR_INVALID, "report: target skeleton is not parent-first");
-        break;
-      }
-      double check = report_gpu_check(m, bc, pal, D);
-      if (!(check <= *gpu_check_max)) *gpu_check_max = check;
+      /* The viewer check and the ramp count over every frame; palettes and
+       * errors kept for the shown ones. */
+      double check = 0;
       size_t over = 0;
-      for (size_t i = 0; i < F * V; ++i) {
-        float e = bc->vertex_error[i];
-        double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
-        if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
-        eh[i] = half_from_float((float)pct);
-        if (pct >= SKS_REPORT_RAMP_MAX_PCT) ++over;
+      for (size_t f = 0; f < F && rc == SKS_OK; ++f) {
+        float *pf = f % step == 0 ? pal + (f / step) * P * 12 : pal1;
+        if (!report_palette(t, m, bc->locals + f * bc->joint_count, models, pf)) {
+          rc = sks_error_set(err, SKS_ERR_INVALID, "report: target skeleton is not parent-first");
+          break;
+        }
+        double d = report_gpu_check_frame(m, pf, bc->solved_surface + f * V * 3);
+        if (!(d <= check)) check = d;
+        for (size_t v = 0; v < V; ++v) {
+          float e = bc->vertex_error[f * V + v];
+          double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
+          if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
+          if (f % step == 0) eh[(f / step) * V + v] = half_from_float((float)pct);
+          if (pct >= SKS_REPORT_RAMP_MAX_PCT) ++over;
+        }
       }
+      if (rc != SKS_OK) break;
+      if (D > 0) check /= D;
+      if (!(check <= *gpu_check_max)) *gpu_check_max = check;
       sb_printf(b, "\n{\"result\":%zu,\"mode\":\"%s\",\"quality\":", r, mode_name(bc->mode));
       sb_json_num(b, bc->quality, 0);
       sb_puts(b, ",\"mean_error_pct\":");
@@ -756,94 +775,207 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       sb_puts(b, ",\"sweeps_per_frame\":");
       sb_json_num(b, bc->sweeps_per_frame, 0);
       sb_puts(b, ",\"gpu_check_pct\":");
-      sb_json_num(b, check < 0 ? NAN : check * 100.0, 0);
+      sb_json_num(b, check * 100.0, 0);
       sb_printf(b, ",\"vertex_frames_at_ramp_max\":%zu", over);
       sb_puts(b, ",\n\"frame_mean_error_pct\":[");
-      for (size_t f = 0; f < F; ++f) {
-        if (f) sb_puts(b, ",");
-        sb_json_num(b, bc->frame_mean_error_pct[f], 1);
+      for (size_t i = 0; i < Fs; ++i) {
+        if (i) sb_puts(b, ",");
+        sb_json_num(b, bc->frame_mean_error_pct[i * step], 1);
       }
       sb_puts(b, "],\n\"frame_worst_error_pct\":[");
-      for (size_t f = 0; f < F; ++f) {
-        if (f) sb_puts(b, ",");
-        sb_json_num(b, bc->frame_worst_error_pct[f], 1);
+      for (size_t i = 0; i < Fs; ++i) {
+        if (i) sb_puts(b, ",");
+        sb_json_num(b, bc->frame_worst_error_pct[i * step], 1);
       }
       sb_puts(b, "],\n\"palettes\":");
-      sb_base64(b, pal, F * P * 12 * sizeof(float));
+      sb_base64(b, pal, Fs * P * 12 * sizeof(float));
       sb_puts(b, ",\n\"vertex_error\":");
-      sb_base64(b, eh, F * V * sizeof(uint16_t));
+      sb_base64(b, eh, Fs * V * sizeof(uint16_t));
       write_joint_diagnosis(b, &bc->diagnosis);
       sb_puts(b, "}");
     }
     sb_puts(b, "]}");
   }
   sb_puts(b, "]}");
-  free(pal); free(centers); free(scales); free(residual); free(eh); free(models);
+  free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models);
   return rc;
 }
 
-/* ---- file --------------------------------------------------------------- */
+/* ---- the budget --------------------------------------------------------- */
 
-static const char *asset_text(const char *name) {
-  const sks_asset *a = sks_asset_find(name);
-  return a ? (const char *)a->data : NULL;
+/* Everything of the page but the data blob and the summary, built once: the
+ * plan sizes the blob against what is already there. */
+typedef struct report_layout {
+  report_mesh mesh;
+  report_column *cols;
+  clip_row *rows;
+  const sks_baked_clip **cells;
+  size_t ncols, row_count;
+  double D;
+  sbuf table, plots, joints;
+} report_layout;
+
+static void layout_free(report_layout *L) {
+  report_mesh_free(&L->mesh);
+  free(L->cols); free(L->rows); free(L->cells);
+  free(L->table.data); free(L->plots.data); free(L->joints.data);
+  memset(L, 0, sizeof *L);
 }
 
-sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err) {
-  if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output path");
+static sks_result layout_build(const sks_report_input *input, report_layout *L, sks_error *err) {
+  memset(L, 0, sizeof *L);
   sks_result rc = report_validate(input, err);
   if (rc != SKS_OK) return rc;
-  const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
-  if (!tmpl || !css || !js)
-    return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
-
   const sks_model *t = input->target;
-  double D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_bake_diagonal(t);
-  report_mesh mesh;
-  rc = report_mesh_build(t, &mesh, err);
-  if (rc != SKS_OK) { report_mesh_free(&mesh); return rc; }
-
+  L->D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_bake_diagonal(t);
+  rc = report_mesh_build(t, &L->mesh, err);
+  if (rc != SKS_OK) return rc;
   /* Columns (result, mode) and rows (clip names), first-seen order. */
   size_t cap = 0;
   for (size_t r = 0; r < input->result_count; ++r) cap += input->results[r]->clip_count;
   size_t maxcols = input->result_count * 2;
-  report_column *cols = calloc(maxcols, sizeof(report_column));
-  clip_row *rows = calloc(cap ? cap : 1, sizeof(clip_row));
-  const sks_baked_clip **cells = calloc((cap ? cap : 1) * maxcols, sizeof(*cells));
-  if (!cols || !rows || !cells) {
-    free(cols); free(rows); free(cells); report_mesh_free(&mesh);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
-  }
-  size_t row_count = 0, ncols = 0;
+  L->cols = calloc(maxcols, sizeof(report_column));
+  L->rows = calloc(cap ? cap : 1, sizeof(clip_row));
+  L->cells = calloc((cap ? cap : 1) * maxcols, sizeof(*L->cells));
+  if (!L->cols || !L->rows || !L->cells) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t r = 0; r < input->result_count; ++r) {
     const sks_bake_result *res = input->results[r];
     for (size_t c = 0; c < res->clip_count; ++c) {
       sks_solve_mode mode = res->clips[c].mode == SKS_SOLVE_ROTATION_ONLY ? SKS_SOLVE_ROTATION_ONLY : SKS_SOLVE_FREE;
       size_t col = 0;
-      while (col < ncols && !(cols[col].result == r && cols[col].mode == mode)) ++col;
-      if (col == ncols) {
-        cols[col].result = r;
-        cols[col].mode = mode;
-        ++ncols;
+      while (col < L->ncols && !(L->cols[col].result == r && L->cols[col].mode == mode)) ++col;
+      if (col == L->ncols) {
+        L->cols[col].result = r;
+        L->cols[col].mode = mode;
+        ++L->ncols;
       }
       const char *name = res->clips[c].name ? res->clips[c].name : "";
       size_t k = 0;
-      while (k < row_count && strcmp(rows[k].name, name) != 0) ++k;
-      if (k == row_count) {
-        rows[k].name = name;
-        rows[k].baked = cells + k * maxcols;
-        ++row_count;
+      while (k < L->row_count && strcmp(L->rows[k].name, name) != 0) ++k;
+      if (k == L->row_count) {
+        L->rows[k].name = name;
+        L->rows[k].baked = L->cells + k * maxcols;
+        ++L->row_count;
       }
-      if (!rows[k].baked[col]) rows[k].baked[col] = &res->clips[c];
+      if (!L->rows[k].baked[col]) L->rows[k].baked[col] = &res->clips[c];
     }
   }
+  write_table(&L->table, L->ncols, L->rows, L->row_count);
+  write_joint_lists(&L->joints, t, L->ncols, L->rows, L->row_count);
+  for (size_t c = 0; c < L->row_count; ++c) write_plot(&L->plots, L->ncols, &L->rows[c], c);
+  if (L->table.oom || L->plots.oom || L->joints.oom) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  return SKS_OK;
+}
 
-  sbuf table = {0}, plots = {0}, data = {0}, summary = {0}, out = {0}, joints = {0};
-  write_table(&table, ncols, rows, row_count);
-  write_joint_lists(&joints, t, ncols, rows, row_count);
-  for (size_t c = 0; c < row_count; ++c) write_plot(&plots, ncols, &rows[c], c);
+/* Bytes of base64 (quoted) of n bytes, and of one JSON number with its comma
+ * (the longest "%.17g": "-2.2250738585072014e-308"). */
+static double b64_bytes(double n) { return 4.0 * ceil(n / 3.0) + 2.0; }
+#define REPORT_JSON_NUM_BYTES 25.0
+/* Summary, decimation note, keys and small numbers: generous, checked after. */
+#define REPORT_SLACK_BYTES 16384.0
+
+static double str_bytes(const char *s) { return s ? 6.0 * (double)strlen(s) : 0.0; } /* escaped */
+
+/* An upper bound of the file's size when the views show every step-th frame. */
+static double report_bytes(const sks_report_input *in, const report_layout *L, size_t step) {
+  const report_mesh *m = &L->mesh;
+  double V = (double)m->vertex_count, P = (double)m->palette_size, K = (double)m->influences;
+  const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
+  double total = (double)((tmpl ? strlen(tmpl) : 0) + (css ? strlen(css) : 0) + (js ? strlen(js) : 0) +
+                          L->table.len + L->plots.len + L->joints.len) + REPORT_SLACK_BYTES;
+  /* the dominant-joint view: a joint per vertex, a colour and a name per joint */
+  const sks_skeleton *sk = &in->target->skeleton;
+  total += b64_bytes(V * 4) + b64_bytes((double)sk->joint_count * 3) + 64;
+  for (size_t j = 0; j < sk->joint_count; ++j) total += 4 + str_bytes(sk->names ? sk->names[j] : NULL);
+  const char *src = in->source ? in->source->source_path : NULL, *tgt = in->target->source_path;
+  total += 8 * (str_bytes(in->title) + str_bytes(src) + str_bytes(tgt) + 32); /* data, summary, {{title}} */
+  total += 128.0 * (double)L->ncols;
+  total += 2 * b64_bytes(V * 12) + b64_bytes(V * K * 2) + b64_bytes(V * K * 4) +
+           b64_bytes((double)m->index_count * 4);
+  for (size_t c = 0; c < L->row_count; ++c) {
+    const sks_baked_clip *first = NULL;
+    for (size_t r = 0; r < L->ncols && !first; ++r) first = L->rows[c].baked[r];
+    double S = (double)shown_frames(first->frame_count, step);
+    total += 256 + str_bytes(L->rows[c].name) + S * REPORT_JSON_NUM_BYTES + b64_bytes(S * 12) + b64_bytes(S * 4) +
+             b64_bytes(S * V * 3);
+    for (size_t r = 0; r < L->ncols; ++r)
+      if (L->rows[c].baked[r])
+        total += 512 + 2 * S * REPORT_JSON_NUM_BYTES + b64_bytes(S * P * 48) + b64_bytes(S * V * 2) +
+                 (double)L->rows[c].baked[r]->diagnosis.joint_count * (6 * 24 + 96); /* its "joints" */
+  }
+  return total;
+}
+
+/* "every 4th frame", "every 2nd", "every 21st". */
+static const char *ordinal_suffix(size_t n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return "th";
+  return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+static size_t report_budget(const sks_report_input *in) {
+  return in && in->max_bytes ? in->max_bytes : SKS_REPORT_DEFAULT_MAX_BYTES;
+}
+
+/* The smallest frame step whose file fits the budget (the size only falls
+ * as the step grows), or an error when one frame per clip does not fit. */
+static sks_result report_plan(const sks_report_input *in, const report_layout *L, sks_report_plan *plan,
+                              sks_error *err) {
+  memset(plan, 0, sizeof *plan);
+  plan->max_bytes = report_budget(in);
+  plan->vertex_count = L->mesh.vertex_count;
+  for (size_t c = 0; c < L->row_count; ++c)
+    for (size_t r = 0; r < L->ncols; ++r)
+      if (L->rows[c].baked[r] && L->rows[c].baked[r]->frame_count > plan->frames)
+        plan->frames = L->rows[c].baked[r]->frame_count;
+  double budget = (double)plan->max_bytes, all = report_bytes(in, L, 1);
+  plan->bytes_all = all < (double)SIZE_MAX ? (size_t)all : SIZE_MAX;
+  size_t lo = 1, hi = plan->frames;
+  double at_hi = report_bytes(in, L, hi);
+  if (at_hi > budget)
+    return sks_error_set(err, SKS_ERR_UNSUPPORTED,
+                         "report: %zu clip(s) of up to %zu frames x %zu vertices need %.1f MB even with one frame "
+                         "shown per clip (%.1f MB with all), over the report budget of %.1f MB "
+                         "(raise --report-max-mb, or bake fewer clips)",
+                         L->row_count, plan->frames, plan->vertex_count, at_hi / 1048576.0, all / 1048576.0,
+                         budget / 1048576.0);
+  while (lo < hi) { /* invariant: hi fits */
+    size_t mid = lo + (hi - lo) / 2;
+    if (report_bytes(in, L, mid) <= budget) hi = mid;
+    else lo = mid + 1;
+  }
+  plan->frame_step = hi;
+  plan->frames_shown = shown_frames(plan->frames, hi);
+  double b = report_bytes(in, L, hi);
+  plan->bytes = b < (double)SIZE_MAX ? (size_t)b : SIZE_MAX;
+  return SKS_OK;
+}
+
+sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan *plan, sks_error *err) {
+  if (!plan) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no plan to fill");
+  memset(plan, 0, sizeof *plan);
+  report_layout L;
+  sks_result rc = layout_build(input, &L, err);
+  if (rc == SKS_OK) rc = report_plan(input, &L, plan, err);
+  layout_free(&L);
+  return rc;
+}
+
+sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err) {
+  if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output path");
+  const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
+  if (!tmpl || !css || !js)
+    return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
+  report_layout L;
+  sks_report_plan plan;
+  sks_result rc = layout_build(input, &L, err);
+  if (rc == SKS_OK) rc = report_plan(input, &L, &plan, err);
+  if (rc != SKS_OK) { layout_free(&L); return rc; }
+  const sks_model *t = input->target;
+  const report_mesh *mesh = &L.mesh;
+
+  sbuf data = {0}, summary = {0}, out = {0};
   double gpu_check = 0;
-  rc = write_data(&data, input, &mesh, cols, ncols, rows, row_count, D, &gpu_check, err);
+  rc = write_data(&data, input, mesh, L.cols, L.ncols, L.rows, L.row_count, L.D, plan.frame_step, &gpu_check, err);
 
   const char *title = input->title ? input->title : "skinsolve report";
   sb_puts(&summary, "<dl class=\"summary\"><dt>source</dt><dd>");
@@ -854,13 +986,22 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
                       "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
                       "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
                       "skinning (%zu influences) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
-            mesh.vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, D,
-            gpu_check * 100.0, mesh.influences, gpu_check * 100.0);
-  if (mesh.truncated)
+            mesh->vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
+            gpu_check * 100.0, mesh->influences, gpu_check * 100.0);
+  if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
                         "slightly off the solved surface. The colours are the solver's errors regardless.</p>\n",
-              mesh.truncated, mesh.influences, mesh.influences, mesh.dropped_weight);
+              mesh->truncated, mesh->influences, mesh->influences, mesh->dropped_weight);
+  if (plan.frame_step > 1)
+    sb_printf(&summary, "<p class=\"note\" id=\"frame-step\" data-step=\"%zu\">To keep this file within its "
+                        "budget of %.3g MB (--report-max-mb), the viewer shows every %zu%s frame "
+                        "(%zu of %zu frames x %zu vertices; all frames would take %.3g MB). The table, the "
+                        "plots and every number (quality, mean and worst error, viewer check) are over all "
+                        "frames.</p>\n",
+              plan.frame_step, (double)plan.max_bytes / 1048576.0, plan.frame_step,
+              ordinal_suffix(plan.frame_step), plan.frames_shown, plan.frames, plan.vertex_count,
+              (double)plan.bytes_all / 1048576.0);
 
   /* Fill the template: {{name}} markers. */
   for (const char *p = tmpl; rc == SKS_OK && *p;) {
@@ -876,9 +1017,9 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     else if (KEY_IS("style")) sb_puts(&out, css);
     else if (KEY_IS("script")) sb_puts(&out, js);
     else if (KEY_IS("summary")) sb_put(&out, summary.data, summary.len);
-    else if (KEY_IS("table")) sb_put(&out, table.data, table.len);
-    else if (KEY_IS("plots")) sb_put(&out, plots.data, plots.len);
-    else if (KEY_IS("joints")) sb_put(&out, joints.data, joints.len);
+    else if (KEY_IS("table")) sb_put(&out, L.table.data, L.table.len);
+    else if (KEY_IS("plots")) sb_put(&out, L.plots.data, L.plots.len);
+    else if (KEY_IS("joints")) sb_put(&out, L.joints.data, L.joints.len);
     else if (KEY_IS("data")) sb_put(&out, data.data, data.len);
     else if (KEY_IS("ramp_max")) sb_printf(&out, "%g", SKS_REPORT_RAMP_MAX_PCT);
     else if (KEY_IS("version")) sb_puts(&out, SKS_VERSION_STRING);
@@ -886,11 +1027,14 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
 #undef KEY_IS
     p = close + 2;
   }
-  if (rc == SKS_OK && (out.oom || table.oom || plots.oom || data.oom || summary.oom || joints.oom))
+  if (rc == SKS_OK && (out.oom || data.oom || summary.oom))
     rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
+  /* The plan is an upper bound; a page over the budget is a bug, never written. */
+  if (rc == SKS_OK && out.len > plan.max_bytes)
+    rc = sks_error_set(err, SKS_ERR_UNSUPPORTED, "report: %s would be %zu bytes, over its budget of %zu",
+                       path, out.len, plan.max_bytes);
   if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
-  free(table.data); free(plots.data); free(data.data); free(summary.data); free(out.data); free(joints.data);
-  free(cols); free(rows); free(cells);
-  report_mesh_free(&mesh);
+  free(data.data); free(summary.data); free(out.data);
+  layout_free(&L);
   return rc;
 }

@@ -99,8 +99,25 @@ static int grid_build(grid *g, const double *pts, size_t n) {
   return 1;
 }
 
-/* Nearest point (index) and squared distance. */
+/* Nearest point by a scan of all of them. */
+static size_t scan_nearest(const grid *g, const double *p, double *d2) {
+  double best = DBL_MAX;
+  size_t bi = 0;
+  for (size_t i = 0; i < g->n; ++i) {
+    const double *s = &g->pts[3 * i];
+    double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
+    if (dd < best) { best = dd; bi = i; }
+  }
+  *d2 = best;
+  return bi;
+}
+
+/* Nearest point (index) and squared distance. The rings of a grid sized
+ * for a surface can be mostly empty (a point cloud filling a volume, a
+ * query far outside): once a query has visited more cells than there are
+ * points, a scan is cheaper, so no query costs more than ~2 x points. */
 static size_t grid_nearest(const grid *g, const double *p, double *d2) {
+  size_t visited = 0;
   int c[3];
   cell_of(g, p, c);
   /* distance from p to the grid's box: rings closer than that hold nothing nearer */
@@ -128,6 +145,7 @@ static size_t grid_nearest(const grid *g, const double *p, double *d2) {
         for (int x = c[0] - r; x <= c[0] + r; x += (edge ? 1 : 2 * r > 0 ? 2 * r : 1)) {
           if (x < 0 || x >= g->dim[0]) continue;
           size_t k = ((size_t)z * g->dim[1] + y) * g->dim[0] + x;
+          if (++visited > g->n) return scan_nearest(g, p, d2);
           for (uint32_t q = g->start[k]; q < g->start[k + 1]; ++q) {
             const double *s = &g->pts[3 * g->items[q]];
             double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);

@@ -1060,9 +1060,14 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
   int32_t *clip_ids = malloc(nclips * sizeof(int32_t));
   if (!clip_ids) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   r = find_clips(source, opt, clip_ids, nclips, err);
-  for (size_t i = 0, nf; r == SKS_OK && i < nclips; ++i) /* bounds before any solve (bake_bounds.c) */
+  double total_frames = 0;
+  size_t kept = opt->keep_surfaces ? sks_model_total_vertex_count(target) : 0;
+  for (size_t i = 0, nf; r == SKS_OK && i < nclips; ++i) { /* bounds before any solve (bake_bounds.c) */
     r = sks_bake_frame_count(source, &source->clips[clip_ids[i]], opt->fps, target->skeleton.joint_count,
-                             opt->keep_surfaces ? sks_model_total_vertex_count(target) : 0, &nf, err);
+                             kept, &nf, err);
+    total_frames += (double)nf;
+  }
+  if (r == SKS_OK) r = sks_bake_total_bounds(source, nclips, total_frames, target->skeleton.joint_count, kept, err);
   if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);

@@ -45,3 +45,21 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
   *frames = (size_t)n;
   return SKS_OK;
 }
+
+sks_result sks_bake_total_bounds(const sks_model *source, size_t clip_count, double total_frames,
+                                 size_t target_joints, size_t kept_vertices, sks_error *err) {
+  if (!(total_frames <= (double)SKS_BAKE_MAX_FRAMES))
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: %zu clips: %.3g frames in all, more than the limit of %u for one bake "
+                         "(bake fewer clips with --clip, or lower --fps)",
+                         file_name(source), clip_count, total_frames, SKS_BAKE_MAX_FRAMES);
+  double elements = total_frames * ((double)target_joints + (double)kept_vertices);
+  if (!(elements <= (double)SKS_BAKE_MAX_FRAME_ELEMENTS))
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: %zu clips: %.3g frames in all x (%zu joints + %zu kept vertices) = %.3g, more "
+                         "than the limit of %.3g for one bake (bake fewer clips, lower --fps, or leave out "
+                         "--report)",
+                         file_name(source), clip_count, total_frames, target_joints, kept_vertices, elements,
+                         (double)SKS_BAKE_MAX_FRAME_ELEMENTS);
+  return SKS_OK;
+}

@@ -7,10 +7,12 @@
 
 #include "skinsolve/rig.h"
 
-/* At most this many frames per clip (55 h at 5 fps, 9 h at 30 fps). */
+/* At most this many frames per clip, and in all clips of one bake (55 h at
+ * 5 fps, 9 h at 30 fps). */
 #define SKS_BAKE_MAX_FRAMES 1000000u
 /* At most this many frames x (target joints + kept surface vertices) per
- * clip: each element costs 28-40 bytes, so ~2 GB at the limit. */
+ * clip and in all clips of one bake: each element costs 28-40 bytes, so
+ * ~2 GB at the limit. */
 #define SKS_BAKE_MAX_FRAME_ELEMENTS 50000000ull
 
 /* The number of frames the bake of clip at fps (0 = the union of its key
@@ -21,5 +23,12 @@
 sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
                                 size_t target_joints, size_t kept_vertices, size_t *frames,
                                 sks_error *err);
+
+/* The same limits over ALL the clips of one bake (frames add up in time, and
+ * with kept surfaces in memory: 2,000 clips of 10,002 frames each passed
+ * the per-clip limits and ran for minutes). total_frames = the sum of the
+ * clips' frame counts. Error (SKS_ERR_INVALID) names the source file. */
+sks_result sks_bake_total_bounds(const sks_model *source, size_t clip_count, double total_frames,
+                                 size_t target_joints, size_t kept_vertices, sks_error *err);
 
 #endif

@@ -213,7 +213,7 @@ void main() {
   data.clips.forEach((c, i) => {
     const o = document.createElement("option");
     o.value = String(i);
-    o.textContent = `${c.name} (${c.frame_count} frames)`;
+    o.textContent = `${c.name} (${sourceFrames(c)} frames${frameStep(c) > 1 ? `, 1 in ${frameStep(c)} shown` : ""})`;
     clipSelect.appendChild(o);
   });
   data.results.forEach((r, i) => {
@@ -232,6 +232,10 @@ void main() {
   }
 
   function clipData() { return data.clips[state.clip]; }
+  // Over the report's size budget the views hold every k-th frame of the
+  // clip: view frame f is clip frame f * k (the numbers stay all frames').
+  function frameStep(c) { return c.frame_step || 1; }
+  function sourceFrames(c) { return c.source_frame_count || c.frame_count; }
 
   function activeBake() {
     const c = clipData();
@@ -247,7 +251,7 @@ void main() {
     const c = clipData();
     const f = state.frame;
     const b = activeBake();
-    counter.textContent = `frame ${f + 1} / ${c.frame_count} \u00b7 t = ${(c.times[f] ?? 0).toFixed(3)} s`;
+    counter.textContent = `frame ${f * frameStep(c) + 1} / ${sourceFrames(c)} \u00b7 t = ${(c.times[f] ?? 0).toFixed(3)} s`;
     counter.dataset.frame = String(f);
     slider.max = String(Math.max(0, c.frame_count - 1));
     slider.value = String(f);
@@ -262,7 +266,7 @@ void main() {
     playButton.textContent = state.playing ? "Pause" : "Play";
     document.querySelectorAll(".cursor").forEach((line) => {
       const visible = line.id === `plot-cursor-${state.clip}`;
-      const x = Number(line.dataset.x0) + Number(line.dataset.dx) * f;
+      const x = Number(line.dataset.x0) + Number(line.dataset.dx) * f * frameStep(c);
       line.setAttribute("x1", String(x));
       line.setAttribute("x2", String(x));
       line.style.display = visible ? "" : "none";
