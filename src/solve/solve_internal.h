@@ -330,9 +330,11 @@ sks_result sks_transfer_build(sks_transfer *t, const sks_skinview *src, const sk
                               const sks_correspondence *corr, const sks_daffine *A, sks_error *err);
 /* N_P: the source's bind-space skin matrices at the registration pose (P entries). */
 sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P, sks_error *err);
-/* y (3 per target vertex) for the source's scene-space joint models at frame f. */
-void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
-                        double *y);
+/* y (3 per target vertex) for the source's scene-space joint models at frame f;
+ * with ids, y is 3 per id: only those vertices. scratch: 2 * P (per caller,
+ * so threads can record frames at once). */
+void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y);
 /* y at the source's BIND pose (= x when the registration pose is the bind
  * pose): the reference motion is measured from, so neither a re-bind in
  * another pose nor its offset counts as motion. */
