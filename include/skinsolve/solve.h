@@ -63,8 +63,9 @@ typedef struct sks_bake_options {
    * chunk before's end state is solved again from that state, after it
    * (sks_baked_clip.chunks_resolved). Per-frame and clip errors agree with
    * the serial bake to 1e-6 % D (test_bake_threads, test_bake); the same
-   * count gives the same result bit for bit. Callbacks are called on the calling thread only (progress:
-   * frame = frames finished so far). */
+   * count gives the same result bit for bit. Callbacks are called on the
+   * calling thread only; progress still sees every frame 0..F-1 once, in
+   * order (frame k once k frames are finished), then F. */
   unsigned threads;
 } sks_bake_options;
 

@@ -580,7 +580,17 @@ typedef struct clip_run {
   double *ms;                /* per chunk: solver thread CPU time */
   int *failed;               /* per chunk: 1 = the clip could not be sampled */
   atomic_size_t frames_done; /* progress */
+  size_t reported;           /* progress: frame indices reported (the caller's thread only) */
 } clip_run;
+
+/* Progress, on the caller's thread only: every frame index once, in order,
+ * as in the serial loop (frame k is called when k frames are finished, here
+ * by any thread); the rest after the run. */
+static void report_progress(clip_run *cr, size_t done) {
+  const sks_bake_options *o = cr->c->opt;
+  size_t F = cr->out->frame_count;
+  while (cr->reported <= done && cr->reported < F) o->progress(o->progress_user, cr->out->name, cr->reported++, F);
+}
 
 static void copy_state(sks_solve_state *d, const sks_solve_state *s, size_t B) {
   memcpy(d->q, s->q, B * sizeof(sks_dquat));
@@ -668,7 +678,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       cr->entry_rms[chunk] = prev_rms;
     }
     if (c->opt->progress && thread == 0 && !lead && !resume) /* callbacks only on the caller's thread */
-      c->opt->progress(c->opt->progress_user, out->name, atomic_load(&cr->frames_done), F);
+      report_progress(cr, atomic_load(&cr->frames_done));
     /* 1. record: the source's pose at this frame (from its bind-pose vertex
      * data and its own rig, never a previous output), transferred as motion
      * onto the target's bind vertices */
@@ -873,7 +883,10 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     iters += cr.iters[k];
     solve_ms += cr.ms[k];
   }
-  if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
+  if (c->opt->progress) {
+    report_progress(&cr, F);
+    c->opt->progress(c->opt->progress_user, out->name, F, F);
+  }
   sks_metrics_acc acc = {0, 0, 0, 0}; /* frame order: the same sums for any chunk count */
   for (size_t f = 0; f < F; ++f) {
     acc.sum_e += cr.facc[f].sum_e;
