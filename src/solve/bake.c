@@ -1044,7 +1044,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
     } else {
       sks_correspondence_free(&cc);
       if (!sks_correspondence_build(&cc, SKS_CORRESPOND_CLOSEST_POINT, z, Vt, tv->tris, tv->tri_count, q, n,
-                                    sv->diagonal)) {
+                                    sv->diagonal, c->pool)) {
         r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
         goto done;
       }
@@ -1173,7 +1173,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   double *aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
   if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
-  int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D);
+  int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
   if (!ok) { free(aligned); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence"); }
   al->similarity_residual_pct = c->corr.mean_distance / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
@@ -1217,7 +1217,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       for (size_t v = 0; v < Vs; ++v) sks_daff_point(&cands[k], &posed[3 * v], &aligned[3 * v]);
       sks_correspondence trial;
       memset(&trial, 0, sizeof trial);
-      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D)) {
+      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) {
         free(NP); free(best_NP); free(posed); free(aligned);
         return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
       }
@@ -1328,6 +1328,9 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     goto fail;
   }
   size_t V = c.t.V;
+  /* the threads of the correspondence and the frame loop (opt->threads, 0 = every online CPU) */
+  r = sks_thread_pool_create(opt->threads, &c.pool, err);
+  if (r != SKS_OK) goto fail;
   /* stage: align, correspond, transfer */
   {
     sks_daffine A;
@@ -1355,9 +1358,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
       goto fail;
     }
   }
-  /* the frame loop's threads (opt->threads, 0 = every online CPU) and their scratch */
-  r = sks_thread_pool_create(opt->threads, &c.pool, err);
-  if (r != SKS_OK) goto fail;
+  /* the frame loop's scratch, one per pool thread */
   c.workers = calloc(sks_thread_pool_size(c.pool), sizeof(frame_worker));
   if (!c.workers) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
   for (size_t k = 0, n = sks_thread_pool_size(c.pool); k < n; ++k) {

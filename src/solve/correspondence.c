@@ -136,45 +136,45 @@ static int grid_build(grid *g, const double *pts, size_t npts, const uint32_t *t
   return 1;
 }
 
-int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
-                             const double *src, size_t src_count, const uint32_t *tris,
-                             size_t tri_count, const double *dst, size_t dst_count,
-                             double scale) {
-  (void)scale;
-  memset(out, 0, sizeof *out);
-  if (src_count == 0) return 0;
-  int use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
-  out->count = dst_count;
-  out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
-  out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
-  uint32_t *stamp = use_tris ? calloc(tri_count, sizeof(uint32_t)) : NULL;
-  grid g;
-  if (!out->idx || !out->bary || (use_tris && !stamp) ||
-      !grid_build(&g, src, src_count, use_tris ? tris : NULL, tri_count)) {
-    free(stamp);
-    sks_correspondence_free(out);
-    return 0;
-  }
-  double sum = 0, maxd = 0;
-  for (size_t j = 0; j < dst_count; ++j) {
-    const double *q = &dst[3 * j];
+/* The target points of one piece: the closest source point of each. stamp:
+ * this piece's own (tri_count, zeroed), so pieces run on threads at once. */
+typedef struct corr_run {
+  const grid *g;
+  const double *src, *dst;
+  const uint32_t *tris;
+  int use_tris;
+  size_t dst_count, pieces;
+  uint32_t **stamps;      /* one per pool slot */
+  sks_correspondence *out;
+  double *dist;           /* dst_count: distance of each point */
+} corr_run;
+
+static void closest_points(void *user, size_t piece, unsigned thread) {
+  const corr_run *cr = user;
+  const grid *g = cr->g;
+  const double *src = cr->src;
+  const uint32_t *tris = cr->tris;
+  uint32_t *stamp = cr->use_tris ? cr->stamps[thread] : NULL;
+  size_t j0 = cr->dst_count * piece / cr->pieces, j1 = cr->dst_count * (piece + 1) / cr->pieces;
+  for (size_t j = j0; j < j1; ++j) {
+    const double *q = &cr->dst[3 * j];
     int c[3];
-    for (int a = 0; a < 3; ++a) c[a] = cell_of(&g, q[a], a);
+    for (int a = 0; a < 3; ++a) c[a] = cell_of(g, q[a], a);
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0};
     for (int r = 0;; ++r) {
       /* visit the shell of Chebyshev radius r */
       for (int z = c[2] - r; z <= c[2] + r; ++z) {
-        if (z < 0 || z >= g.dim[2]) continue;
+        if (z < 0 || z >= g->dim[2]) continue;
         for (int y = c[1] - r; y <= c[1] + r; ++y) {
-          if (y < 0 || y >= g.dim[1]) continue;
+          if (y < 0 || y >= g->dim[1]) continue;
           for (int x = c[0] - r; x <= c[0] + r; ++x) {
-            if (x < 0 || x >= g.dim[0]) continue;
+            if (x < 0 || x >= g->dim[0]) continue;
             if (abs(x - c[0]) != r && abs(y - c[1]) != r && abs(z - c[2]) != r) continue;
-            size_t cell = ((size_t)z * g.dim[1] + y) * g.dim[0] + x;
-            for (uint32_t k = g.start[cell]; k < g.start[cell + 1]; ++k) {
-              uint32_t it = g.items[k];
-              if (use_tris) {
+            size_t cell = ((size_t)z * g->dim[1] + y) * g->dim[0] + x;
+            for (uint32_t k = g->start[cell]; k < g->start[cell + 1]; ++k) {
+              uint32_t it = g->items[k];
+              if (cr->use_tris) {
                 if (stamp[it] == j + 1) continue;
                 stamp[it] = (uint32_t)(j + 1);
                 const uint32_t *t = &tris[3 * it];
@@ -197,20 +197,57 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
       /* lower bound on the distance to anything outside the searched block */
       double bound = DBL_MAX;
       for (int a = 0; a < 3; ++a) {
-        if (c[a] - r > 0) bound = fmin(bound, q[a] - (g.lo[a] + (c[a] - r) * g.cs[a]));
-        if (c[a] + r < g.dim[a] - 1) bound = fmin(bound, g.lo[a] + (c[a] + r + 1) * g.cs[a] - q[a]);
+        if (c[a] - r > 0) bound = fmin(bound, q[a] - (g->lo[a] + (c[a] - r) * g->cs[a]));
+        if (c[a] + r < g->dim[a] - 1) bound = fmin(bound, g->lo[a] + (c[a] + r + 1) * g->cs[a] - q[a]);
       }
       if (bound == DBL_MAX) break; /* everything searched */
       if (best < DBL_MAX && bound > 0 && bound * bound >= best) break;
     }
-    memcpy(&out->idx[3 * j], bi, sizeof bi);
-    if (!use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
-    for (int k = 0; k < 3; ++k) out->bary[3 * j + k] = (float)bb[k];
-    double dd = sqrt(best);
-    sum += dd;
-    if (dd > maxd) maxd = dd;
+    memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
+    if (!cr->use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
+    for (int k = 0; k < 3; ++k) cr->out->bary[3 * j + k] = (float)bb[k];
+    cr->dist[j] = sqrt(best);
   }
-  free(stamp);
+}
+
+int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
+                             const double *src, size_t src_count, const uint32_t *tris,
+                             size_t tri_count, const double *dst, size_t dst_count,
+                             double scale, sks_thread_pool *pool) {
+  (void)scale;
+  memset(out, 0, sizeof *out);
+  if (src_count == 0) return 0;
+  int use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
+  /* pieces of >= 256 points, at most one per pool thread */
+  size_t slots = sks_thread_pool_size(pool), pieces = dst_count / 256;
+  if (pieces > slots) pieces = slots;
+  if (pieces < 1) pieces = 1;
+  out->count = dst_count;
+  out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
+  out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
+  double *dist = malloc((dst_count ? dst_count : 1) * sizeof(double));
+  uint32_t *stamp_store[64] = {0}, **stamps = slots <= 64 ? stamp_store : calloc(slots, sizeof(uint32_t *));
+  int ok = out->idx && out->bary && dist && stamps;
+  for (size_t k = 0; ok && use_tris && k < slots; ++k) /* any slot may run a piece */
+    ok = (stamps[k] = calloc(tri_count, sizeof(uint32_t))) != NULL;
+  grid g;
+  if (!ok || !grid_build(&g, src, src_count, use_tris ? tris : NULL, tri_count)) {
+    for (size_t k = 0; stamps && k < slots; ++k) free(stamps[k]);
+    if (stamps != stamp_store) free(stamps);
+    free(dist);
+    sks_correspondence_free(out);
+    return 0;
+  }
+  corr_run cr = {&g, src, dst, tris, use_tris, dst_count, pieces, stamps, out, dist};
+  sks_thread_pool_run(pool, closest_points, &cr, pieces);
+  double sum = 0, maxd = 0; /* point order: the same sums for any thread count */
+  for (size_t j = 0; j < dst_count; ++j) {
+    sum += dist[j];
+    if (dist[j] > maxd) maxd = dist[j];
+  }
+  for (size_t k = 0; k < slots; ++k) free(stamps[k]);
+  if (stamps != stamp_store) free(stamps);
+  free(dist);
   grid_free(&g);
   out->max_distance = maxd;
   out->mean_distance = dst_count ? sum / (double)dst_count : 0;

@@ -246,11 +246,12 @@ typedef struct sks_correspondence {
 } sks_correspondence;
 void sks_correspondence_free(sks_correspondence *c);
 /* src: source points (3 per vertex), tri: source triangles (3 indices each,
- * may be NULL for nearest vertex). */
+ * may be NULL for nearest vertex). pool: the target points split over its
+ * threads (NULL: this thread); the same result, bit for bit, either way. */
 int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
                              const double *src, size_t src_count, const uint32_t *tris,
                              size_t tri_count, const double *dst, size_t dst_count,
-                             double scale);
+                             double scale, sks_thread_pool *pool);
 
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
