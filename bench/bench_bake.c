@@ -1,14 +1,22 @@
-/* Bake benchmarks (single thread): solve time per clip for 24 frames x up to
- * 5000 constraints on the Fox and on Testwuson, sweeps per frame, the Fox
- * Walk control time (to mean <= 0.001% D and worst <= 0.01% D), the seed's
- * BCD against the default solver, and the quality table for the Fox onto
- * every rig in fox_targets/ in both modes. Best of `reps` runs. */
+/* Bake benchmarks. First the parallel frame loop (sks_bake_options.threads):
+ * per clip, wall ms of its frame loop (record + solve + measure) serial and
+ * on every online CPU, iterations per frame, and the speed-up measured in the
+ * same run (median of `reps` interleaved rounds) for the Fox Walk control,
+ * the Fox onto fox_rig_autoweights, the Testwuson control and a ~28k-vertex
+ * subdivided Fox control at 120 fps. Then, single thread: solve time per clip
+ * for 24 frames x up to 5000 constraints on the Fox and on Testwuson, sweeps
+ * per frame, the Fox Walk control time (to mean <= 0.001% D and worst <=
+ * 0.01% D), the seed's BCD against the default solver, and the quality table
+ * for the Fox onto every rig in fox_targets/ in both modes. Best of `reps`. */
+#define _DEFAULT_SOURCE /* getloadavg */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "skinsolve/skinsolve.h"
+#include "bench_subdivide.h"
 
 static int load(const char *path, sks_model *m) {
   sks_error err;
@@ -62,6 +70,7 @@ static void control24(const char *path, const char *label, int reps) {
     for (size_t c = 0; c < m.clip_count; ++c) {
       sks_bake_options opt;
       memset(&opt, 0, sizeof opt);
+      opt.threads = 1;
       const char *names[1] = {m.clips[c].name};
       opt.clip_names = names;
       opt.clip_name_count = 1;
@@ -86,6 +95,133 @@ static void control24(const char *path, const char *label, int reps) {
   sks_model_free(&m);
 }
 
+/* ---- the parallel frame loop ---------------------------------------------- */
+
+enum { PAR_MAX_CLIPS = 16, PAR_MAX_REPS = 31 };
+
+static double wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* A clip's frame loop runs from its first progress call (frame 0, on the
+ * calling thread, as the loop starts) to its clip_done call. */
+typedef struct loop_clock {
+  const char *clip;       /* the clip of the last progress call */
+  double start;
+  size_t done;
+  double ms[PAR_MAX_CLIPS];
+} loop_clock;
+
+static void on_progress(void *user, const char *clip, size_t frame, size_t count) {
+  loop_clock *c = user;
+  (void)frame; (void)count;
+  if (c->clip != clip) { c->clip = clip; c->start = wall_ms(); }
+}
+
+static void on_clip_done(void *user, const sks_baked_clip *clip) {
+  loop_clock *c = user;
+  (void)clip;
+  if (c->done < PAR_MAX_CLIPS) c->ms[c->done] = wall_ms() - c->start;
+  c->done++;
+  c->clip = NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void parallel_case(const char *label, const sks_model *src, const sks_model *tgt, const char *clip, float fps,
+                          int reps) {
+  unsigned cpus = sks_cpu_count(), nthr = cpus > 1 ? cpus : 2;
+  if (reps > PAR_MAX_REPS) reps = PAR_MAX_REPS;
+  double ms[2][PAR_MAX_CLIPS][PAR_MAX_REPS], total[2][PAR_MAX_REPS];
+  double sweeps[2][PAR_MAX_CLIPS];
+  size_t frames[PAR_MAX_CLIPS], nclips = 0, V = 0;
+  char names[PAR_MAX_CLIPS][64];
+  for (int r = 0; r < reps; ++r)
+    for (int k = 0; k < 2; ++k) { /* interleaved: serial, parallel, serial, ... */
+      sks_bake_options opt;
+      memset(&opt, 0, sizeof opt);
+      const char *one[1] = {clip};
+      opt.clip_names = clip ? one : NULL;
+      opt.clip_name_count = clip ? 1 : 0;
+      opt.fps = fps;
+      opt.threads = k ? nthr : 1;
+      loop_clock lc;
+      memset(&lc, 0, sizeof lc);
+      opt.progress = on_progress;
+      opt.progress_user = &lc;
+      opt.clip_done = on_clip_done;
+      opt.clip_done_user = &lc;
+      sks_bake_result res;
+      sks_error err;
+      double t0 = wall_ms();
+      if (sks_bake(src, tgt, &opt, &res, &err) != SKS_OK) { printf("%s: bake failed: %s\n", label, err.message); return; }
+      total[k][r] = wall_ms() - t0;
+      nclips = res.clip_count < PAR_MAX_CLIPS ? res.clip_count : PAR_MAX_CLIPS;
+      V = res.measured_vertex_count;
+      for (size_t i = 0; i < nclips; ++i) {
+        ms[k][i][r] = lc.ms[i];
+        sweeps[k][i] = res.clips[i].sweeps_per_frame;
+        frames[i] = res.clips[i].frame_count;
+        snprintf(names[i], sizeof names[i], "%s", res.clips[i].name);
+      }
+      sks_bake_result_free(&res);
+    }
+  double load[1] = {0};
+  if (getloadavg(load, 1) < 1) load[0] = -1;
+  printf("\n%s: %zu vertices; frame loop wall ms per clip, median of %d interleaved rounds, 1 vs %u threads "
+         "(%u CPU(s) online, load average %.1f)\n", label, V, reps, nthr, cpus, load[0]);
+  printf("  %-24s %6s %10s %10s %8s %11s %11s\n", "clip", "frames", "1 thr ms", "N thr ms", "speed-up",
+         "iter/fr 1", "iter/fr N");
+  double sum1 = 0, sumN = 0;
+  for (size_t i = 0; i < nclips; ++i) {
+    double a = median(ms[0][i], reps), b = median(ms[1][i], reps);
+    sum1 += a;
+    sumN += b;
+    printf("  %-24s %6zu %10.1f %10.1f %7.2fx %11.2f %11.2f\n", names[i], frames[i], a, b, a / b, sweeps[0][i],
+           sweeps[1][i]);
+  }
+  double ta = median(total[0], reps), tb = median(total[1], reps);
+  printf("  %-24s %6s %10.1f %10.1f %7.2fx   (whole bake wall ms, setup included: %.1f vs %.1f = %.2fx)\n",
+         "all clips", "", sum1, sumN, sum1 / sumN, ta, tb, ta / tb);
+}
+
+static void parallel_bench(const char *fox, const char *tw, const char *dir, int reps) {
+  printf("parallel frame loop (sks_bake_options.threads); bench_bake %d\n", reps);
+  sks_model m, t;
+  if (load(fox, &m)) {
+    sks_error err;
+    parallel_case("Fox Walk control (key times)", &m, &m, "Walk", 0, reps);
+    char tp[1200];
+    snprintf(tp, sizeof tp, "%s/fox_rig_autoweights.glb", dir);
+    if (load(tp, &t)) {
+      parallel_case("Fox -> fox_rig_autoweights (key times)", &m, &t, NULL, 0, reps);
+      sks_model_free(&t);
+    }
+    sks_model big;
+    if (sks_model_clone(&m, &big, &err) == SKS_OK) {
+      subdivide(&big);
+      subdivide(&big);
+      parallel_case("Fox x16 subdivided control (120 fps)", &big, &big, NULL, 120, reps);
+      sks_model_free(&big);
+    }
+    sks_model_free(&m);
+  }
+  if (load(tw, &m)) {
+    parallel_case("Testwuson.X control (key times)", &m, &m, NULL, 0, reps);
+    sks_model_free(&m);
+  }
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
   if (reps < 1) reps = 1;
@@ -93,7 +229,10 @@ int main(int argc, char **argv) {
   snprintf(fox, sizeof fox, "%s/Fox/Fox.glb", SKS_SHARED_DATA);
   snprintf(tw, sizeof tw, "%s/X/Testwuson.X", SKS_ASSIMP_MODELS);
   snprintf(dir, sizeof dir, "%s/fox_targets", SKS_SHARED_DATA);
-  printf("bench_bake: best of %d runs, single thread\n", reps);
+  const char *only = getenv("SKS_BENCH_BAKE"); /* "parallel": the parallel section only */
+  parallel_bench(fox, tw, dir, reps < 5 ? 5 : reps);
+  if (only && strcmp(only, "parallel") == 0) return 0;
+  printf("\nbench_bake: best of %d runs, single thread\n", reps);
 
   /* 1. Fox Walk control at its own key times (18 frames): the Dem Bones bar */
   sks_model m;
@@ -101,6 +240,7 @@ int main(int argc, char **argv) {
     for (int solver = 0; solver < 2; ++solver) {
       sks_bake_options opt;
       memset(&opt, 0, sizeof opt);
+      opt.threads = 1;
       const char *names[1] = {"Walk"};
       opt.clip_names = names;
       opt.clip_name_count = 1;
@@ -134,6 +274,7 @@ int main(int argc, char **argv) {
       if (!load(path, &t)) continue;
       sks_bake_options opt;
       memset(&opt, 0, sizeof opt);
+      opt.threads = 1;
       opt.mode = SKS_SOLVE_BOTH;
       sks_bake_result r;
       if (bake_best(&m, &t, &opt, 1, &r)) {

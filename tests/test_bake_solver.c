@@ -63,8 +63,9 @@ static void test_horn(void) {
 }
 
 static void test_correspondence(void) {
-  /* random triangles soup and points: grid result == brute force */
-  size_t nv = 300, nt = 100, nq = 200;
+  /* random triangles soup and points: grid result == brute force; on pools
+   * of 2 and 3 threads (2000 points: pieces of >= 256) the same, bit for bit */
+  size_t nv = 300, nt = 100, nq = 2000;
   double *src = malloc(nv * 3 * sizeof(double)), *q = malloc(nq * 3 * sizeof(double));
   uint32_t *tris = malloc(nt * 3 * sizeof(uint32_t));
   for (size_t i = 0; i < 3 * nv; ++i) src[i] = rnds() * (i % 3 == 0 ? 5 : 1);
@@ -73,7 +74,22 @@ static void test_correspondence(void) {
   for (int kind = 0; kind < 2; ++kind) {
     sks_correspondence c;
     CHECK(sks_correspondence_build(&c, kind ? SKS_CORRESPOND_CLOSEST_POINT : SKS_CORRESPOND_NEAREST_VERTEX,
-                                   src, nv, tris, nt, q, nq, 10.0));
+                                   src, nv, tris, nt, q, nq, 10.0, NULL));
+    for (unsigned threads = 2; threads <= 3; ++threads) {
+      sks_thread_pool *pool = NULL;
+      sks_error err;
+      CHECK_OK(sks_thread_pool_create(threads, &pool, &err), &err);
+      sks_correspondence cp;
+      CHECK(sks_correspondence_build(&cp, kind ? SKS_CORRESPOND_CLOSEST_POINT : SKS_CORRESPOND_NEAREST_VERTEX,
+                                     src, nv, tris, nt, q, nq, 10.0, pool));
+      CHECK_MSG(cp.count == c.count && !memcmp(cp.idx, c.idx, nq * 3 * sizeof(uint32_t)) &&
+                    !memcmp(cp.bary, c.bary, nq * 3 * sizeof(float)) &&
+                    !memcmp(&cp.mean_distance, &c.mean_distance, sizeof(double)) &&
+                    !memcmp(&cp.max_distance, &c.max_distance, sizeof(double)),
+                "kind %d: correspondence on %u threads differs from one thread", kind, threads);
+      sks_correspondence_free(&cp);
+      sks_thread_pool_destroy(pool);
+    }
     int bad = 0;
     for (size_t j = 0; j < nq; ++j) {
       double best = 1e300, got[3] = {0, 0, 0};

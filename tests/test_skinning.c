@@ -256,6 +256,56 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
   free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
 }
 
+/* run_pool on the caller's pool: the same floats as run for every pool size,
+ * at a size that really splits (10,001 vertices: up to 4 pieces of >= 2048,
+ * edges on multiples of 16), LBS and DQS with normals, run after run. */
+static void pool_matches_run(void) {
+  enum { N = 10001, K = 4, P = 30 };
+  sks_mat4 palette[P];
+  for (int i = 0; i < P; ++i) palette[i] = rigid(random_rotation(), sks_v3(srand1(), srand1(), srand1()));
+  float *pos = malloc(sizeof(float) * 3 * N), *nrm = malloc(sizeof(float) * 3 * N);
+  float *op = malloc(sizeof(float) * 3 * N), *on = malloc(sizeof(float) * 3 * N);
+  float *pp = malloc(sizeof(float) * 3 * N), *pn = malloc(sizeof(float) * 3 * N);
+  uint16_t *joints = malloc(sizeof(uint16_t) * N * K);
+  float *weights = malloc(sizeof(float) * N * K);
+  if (!pos || !nrm || !op || !on || !pp || !pn || !joints || !weights) { CHECK(0); return; }
+  for (int v = 0; v < N; ++v) {
+    sks_vec3 n = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+    for (int a = 0; a < 3; ++a) pos[3 * v + a] = 2 * srand1();
+    nrm[3 * v] = n.x; nrm[3 * v + 1] = n.y; nrm[3 * v + 2] = n.z;
+    float sum = 0;
+    for (int i = 0; i < K; ++i) {
+      joints[v * K + i] = (uint16_t)(frand() * P);
+      weights[v * K + i] = 0.05f + frand();
+      sum += weights[v * K + i];
+    }
+    for (int i = 0; i < K; ++i) weights[v * K + i] /= sum;
+  }
+  const unsigned sizes[] = {1, 2, 3, 4, 9};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+    sks_thread_pool *pool = NULL;
+    sks_error err;
+    CHECK_OK(sks_thread_pool_create(sizes[si], &pool, &err), &err);
+    for (int m = 0; m < 2; ++m) {
+      sks_skinning_job job = base_job(m ? SKS_SKIN_DQS : SKS_SKIN_LBS, N, K, palette, P, joints, weights, pos, op);
+      job.in_normals = nrm; job.out_normals = on;
+      CHECK(sks_skinning_job_run(&job));
+      job.out_positions = pp; job.out_normals = pn;
+      for (int round = 0; round < 3; ++round) {
+        memset(pp, 0xff, sizeof(float) * 3 * N); /* NaN: a vertex no piece wrote shows */
+        memset(pn, 0xff, sizeof(float) * 3 * N);
+        CHECK(sks_skinning_job_run_pool(&job, pool));
+        CHECK_MSG(memcmp(pp, op, sizeof(float) * 3 * N) == 0 && memcmp(pn, on, sizeof(float) * 3 * N) == 0,
+                  "run_pool (pool of %u) %s differs from run", sizes[si], m ? "DQS" : "LBS");
+      }
+    }
+    sks_skinning_job bad = base_job(SKS_SKIN_LBS, N, K, palette, P, joints, weights, pos, pos); /* in place */
+    CHECK(!sks_skinning_job_run_pool(&bad, pool));
+    sks_thread_pool_destroy(pool);
+  }
+  free(pos); free(nrm); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
+}
+
 /* Forcing an ISA: available ones validate, others and out-of-range values do not. */
 static void isa_selection(void) {
   sks_mat4 palette[1] = {sks_m4_identity()};
@@ -670,6 +720,7 @@ int main(void) {
     packed_kernels_agree((sks_skinning_isa)isa, 40);
     packed_kernels_agree((sks_skinning_isa)isa, 100);
   }
+  pool_matches_run();
   validation();
   pretransform_static();
   bind_pose();

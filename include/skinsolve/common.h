@@ -61,6 +61,25 @@ typedef struct sks_transform {
 
 #define SKS_MAX_INFLUENCES 8
 
+/* A persistent pool of worker threads, created and owned by the caller (no
+ * global state): jobs that take one run their pieces on its threads instead
+ * of starting threads per call. run() hands out task indices 0..count-1 to the
+ * pool's threads and the calling thread (which works too) and returns when
+ * every task has finished; which thread runs which task is not fixed, so a
+ * task's result must depend on its index only. One run() at a time per pool.
+ * thread_count 0 = every online CPU; 1 = no extra thread (run() is a loop). */
+typedef struct sks_thread_pool sks_thread_pool;
+typedef void (*sks_pool_task_fn)(void *user, size_t task, unsigned thread);
+sks_result sks_thread_pool_create(unsigned thread_count, sks_thread_pool **out, sks_error *err);
+void sks_thread_pool_destroy(sks_thread_pool *pool);
+/* Threads that run tasks: the workers + the caller (>= 1). */
+unsigned sks_thread_pool_size(const sks_thread_pool *pool);
+/* `thread` (0..size-1) names the running thread's slot (per-thread scratch);
+ * the caller is slot 0. */
+void sks_thread_pool_run(sks_thread_pool *pool, sks_pool_task_fn fn, void *user, size_t count);
+/* Online CPUs (>= 1). */
+unsigned sks_cpu_count(void);
+
 /* ABI introspection for bindings (src/common_abi.c): sizeof a public struct
  * and offsetof one of its fields, by name; (size_t)-1 for unknown names. */
 size_t sks_abi_sizeof(const char *struct_name);

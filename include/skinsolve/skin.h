@@ -65,8 +65,15 @@ int sks_skinning_job_validate(const sks_skinning_job *job);
 int sks_skinning_job_run(const sks_skinning_job *job);
 /* Scalar reference implementation, for tests. */
 int sks_skinning_job_run_reference(const sks_skinning_job *job);
-/* Splits the vertex range over thread_count threads (0 = all cores). */
+/* Splits the vertex range over thread_count threads (0 = all cores),
+ * started and joined in this call. */
 int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_count);
+/* The same on the caller's persistent pool (sks_thread_pool_create): no
+ * thread start per call, so it pays off on every frame. The vertex range is
+ * split into one piece per pool thread (at least 2048 vertices each), piece
+ * edges on multiples of 16 vertices (whole 64-byte lines of packed outputs,
+ * so no two threads write one cache line). Nothing allocates. */
+int sks_skinning_job_run_pool(const sks_skinning_job *job, sks_thread_pool *pool);
 
 /* Convenience: skins every part of a model given skeleton model matrices.
  * Skinned parts via their skin's palette; rigid parts by their node's model

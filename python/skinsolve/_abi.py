@@ -144,7 +144,8 @@ class sks_bake_options(C.Structure):
                 ("solver", c_enum), ("correspondence", c_enum), ("keep_surfaces", C.c_int),
                 ("progress", sks_progress_fn), ("progress_user", C.c_void_p),
                 ("align", c_enum),
-                ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p)]
+                ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p),
+                ("threads", C.c_uint)]
 
 
 class sks_joint_diagnosis(C.Structure):
@@ -168,7 +169,7 @@ class sks_baked_clip(C.Structure):
                 ("frame_mean_error_pct", c_float_p), ("frame_worst_error_pct", c_float_p),
                 ("target_surface", c_float_p), ("solved_surface", c_float_p),
                 ("vertex_error", c_float_p), ("mean_motion_pct", C.c_double),
-                ("suspect", C.c_int), ("diagnosis", sks_diagnosis)]
+                ("suspect", C.c_int), ("diagnosis", sks_diagnosis), ("chunk_count", c_size), ("chunks_resolved", c_size)]
 
 
 class sks_bake_alignment(C.Structure):

@@ -53,6 +53,8 @@ typedef struct batch_context {
   double stale_after_s;        /* a claim whose heartbeat is older is reclaimed */
   int retry_failed;
   int quiet;                   /* --json: no per-job lines */
+  unsigned bake_threads;       /* sks_bake_options.threads of each job: 1 when several
+                                  workers already share the cores, else 0 (every CPU) */
 } batch_context;
 
 /* Outcome of one job (also a worker's exit status). */

@@ -552,6 +552,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   opt.fps = (float)job->fps;
   opt.max_constraints = job->max_constraints;
   opt.keep_surfaces = job->report;
+  opt.threads = ctx->bake_threads;
   if (sks_bake(&src, &tgt, &opt, &res, &err) != SKS_OK) goto failed;
   have_res = 1;
   t_bake = now_s();

@@ -194,7 +194,7 @@ static int run_batch(const char *manifest_path, const char *out_opt, const char 
   }
   char shard[64];
   snprintf(shard, sizeof shard, "%ld/%ld", index, count);
-  batch_context ctx = {out_dir, manifest_path, shard, stale_after, retry_failed, json};
+  batch_context ctx = {out_dir, manifest_path, shard, stale_after, retry_failed, json, 0};
 
   size_t mine_n = 0;
   size_t *mine = malloc((m.job_count / (size_t)count + 1) * sizeof *mine);
@@ -208,6 +208,7 @@ static int run_batch(const char *manifest_path, const char *out_opt, const char 
   if (J < 1) J = 1;
   if (J > BATCH_MAX_JOBS) J = BATCH_MAX_JOBS;
   if ((size_t)J > mine_n && mine_n) J = (long)mine_n;
+  ctx.bake_threads = J > 1 ? 1u : 0u; /* workers x bake threads <= the cores */
   if (!json)
     printf("batch %s: shard %s (%s): %zu of %zu jobs, %ld worker%s, output %s\n", manifest_path,
            shard, shard_source, mine_n, m.job_count, J, J == 1 ? "" : "s", out_dir);

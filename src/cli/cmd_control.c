@@ -11,6 +11,7 @@ static void control_usage(FILE *f) {
           "                         [--mode free|rotation-only|both] [--solver default|bcd]\n"
           "                         [--max-constraints N] [--fps F] [-o OUT.glb]\n"
           "                         [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
+          "                         [--threads N]\n"
           "\n"
           "Bakes FILE's clips onto FILE itself. The exact answer is known, so this checks\n"
           "the solver: expect quality ~100%%, mean error <= 0.001%%D, worst <= 0.01%%D.\n"

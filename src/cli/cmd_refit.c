@@ -15,7 +15,7 @@ static void usage(FILE *f) {
           "usage: skinsolve refit --source SRC --target TGT [--clip NAME]... [--holdout NAME]...\n"
           "                       -o OUT.glb [--max-influences K] [--keep-original L]\n"
           "                       [--rounds R] [--max-constraints N] [--json] [--report OUT.html]\n"
-          "                       [--report-max-mb MB]\n"
+          "                       [--report-max-mb MB] [--threads N]\n"
           "\n"
           "Re-fits TGT's skin weights so that TGT's own linear blend skinning reproduces\n"
           "SRC's surface motion over the fitting clips; TGT's skeleton, bind pose, clips and\n"
@@ -42,6 +42,7 @@ static void usage(FILE *f) {
           "  --json               print the results as JSON (quality in percent)\n"
           "  --report OUT.html    the bake report of SRC's clips onto the result\n"
           SKS_CLI_REPORT_MAX_MB_HELP
+          "  --threads N          threads of each bake (default 0 = every online CPU)\n"
           "Progress goes to stderr.\n\n"
           "exit codes: 0 ok, 1 bad input or failed operation, 2 usage error,\n"
           "            3 output could not be written\n");
@@ -168,6 +169,9 @@ int sks_cmd_refit(int argc, char **argv) {
       if ((code = sks_cli_parse_uint(a, argv[++i], 100000000, &u))) goto out_args;
       if (u < 1) { code = sks_cli_fail(SKS_EXIT_USAGE, "refit: --max-constraints must be positive"); goto out_args; }
       opt.max_constraints = (size_t)u;
+    } else if (!strcmp(a, "--threads") && has) {
+      if ((code = sks_cli_parse_uint(a, argv[++i], 256, &u))) goto out_args;
+      opt.threads = (unsigned)u;
     } else if (!strcmp(a, "--keep-original") && has) {
       float l;
       if ((code = sks_cli_parse_float(a, argv[++i], &l))) goto out_args;
@@ -227,6 +231,7 @@ int sks_cmd_refit(int argc, char **argv) {
     bo.clip_name_count = res.clip_count;
     bo.keep_surfaces = 1;
     bo.max_constraints = opt.max_constraints;
+    bo.threads = opt.threads;
     if (!all) code = sks_cli_fail(SKS_EXIT_OUTPUT, "out of memory");
     else if (sks_bake(&src, &res.model, &bo, &br, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     else {

@@ -681,3 +681,47 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
   }
   return 1;
 }
+
+/* ---- the caller's pool ------------------------------------------------------ */
+
+typedef struct pool_skin {
+  skin_task base;      /* job, tables, isa; begin / end unused */
+  size_t n, pieces;
+} pool_skin;
+
+/* Edge k of `pieces` pieces of n vertices: on a multiple of 16 vertices
+ * (16 x 12 bytes = 3 cache lines of a packed position / normal array). */
+static size_t piece_edge(size_t n, size_t k, size_t pieces) {
+  if (k >= pieces) return n;
+  return (n * k / pieces) & ~(size_t)15;
+}
+
+static void pool_skin_task(void *user, size_t k, unsigned thread) {
+  const pool_skin *s = user;
+  (void)thread;
+  optimised_range(s->base.job, s->base.isa, s->base.dq, s->base.flip, piece_edge(s->n, k, s->pieces),
+                  piece_edge(s->n, k + 1, s->pieces));
+}
+
+int sks_skinning_job_run_pool(const sks_skinning_job *job, sks_thread_pool *pool) {
+  if (!sks_skinning_job_validate(job)) return 0;
+  const size_t n = job->vertex_count;
+  if (n == 0) return 1;
+  size_t pieces = sks_thread_pool_size(pool);
+  size_t useful = (n + SKS_MIN_VERTICES_PER_THREAD - 1) / SKS_MIN_VERTICES_PER_THREAD;
+  if (useful < pieces) pieces = useful ? useful : 1;
+  sks_dualquat table[SKS_DQ_TABLE];
+  float flip_storage[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  pool_skin s;
+  s.base.job = job;
+  s.base.dq = dq_table(job, table);
+  s.base.isa = sks_skinning_isa_resolve(job->isa);
+  s.base.flip = flip_table(job, s.base.isa, s.base.dq, flip_storage);
+  s.base.begin = 0;
+  s.base.end = n;
+  s.n = n;
+  s.pieces = pieces;
+  if (pieces <= 1) optimised_range(job, s.base.isa, s.base.dq, s.base.flip, 0, n);
+  else sks_thread_pool_run(pool, pool_skin_task, &s, pieces);
+  return 1;
+}

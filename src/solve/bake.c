@@ -4,6 +4,7 @@
  * turn them into local joint transforms for an ordinary clip. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,27 @@ static sks_result frame_times(const sks_clip *clip, float fps, float **times, si
   return SKS_OK;
 }
 
+/* Per-thread scratch of the frame loop: every array a frame writes, so the
+ * frames of a clip can be solved on several threads at once (one worker per
+ * pool slot; allocated once per bake, never in the frame loop). */
+typedef struct frame_worker {
+  double *y;             /* V*3: y_fj, the motion to reproduce */
+  double *yc;            /* constraints*3 */
+  double *cur;           /* constraints*3 */
+  double *solved;        /* V*3: the target as written and played, bind space */
+  double *gn_scratch;
+  sks_daffine *dmodels;  /* target joints, scene space */
+  sks_mat4 *fmodels;     /* target joints from the float keys */
+  sks_daffine *pmodels;  /* the same in double */
+  sks_daffine *tpal;     /* target palette, bind space */
+  sks_daffine *tr_scratch; /* 2 * source palette entries (sks_transfer_frame) */
+  sks_transform *slocals;  /* source joints: sampled locals */
+  sks_daffine *smodels;    /* source joints: scene space, double FK */
+  double *vscratch;      /* rotation-only: 5 per constraint, zeroed */
+  uint32_t *touched;
+  float *verr;           /* V */
+} frame_worker;
+
 typedef struct bake_ctx {
   const sks_model *src, *tg;
   const sks_bake_options *opt;
@@ -432,23 +454,48 @@ typedef struct bake_ctx {
   sks_transfer tr;
   sks_solve_problem prob;
   double D;
-  double *y;         /* V*3: y_fj, the motion to reproduce */
-  double *yc;        /* constraints*3 */
-  double *cur;       /* constraints*3 */
-  double *solved;    /* V*3: the target as written and played, bind space */
-  double *gn_scratch;
   size_t gn_scratch_count;
-  sks_daffine *dmodels;  /* target joints, scene space */
-  sks_mat4 *fmodels;     /* target joints from the float keys */
-  sks_daffine *pmodels;  /* the same in double */
-  sks_daffine *tpal;     /* target palette, bind space */
   uint32_t *sub_start, *sub_bones; /* rotation-only: constrained bones of each subtree */
   double *vscratch;
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
   sks_diag_acc diag;     /* the residual per vertex, for the per-joint diagnosis */
+  sks_thread_pool *pool; /* frame chunks run on it (opt->threads) */
+  frame_worker *workers; /* one per pool slot */
+  size_t worker_count;
 } bake_ctx;
+
+static void frame_worker_free(frame_worker *w) {
+  free(w->y); free(w->yc); free(w->cur); free(w->solved); free(w->gn_scratch);
+  free(w->dmodels); free(w->fmodels); free(w->pmodels); free(w->tpal); free(w->tr_scratch);
+  free(w->slocals); free(w->smodels); free(w->vscratch); free(w->touched); free(w->verr);
+  memset(w, 0, sizeof *w);
+}
+
+static int frame_worker_alloc(const bake_ctx *c, frame_worker *w) {
+  size_t V = c->t.V, J = c->t.J ? c->t.J : 1, nc = c->prob.inf.vertex_count ? c->prob.inf.vertex_count : 1;
+  size_t Js = c->src->skeleton.joint_count ? c->src->skeleton.joint_count : 1;
+  size_t P = c->tv.P ? c->tv.P : 1, Ps = c->s.view.P ? c->s.view.P : 1;
+  memset(w, 0, sizeof *w);
+  w->y = malloc((V ? V : 1) * 3 * sizeof(double));
+  w->solved = malloc((V ? V : 1) * 3 * sizeof(double));
+  w->yc = malloc(nc * 3 * sizeof(double));
+  w->cur = malloc(nc * 3 * sizeof(double));
+  w->gn_scratch = malloc((c->gn_scratch_count ? c->gn_scratch_count : 1) * sizeof(double));
+  w->dmodels = malloc(J * sizeof(sks_daffine));
+  w->fmodels = malloc(J * sizeof(sks_mat4));
+  w->pmodels = malloc(J * sizeof(sks_daffine));
+  w->tpal = malloc(P * sizeof(sks_daffine));
+  w->tr_scratch = malloc(2 * Ps * sizeof(sks_daffine));
+  w->slocals = malloc(Js * sizeof(sks_transform));
+  w->smodels = malloc(Js * sizeof(sks_daffine));
+  w->vscratch = calloc(nc * 5, sizeof(double));
+  w->touched = malloc(nc * sizeof(uint32_t));
+  w->verr = malloc((V ? V : 1) * sizeof(float));
+  return w->y && w->solved && w->yc && w->cur && w->gn_scratch && w->dmodels && w->fmodels && w->pmodels &&
+         w->tpal && w->tr_scratch && w->slocals && w->smodels && w->vscratch && w->touched && w->verr;
+}
 
 static void ctx_free(bake_ctx *c) {
   sks_skinview_free(&c->tv);
@@ -457,11 +504,12 @@ static void ctx_free(bake_ctx *c) {
   sks_correspondence_free(&c->corr);
   sks_transfer_free(&c->tr);
   sks_solve_problem_free(&c->prob);
-  free(c->y); free(c->yc); free(c->cur); free(c->solved);
-  free(c->gn_scratch); free(c->dmodels); free(c->fmodels); free(c->pmodels); free(c->tpal);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
   free(c->N_P); free(c->yB);
   sks_diag_free(&c->diag);
+  for (size_t k = 0; c->workers && k < c->worker_count; ++k) frame_worker_free(&c->workers[k]);
+  free(c->workers);
+  sks_thread_pool_destroy(c->pool);
 }
 
 /* 1 if the clip keys a scale that differs from the joint's rest scale by more
@@ -490,101 +538,172 @@ static int clip_animates_scale(const sks_model *src, const sks_clip *clip) {
 /* The target as written and played: the float keys of this frame, float FK
  * (what a player does), then the palette and the blend of the normalised
  * weights in bind space. */
-static void measure_played(bake_ctx *c, const sks_transform *locals) {
+static void measure_played(const bake_ctx *c, frame_worker *w, const sks_transform *locals) {
   const sks_model *tg = c->tg;
   size_t J = tg->skeleton.joint_count;
-  sks_local_to_model_job fk = {tg->skeleton.parents, locals, J, NULL, c->fmodels};
+  sks_local_to_model_job fk = {tg->skeleton.parents, locals, J, NULL, w->fmodels};
   sks_local_to_model_job_run(&fk);
-  for (size_t j = 0; j < J; ++j) c->pmodels[j] = sks_daff_from_m4(&c->fmodels[j]);
-  sks_skinview_palette(&c->tv, c->pmodels, c->tpal);
+  for (size_t j = 0; j < J; ++j) w->pmodels[j] = sks_daff_from_m4(&w->fmodels[j]);
+  sks_skinview_palette(&c->tv, w->pmodels, w->tpal);
   const sks_skinview *v = &c->tv;
   for (size_t k = 0; k < v->V; ++k) {
     double acc[3] = {0, 0, 0}, p[3];
     for (uint32_t i = v->start[k]; i < v->start[k + 1]; ++i) {
-      sks_daff_point(&c->tpal[v->pal[i]], &v->pos[3 * k], p);
+      sks_daff_point(&w->tpal[v->pal[i]], &v->pos[3 * k], p);
       for (int a = 0; a < 3; ++a) acc[a] += v->w[i] * p[a];
     }
-    memcpy(&c->solved[3 * k], acc, sizeof acc);
+    memcpy(&w->solved[3 * k], acc, sizeof acc);
   }
 }
 
-static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
-                            sks_baked_clip *out, sks_error *err) {
-  c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
-  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
-  sks_problem_mark_affine(&c->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
-                          c->tg, c->t.joint_bone);
+/* One clip's frame loop, split into contiguous chunks (one per pool slot at
+ * most), each recorded, solved and measured on one thread. A chunk's solve
+ * starts as the serial loop starts a clip (cold start, then the previous
+ * frame, then extrapolation), SKS_LEAD_IN frames before its first frame (the
+ * lead-in frames are solved for the warm start only; see bake_clip), so its
+ * frames depend on no other chunk's, and on the chunk count only through
+ * where those solves start. Metrics are kept per frame and summed in frame
+ * order, so they do not depend on the order chunks finish in. */
+enum { SKS_LEAD_IN = 12 };
+
+typedef struct clip_run {
+  const bake_ctx *c;
+  const sks_clip *clip;
+  sks_solve_mode mode;
+  sks_baked_clip *out;
+  size_t chunk_count;
+  size_t lead_in;            /* frames a chunk solves before its first (see bake_clip) */
+  sks_solve_state *states;   /* 2 per chunk: current, and the frame before (extrapolation);
+                                after the run: the state the chunk ends in */
+  sks_solve_state *entry;    /* 2 per chunk: the state the chunk's lead-in arrived at */
+  double *entry_rms, *exit_rms; /* per chunk: the residual of the frame before, as the retry test sees it */
+  size_t resolved;           /* chunks solved again from the chunk before (seam_matches) */
+  sks_metrics_acc *facc;     /* per frame, summed in frame order afterwards */
+  sks_diag_acc *dacc;        /* per chunk: the residual per vertex, merged in chunk order */
+  size_t *iters;             /* per chunk */
+  double *ms;                /* per chunk: solver thread CPU time */
+  int *failed;               /* per chunk: 1 = the clip could not be sampled */
+  atomic_size_t frames_done; /* progress */
+  size_t reported;           /* progress: frame indices reported (the caller's thread only) */
+} clip_run;
+
+/* Progress, on the caller's thread only: every frame index once, in order,
+ * as in the serial loop (frame k is called when k frames are finished, here
+ * by any thread); the rest after the run. */
+static void report_progress(clip_run *cr, size_t done) {
+  const sks_bake_options *o = cr->c->opt;
+  size_t F = cr->out->frame_count;
+  while (cr->reported <= done && cr->reported < F) o->progress(o->progress_user, cr->out->name, cr->reported++, F);
+}
+
+static void copy_state(sks_solve_state *d, const sks_solve_state *s, size_t B) {
+  memcpy(d->q, s->q, B * sizeof(sks_dquat));
+  memcpy(d->u, s->u, 3 * B * sizeof(double));
+  if (d->R && s->R) memcpy(d->R, s->R, 9 * B * sizeof(double));
+  if (d->sc && s->sc) memcpy(d->sc, s->sc, B * sizeof(double));
+  if (d->stretch && s->stretch) memcpy(d->stretch, s->stretch, 9 * B * sizeof(double));
+}
+
+/* Largest motion of a constraint point between two states (rotation terms
+ * scaled by the bone's constraint radius). */
+static double state_distance(const sks_solve_problem *p, const sks_solve_state *a, const sks_solve_state *b,
+                             double D) {
+  double d = 0;
+  for (size_t k = 0; k < p->bone_count; ++k) {
+    double r = p->radius2[k] > 0 ? sqrt(p->radius2[k]) : D, dq = 0, dn = 0, du = 0, dR = 0;
+    const double *qa = &a->q[k].x, *qb = &b->q[k].x;
+    for (int i = 0; i < 4; ++i) { dq += (qa[i] - qb[i]) * (qa[i] - qb[i]); dn += (qa[i] + qb[i]) * (qa[i] + qb[i]); }
+    for (int i = 0; i < 3; ++i) du = fmax(du, fabs(a->u[3 * k + i] - b->u[3 * k + i]));
+    if (a->R && b->R)
+      for (int i = 0; i < 9; ++i) dR = fmax(dR, fabs(a->R[9 * k + i] - b->R[9 * k + i]));
+    d = fmax(d, 2 * sqrt(fmin(dq, dn)) * r + 3 * dR * r + du);
+  }
+  return d;
+}
+
+/* 1 when chunk k's lead-in arrived where the chunk before ended: the two
+ * states the serial loop would carry into chunk k's first frame (the last
+ * solve and the one before, for the extrapolation) move no constraint point
+ * by more than 1e-10 D, and the residual its retry test compares with agrees
+ * to 1e-6 of itself or 1e-9 (that test's own slack). A clip of random poses
+ * (test_bake) amplifies a seam's difference ~20x over the frames after it,
+ * so 1e-10 D keeps them within 1e-6 % D = 1e-8 D; 1e-8 D did not. */
+static int seam_matches(const clip_run *cr, size_t k) {
+  const bake_ctx *c = cr->c;
+  const sks_solve_problem *p = &c->prob;
+  double tol = 1e-10 * c->D;
+  double ra = cr->exit_rms[k - 1], rb = cr->entry_rms[k];
+  return state_distance(p, &cr->states[2 * (k - 1)], &cr->entry[2 * k], c->D) <= tol &&
+         state_distance(p, &cr->states[2 * (k - 1) + 1], &cr->entry[2 * k + 1], c->D) <= tol &&
+         fabs(ra - rb) <= 1e-6 * fmax(ra, rb) + 1e-9;
+}
+
+/* resume = 0: the chunk's own solve (lead-in from a cold start); resume = 1:
+ * its frames again from the state the chunk before ended in, as the serial
+ * loop runs them. */
+static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int resume) {
+  const bake_ctx *c = cr->c;
+  frame_worker *w = &c->workers[thread];
   const sks_model *tg = c->tg, *src = c->src;
   const target_setup *t = &c->t;
   const sks_solve_problem *p = &c->prob;
-  size_t V = t->V, J = t->J, B = t->B, nc = p->inf.vertex_count;
+  const sks_clip *clip = cr->clip;
+  sks_solve_mode mode = cr->mode;
+  sks_baked_clip *out = cr->out;
+  size_t J = t->J, B = t->B, nc = p->inf.vertex_count, V = t->V;
   size_t VS = c->tv.skinned_vertex_count; /* kept surfaces: skinned parts (the report's mesh) */
-  out->name = dupstr(clip->name ? clip->name : "clip");
-  out->mode = mode;
-  out->joint_count = J;
-  if (!out->name) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
-  if (r != SKS_OK) return r;
-  size_t F = out->frame_count;
-  out->locals = malloc(F * (J ? J : 1) * sizeof(sks_transform));
-  out->frame_mean_error_pct = malloc(F * sizeof(float));
-  out->frame_worst_error_pct = malloc(F * sizeof(float));
-  if (c->opt->keep_surfaces) {
-    out->target_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
-    out->solved_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
-    out->vertex_error = malloc(F * (VS ? VS : 1) * sizeof(float));
-  }
-  sks_solve_state st;
-  st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
-  st.R = malloc((B ? B : 1) * 9 * sizeof(double));
-  st.u = malloc((B ? B : 1) * 3 * sizeof(double));
-  st.sc = malloc((B ? B : 1) * sizeof(double));
-  for (size_t b = 0; st.sc && b < B; ++b) st.sc[b] = 1.0;
-  st.stretch = NULL;
-  sks_solve_state prev; /* the frame before the previous one (extrapolation) */
-  prev.q = malloc((B ? B : 1) * sizeof(sks_dquat));
-  prev.R = NULL;
-  prev.u = malloc((B ? B : 1) * 3 * sizeof(double));
-  prev.sc = NULL;
-  prev.stretch = NULL;
-  float *verr = malloc((V ? V : 1) * sizeof(float));
-  if (!sks_state_prepare_affine(p, &st) || !out->locals || !out->frame_mean_error_pct ||
-      !out->frame_worst_error_pct || !st.q || !st.R || !st.u || !st.sc || !prev.q || !prev.u || !verr ||
-      (c->opt->keep_surfaces && (!out->target_surface || !out->solved_surface || !out->vertex_error))) {
-    free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
-  }
-  for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
+  size_t F = out->frame_count, f0 = F * chunk / cr->chunk_count, f1 = F * (chunk + 1) / cr->chunk_count;
+  size_t fs = f0 > cr->lead_in ? f0 - cr->lead_in : 0; /* the chunk's solve starts here */
+  size_t base = fs;   /* the frame the solve started at */
+  sks_solve_state st = cr->states[2 * chunk], prev = cr->states[2 * chunk + 1];
   sks_rotonly ro = {J, tg->skeleton.parents, t->joint_bone, t->bone_joint, t->rest_local,
-                    t->carry, t->carry_inv, t->bone_is_root, c->dmodels, c->sub_start,
-                    c->sub_bones, c->vscratch, c->touched};
-  if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
-  sks_metrics_acc acc = {0, 0, 0, 0};
+                    t->carry, t->carry_inv, t->bone_is_root, w->dmodels, c->sub_start,
+                    c->sub_bones, w->vscratch, w->touched};
   double solve_ms = 0, prev_rms = 0;
+  if (resume) {
+    copy_state(&st, &cr->states[2 * (chunk - 1)], B);
+    copy_state(&prev, &cr->states[2 * (chunk - 1) + 1], B);
+    prev_rms = cr->exit_rms[chunk - 1];
+    fs = f0;
+    base = 0;
+  } else {
+    for (size_t b = 0; b < B; ++b) sks_state_set_rigid(p, &st, b, &t->bind_rigid[b]);
+    if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
+    copy_state(&prev, &st, B); /* defined before frame 1 sets it (seam_matches compares it) */
+  }
   size_t iters = 0;
   const sks_skeleton *ssk = &src->skeleton;
-  for (size_t f = 0; f < F; ++f) {
-    if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, f, F);
+  sks_diag_reset(&cr->dacc[chunk]); /* a re-solved chunk measures its frames anew */
+  for (size_t f = fs; f < f1; ++f) {
+    size_t k0 = f - base; /* frame within the chunk's solve: the serial loop's f */
+    int lead = f < f0;    /* lead-in: solved for the warm start, written by the chunk before */
+    if (f == f0 && !resume && chunk > 0) { /* where the lead-in arrived (seam_matches) */
+      copy_state(&cr->entry[2 * chunk], &st, B);
+      copy_state(&cr->entry[2 * chunk + 1], &prev, B);
+      cr->entry_rms[chunk] = prev_rms;
+    }
+    if (c->opt->progress && thread == 0 && !lead && !resume) /* callbacks only on the caller's thread */
+      report_progress(cr, atomic_load(&cr->frames_done));
     /* 1. record: the source's pose at this frame (from its bind-pose vertex
      * data and its own rig, never a previous output), transferred as motion
      * onto the target's bind vertices */
-    sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, c->s.locals};
-    if (!sks_sampling_job_run(&sj)) {
-      free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
-      return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
-                           model_name(src, "source"), out->name);
+    sks_sampling_job sj = {clip, ssk->rest, ssk->joint_count, out->times[f], 0, 0, w->slocals};
+    if (!sks_sampling_job_run(&sj)) { cr->failed[chunk] = 1; return; }
+    for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&w->slocals[j].scale);
+    sks_dfk(ssk, w->slocals, w->smodels);
+    if (lead) { /* the solve needs the constraints only */
+      sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, p->ids, nc, w->yc);
+    } else {
+      sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, NULL, 0, w->y);
+      for (size_t k = 0; k < nc; ++k) memcpy(&w->yc[3 * k], &w->y[3 * p->ids[k]], 3 * sizeof(double));
     }
-    for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&c->s.locals[j].scale);
-    sks_dfk(ssk, c->s.locals, c->s.models);
-    sks_transfer_frame(&c->tr, &c->s.view, c->s.models, c->y);
-    for (size_t k = 0; k < nc; ++k) memcpy(&c->yc[3 * k], &c->y[3 * p->ids[k]], 3 * sizeof(double));
     /* 2. solve, warm-started from the previous frame extrapolated at
      * constant velocity once two frames are solved (rotation-only with the
      * default solver too, put back on the rotation-only manifold; the
      * seed's BCD there keeps the plain previous frame, where its loose stop
      * is tuned) */
     double t0 = now_ms();
-    if (f >= 2 && (mode == SKS_SOLVE_FREE || c->opt->solver != SKS_SOLVER_BCD)) {
+    if (k0 >= 2 && (mode == SKS_SOLVE_FREE || c->opt->solver != SKS_SOLVER_BCD)) {
       double dt1 = (double)out->times[f] - out->times[f - 1], dt0 = (double)out->times[f - 1] - out->times[f - 2];
       double alpha = dt0 > 0 ? dt1 / dt0 : 1.0;
       alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
@@ -607,56 +726,189 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
         }
       }
       if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
-    } else if (f == 1) {
+    } else if (k0 == 1) {
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));
     }
-    if (f == 0 && c->opt->solver != SKS_SOLVER_BCD) { /* cold start: per-bone Horn fits (horn.c) */
-      sks_solve_cold_start(p, c->yc, &st);
+    if (k0 == 0 && c->opt->solver != SKS_SOLVER_BCD) { /* cold start: per-bone Horn fits (horn.c) */
+      sks_solve_cold_start(p, w->yc, &st);
       if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
     }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
       if (c->opt->solver == SKS_SOLVER_BCD ||
-          !sks_solve_rotonly_gn(p, c->yc, &st, &ro, 100, 1e-10, &stats))
-        sks_solve_bcd(p, c->yc, &st, c->cur, &ro, 200, 1e-7, &stats);
+          !sks_solve_rotonly_gn(p, w->yc, &st, &ro, 100, 1e-10, &stats))
+        sks_solve_bcd(p, w->yc, &st, w->cur, &ro, 200, 1e-7, &stats);
     } else if (c->opt->solver == SKS_SOLVER_BCD) {
-      sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
+      sks_solve_bcd(p, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
     } else {
       /* Levenberg-Marquardt (the first frame starts from the bind pose) */
-      if (!sks_solve_gn(p, c->yc, &st, 100, 1e-10, &stats, c->gn_scratch, c->gn_scratch_count))
-        sks_solve_bcd(p, c->yc, &st, c->cur, NULL, 2000, 1e-9, &stats);
+      if (!sks_solve_gn(p, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
+        sks_solve_bcd(p, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
     }
     /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
-    if (f > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
-      sks_solve_retry_from_fits(p, c->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
-                                1e-10, &stats, c->gn_scratch, c->gn_scratch_count);
+    if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
+      sks_solve_retry_from_fits(p, w->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
+                                1e-10, &stats, w->gn_scratch, c->gn_scratch_count);
     prev_rms = stats.final_rms;
+    if (lead) { solve_ms += now_ms() - t0; continue; }
     iters += stats.iterations;
     /* 3. joint locals (what the clip stores) */
     sks_transform *locals = &out->locals[f * J];
-    state_to_locals(tg, t, p, &st, mode, c->dmodels, locals);
+    state_to_locals(tg, t, p, &st, mode, w->dmodels, locals);
     solve_ms += now_ms() - t0;
     /* 4. measure, over ALL target vertices (rigid parts too), the clip as
      * written: float keys, float FK, weights as played */
-    measure_played(c, locals);
-    sks_metrics_frame(&acc, c->solved, c->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
-                      &out->frame_worst_error_pct[f], verr);
-    sks_diag_frame(&c->diag, verr, f);
+    measure_played(c, w, locals);
+    memset(&cr->facc[f], 0, sizeof cr->facc[f]); /* a re-solved chunk measures its frames anew */
+    sks_metrics_frame(&cr->facc[f], w->solved, w->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
+                      &out->frame_worst_error_pct[f], w->verr);
+    sks_diag_add(&cr->dacc[chunk], w->verr, f);
     if (out->target_surface) /* the report draws the scene the player shows */
       for (size_t k = 0; k < VS; ++k) {
         double ys[3], ss[3];
-        sks_daff_point(&t->T, &c->y[3 * k], ys);
-        sks_daff_point(&t->T, &c->solved[3 * k], ss);
+        sks_daff_point(&t->T, &w->y[3 * k], ys);
+        sks_daff_point(&t->T, &w->solved[3 * k], ss);
         for (int a = 0; a < 3; ++a) {
           out->target_surface[(f * VS + k) * 3 + a] = (float)ys[a];
           out->solved_surface[(f * VS + k) * 3 + a] = (float)ss[a];
         }
-        out->vertex_error[f * VS + k] = verr[k];
+        out->vertex_error[f * VS + k] = w->verr[k];
       }
+    if (!resume) atomic_fetch_add(&cr->frames_done, 1);
   }
-  if (c->opt->progress) c->opt->progress(c->opt->progress_user, out->name, F, F);
-  free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch); free(prev.q); free(prev.u); free(verr);
+  cr->iters[chunk] = iters;
+  cr->ms[chunk] += solve_ms;
+  cr->exit_rms[chunk] = prev_rms;
+}
+
+static void solve_chunk(void *user, size_t chunk, unsigned thread) {
+  solve_chunk_frames(user, chunk, thread, 0);
+}
+
+static void clip_run_free(clip_run *cr) {
+  for (int e = 0; e < 2; ++e) {
+    sks_solve_state *s = e ? cr->entry : cr->states;
+    for (size_t k = 0; s && k < 2 * cr->chunk_count; ++k) {
+      free(s[k].q); free(s[k].R); free(s[k].u); free(s[k].sc); free(s[k].stretch);
+    }
+  }
+  free(cr->states); free(cr->entry); free(cr->entry_rms); free(cr->exit_rms);
+  for (size_t k = 0; cr->dacc && k < cr->chunk_count; ++k) sks_diag_free(&cr->dacc[k]);
+  free(cr->dacc);
+  free(cr->facc); free(cr->iters); free(cr->ms); free(cr->failed);
+}
+
+static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
+                            sks_baked_clip *out, sks_error *err) {
+  c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
+  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
+  sks_problem_mark_affine(&c->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
+                          c->tg, c->t.joint_bone);
+  const sks_solve_problem *p = &c->prob;
+  size_t J = c->t.J, B = c->t.B;
+  size_t VS = c->tv.skinned_vertex_count;
+  out->name = dupstr(clip->name ? clip->name : "clip");
+  out->mode = mode;
+  out->joint_count = J;
+  if (!out->name) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
+  if (r != SKS_OK) return r;
+  size_t F = out->frame_count;
+  out->locals = malloc(F * (J ? J : 1) * sizeof(sks_transform));
+  out->frame_mean_error_pct = malloc(F * sizeof(float));
+  out->frame_worst_error_pct = malloc(F * sizeof(float));
+  if (c->opt->keep_surfaces) {
+    out->target_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
+    out->solved_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
+    out->vertex_error = malloc(F * (VS ? VS : 1) * sizeof(float));
+  }
+  clip_run cr;
+  memset(&cr, 0, sizeof cr);
+  cr.c = c; cr.clip = clip; cr.mode = mode; cr.out = out;
+  cr.chunk_count = c->worker_count < F ? c->worker_count : F;
+  /* A chunk that began cold at its first frame would stop its LM solves
+   * elsewhere in the (flat) valley than the serial loop, which arrives warm:
+   * Fox onto fox_rig_autoweights, up to 2e-4 %D in a frame's worst error and
+   * 2e-3 %D in the played keys. So each chunk starts its solve SKS_LEAD_IN
+   * frames early (cold, as a clip starts) and solves those frames only for
+   * the warm start: the trajectories merge (Fox onto fox_rig_autoweights,
+   * worst per-frame error off by 4e-6 / 1.4e-6 / 5e-7 / 0 %D after 2 / 4 / 6
+   * / 8 lead-in frames; with 12, every seam of the Fox and Testwuson bakes
+   * of test_bake_threads is within 1e-10 D). A seam that is not (frames
+   * that jump) is solved again from the chunk before (seam_matches). */
+  cr.lead_in = SKS_LEAD_IN;
+  if (cr.chunk_count == 0) cr.chunk_count = 1;
+  atomic_init(&cr.frames_done, 0);
+  size_t nch = cr.chunk_count;
+  cr.states = calloc(2 * nch, sizeof(sks_solve_state));
+  cr.entry = calloc(2 * nch, sizeof(sks_solve_state));
+  cr.entry_rms = calloc(nch, sizeof(double));
+  cr.exit_rms = calloc(nch, sizeof(double));
+  cr.facc = calloc(F, sizeof(sks_metrics_acc));
+  cr.iters = calloc(nch, sizeof(size_t));
+  cr.ms = calloc(nch, sizeof(double));
+  cr.failed = calloc(nch, sizeof(int));
+  cr.dacc = calloc(nch, sizeof(sks_diag_acc));
+  for (size_t k = 0; cr.dacc && k < nch; ++k)
+    if (sks_diag_part_init(&cr.dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr.dacc[q]); free(cr.dacc); cr.dacc = NULL; }
+  int ok = cr.dacc && cr.states && cr.entry && cr.entry_rms && cr.exit_rms && cr.facc && cr.iters && cr.ms && cr.failed && out->locals && out->frame_mean_error_pct &&
+           out->frame_worst_error_pct &&
+           (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error));
+  for (size_t k = 0; ok && k < 2 * nch; ++k) {
+    sks_solve_state *st = k < nch ? &cr.states[2 * k] : &cr.entry[2 * (k - nch)];
+    sks_solve_state *prev = st + 1;
+    st->q = malloc((B ? B : 1) * sizeof(sks_dquat));
+    st->R = malloc((B ? B : 1) * 9 * sizeof(double));
+    st->u = malloc((B ? B : 1) * 3 * sizeof(double));
+    st->sc = malloc((B ? B : 1) * sizeof(double));
+    for (size_t b = 0; st->sc && b < B; ++b) st->sc[b] = 1.0;
+    prev->q = malloc((B ? B : 1) * sizeof(sks_dquat));
+    prev->u = malloc((B ? B : 1) * 3 * sizeof(double));
+    ok = st->q && st->R && st->u && st->sc && prev->q && prev->u && sks_state_prepare_affine(p, st);
+  }
+  if (!ok) {
+    clip_run_free(&cr);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
+  }
+  sks_thread_pool_run(c->pool, solve_chunk, &cr, nch);
+  size_t iters = 0;
+  double solve_ms = 0;
+  for (size_t k = 0; k < nch; ++k) {
+    if (cr.failed[k]) {
+      clip_run_free(&cr);
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
+                           model_name(c->src, "source"), out->name);
+    }
+  }
+  /* seams, in order: a chunk whose lead-in did not arrive where the chunk
+   * before ended (frames that jump, a valley the two starts leave at
+   * different points) is solved again from there, on this thread: its frames
+   * are then the serial loop's */
+  for (size_t k = 1; k < nch; ++k)
+    if (!seam_matches(&cr, k)) {
+      solve_chunk_frames(&cr, k, 0, 1);
+      cr.resolved++;
+    }
+  for (size_t k = 0; k < nch; ++k) {
+    iters += cr.iters[k];
+    solve_ms += cr.ms[k];
+  }
+  if (c->opt->progress) {
+    report_progress(&cr, F);
+    c->opt->progress(c->opt->progress_user, out->name, F, F);
+  }
+  sks_metrics_acc acc = {0, 0, 0, 0}; /* frame order: the same sums for any chunk count */
+  for (size_t f = 0; f < F; ++f) {
+    acc.sum_e += cr.facc[f].sum_e;
+    acc.sum_m += cr.facc[f].sum_m;
+    acc.count += cr.facc[f].count;
+    if (cr.facc[f].worst > acc.worst) acc.worst = cr.facc[f].worst;
+  }
+  sks_diag_reset(&c->diag); /* chunk order: the same attribution for any chunk count */
+  for (size_t k = 0; k < nch; ++k) sks_diag_merge(&c->diag, &cr.dacc[k]);
+  size_t resolved = cr.resolved;
+  clip_run_free(&cr);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->mean_motion_pct = acc.count ? acc.sum_m / (double)acc.count / c->D * 100.0 : 0;
   /* numbers that contradict each other are flagged, never printed as fine:
@@ -666,6 +918,8 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
                  (isfinite(out->quality) && out->quality < 0);
   out->solve_ms = solve_ms;
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
+  out->chunk_count = nch;
+  out->chunks_resolved = resolved;
   return sks_diag_finish(&c->diag, c->D, &out->diagnosis, err);
 }
 
@@ -803,7 +1057,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
     } else {
       sks_correspondence_free(&cc);
       if (!sks_correspondence_build(&cc, SKS_CORRESPOND_CLOSEST_POINT, z, Vt, tv->tris, tv->tri_count, q, n,
-                                    sv->diagonal)) {
+                                    sv->diagonal, c->pool)) {
         r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
         goto done;
       }
@@ -928,7 +1182,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   double *aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
   if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
-  int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D);
+  int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
   if (!ok) { free(aligned); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence"); }
   al->similarity_residual_pct = c->corr.mean_distance / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
@@ -972,7 +1226,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       for (size_t v = 0; v < Vs; ++v) sks_daff_point(&cands[k], &posed[3 * v], &aligned[3 * v]);
       sks_correspondence trial;
       memset(&trial, 0, sizeof trial);
-      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D)) {
+      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) {
         free(NP); free(best_NP); free(posed); free(aligned);
         return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
       }
@@ -1088,17 +1342,10 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     r = sks_error_set(err, SKS_ERR_INVALID, "%s: no vertex carries skin weight", tname);
     goto fail;
   }
-  size_t V = c.t.V, J = c.t.J;
-  c.y = malloc(V * 3 * sizeof(double));
-  c.solved = malloc(V * 3 * sizeof(double));
-  c.dmodels = malloc((J ? J : 1) * sizeof(sks_daffine));
-  c.fmodels = malloc((J ? J : 1) * sizeof(sks_mat4));
-  c.pmodels = malloc((J ? J : 1) * sizeof(sks_daffine));
-  c.tpal = malloc((c.tv.P ? c.tv.P : 1) * sizeof(sks_daffine));
-  if (!c.y || !c.solved || !c.dmodels || !c.fmodels || !c.pmodels || !c.tpal) {
-    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-    goto fail;
-  }
+  size_t V = c.t.V;
+  /* the threads of the correspondence and the frame loop (opt->threads, 0 = every online CPU) */
+  r = sks_thread_pool_create(opt->threads, &c.pool, err);
+  if (r != SKS_OK) goto fail;
   /* stage: align, correspond, transfer */
   {
     sks_daffine A;
@@ -1120,18 +1367,18 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
       goto fail;
     }
     free(ids);
-    c.yc = malloc((n ? n : 1) * 3 * sizeof(double));
-    c.cur = malloc((n ? n : 1) * 3 * sizeof(double));
     c.gn_scratch_count = sks_solve_gn_scratch_count(&c.prob);
-    c.gn_scratch = malloc(c.gn_scratch_count * sizeof(double));
-    if (!c.yc || !c.cur || !c.gn_scratch) {
-      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-      goto fail;
-    }
     if (!rotonly_setup(target, &c.t, &c.prob, &c.sub_start, &c.sub_bones, &c.vscratch, &c.touched)) {
       r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
       goto fail;
     }
+  }
+  /* the frame loop's scratch, one per pool thread */
+  c.workers = calloc(sks_thread_pool_size(c.pool), sizeof(frame_worker));
+  if (!c.workers) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+  for (size_t k = 0, n = sks_thread_pool_size(c.pool); k < n; ++k) {
+    c.worker_count = k + 1; /* ctx_free frees workers 0..k */
+    if (!frame_worker_alloc(&c, &c.workers[k])) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
   }
   out->constraint_count = c.prob.inf.vertex_count;
   out->target_vertex_count = c.tv.skinned_vertex_count;

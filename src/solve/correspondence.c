@@ -175,41 +175,43 @@ static double box_dist2(const bvh_node *nd, const double *q) {
   return d2;
 }
 
-int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
-                             const double *src, size_t src_count, const uint32_t *tris,
-                             size_t tri_count, const double *dst, size_t dst_count,
-                             double scale) {
-  (void)scale;
-  memset(out, 0, sizeof *out);
-  if (src_count == 0) return 0;
-  int use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
-  out->count = dst_count;
-  out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
-  out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
-  bvh h;
-  if (!out->idx || !out->bary || !bvh_build(&h, src, use_tris ? tris : NULL, use_tris ? tri_count : src_count)) {
-    sks_correspondence_free(out);
-    return 0;
-  }
+/* The target points of one piece: the closest source point of each, on
+ * whichever pool thread runs it (the hierarchy is read-only). */
+typedef struct corr_run {
+  const bvh *h;
+  const double *src, *dst;
+  const uint32_t *tris;
+  int use_tris;
+  size_t dst_count, pieces;
+  sks_correspondence *out;
+  double *dist; /* dst_count: distance of each point */
+} corr_run;
+
+static void closest_points(void *user, size_t piece, unsigned thread) {
+  (void)thread;
+  const corr_run *cr = user;
+  const bvh *h = cr->h;
+  const double *src = cr->src;
+  const uint32_t *tris = cr->tris;
+  size_t j0 = cr->dst_count * piece / cr->pieces, j1 = cr->dst_count * (piece + 1) / cr->pieces;
   /* depth-first, nearer child first; at most one pending sibling per level */
   uint32_t stack[2 * BVH_MAX_DEPTH + 8];
   double stack_d2[2 * BVH_MAX_DEPTH + 8];
-  double sum = 0, maxd = 0;
-  for (size_t j = 0; j < dst_count; ++j) {
-    const double *q = &dst[3 * j];
+  for (size_t j = j0; j < j1; ++j) {
+    const double *q = &cr->dst[3 * j];
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0};
     size_t sp = 0;
     stack[sp] = 0;
-    stack_d2[sp++] = box_dist2(&h.nodes[0], q);
+    stack_d2[sp++] = box_dist2(&h->nodes[0], q);
     while (sp) {
       --sp;
       if (stack_d2[sp] >= best) continue;
-      const bvh_node *nd = &h.nodes[stack[sp]];
+      const bvh_node *nd = &h->nodes[stack[sp]];
       if (nd->count) {
         for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
-          uint32_t it = h.items[k];
-          if (use_tris) {
+          uint32_t it = h->items[k];
+          if (cr->use_tris) {
             const uint32_t *t = &tris[3 * it];
             double bc[3];
             double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
@@ -226,19 +228,50 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
         continue;
       }
       uint32_t c0 = nd->first, c1 = nd->first + 1;
-      double d0 = box_dist2(&h.nodes[c0], q), d1 = box_dist2(&h.nodes[c1], q);
+      double d0 = box_dist2(&h->nodes[c0], q), d1 = box_dist2(&h->nodes[c1], q);
       if (d0 > d1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = d1; d1 = td; }
       /* push the farther first so the nearer is taken next */
       if (d1 < best) { stack[sp] = c1; stack_d2[sp++] = d1; }
       if (d0 < best) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
-    memcpy(&out->idx[3 * j], bi, sizeof bi);
-    if (!use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
-    for (int k = 0; k < 3; ++k) out->bary[3 * j + k] = (float)bb[k];
-    double dd = sqrt(best);
-    sum += dd;
-    if (dd > maxd) maxd = dd;
+    memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
+    if (!cr->use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
+    for (int k = 0; k < 3; ++k) cr->out->bary[3 * j + k] = (float)bb[k];
+    cr->dist[j] = sqrt(best);
   }
+}
+
+int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
+                             const double *src, size_t src_count, const uint32_t *tris,
+                             size_t tri_count, const double *dst, size_t dst_count,
+                             double scale, sks_thread_pool *pool) {
+  (void)scale;
+  memset(out, 0, sizeof *out);
+  if (src_count == 0) return 0;
+  int use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
+  /* pieces of >= 256 points, at most one per pool thread */
+  size_t slots = sks_thread_pool_size(pool), pieces = dst_count / 256;
+  if (pieces > slots) pieces = slots;
+  if (pieces < 1) pieces = 1;
+  out->count = dst_count;
+  out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
+  out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
+  double *dist = malloc((dst_count ? dst_count : 1) * sizeof(double));
+  bvh h;
+  if (!out->idx || !out->bary || !dist ||
+      !bvh_build(&h, src, use_tris ? tris : NULL, use_tris ? tri_count : src_count)) {
+    free(dist);
+    sks_correspondence_free(out);
+    return 0;
+  }
+  corr_run cr = {&h, src, dst, tris, use_tris, dst_count, pieces, out, dist};
+  sks_thread_pool_run(pool, closest_points, &cr, pieces);
+  double sum = 0, maxd = 0; /* point order: the same sums for any thread count */
+  for (size_t j = 0; j < dst_count; ++j) {
+    sum += dist[j];
+    if (dist[j] > maxd) maxd = dist[j];
+  }
+  free(dist);
   bvh_free(&h);
   out->max_distance = maxd;
   out->mean_distance = dst_count ? sum / (double)dst_count : 0;

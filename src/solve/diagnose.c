@@ -76,6 +76,45 @@ void sks_diag_frame(sks_diag_acc *a, const float *e, size_t frame) {
   a->frames++;
 }
 
+/* A chunk's accumulator: sums and worsts only (the dominant joints stay
+ * with the clip's). */
+sks_result sks_diag_part_init(sks_diag_acc *a, size_t V) {
+  memset(a, 0, sizeof *a);
+  a->V = V;
+  a->sum = calloc(V ? V : 1, sizeof *a->sum);
+  a->worst = calloc(V ? V : 1, sizeof *a->worst);
+  a->worst_frame = calloc(V ? V : 1, sizeof *a->worst_frame);
+  if (!a->sum || !a->worst || !a->worst_frame) {
+    sks_diag_free(a);
+    return SKS_ERR_OUT_OF_MEMORY;
+  }
+  return SKS_OK;
+}
+
+void sks_diag_reset(sks_diag_acc *a) {
+  if (a->sum) memset(a->sum, 0, a->V * sizeof *a->sum);
+  a->frames = 0;
+}
+
+void sks_diag_add(sks_diag_acc *a, const float *e, size_t frame) {
+  for (size_t k = 0; k < a->V; ++k) {
+    float x = isfinite(e[k]) ? e[k] : INFINITY; /* NaN counts as the worst, never hidden */
+    a->sum[k] += x;
+    if (a->frames == 0 || x > a->worst[k]) { a->worst[k] = x; a->worst_frame[k] = frame; }
+  }
+  a->frames++;
+}
+
+void sks_diag_merge(sks_diag_acc *a, const sks_diag_acc *part) {
+  if (!part->frames) return;
+  for (size_t k = 0; k < a->V && k < part->V; ++k) {
+    a->sum[k] += part->sum[k];
+    /* parts come in frame order: on a tie the earlier frame stays, as in sks_diag_frame */
+    if (a->frames == 0 || part->worst[k] > a->worst[k]) { a->worst[k] = part->worst[k]; a->worst_frame[k] = part->worst_frame[k]; }
+  }
+  a->frames += part->frames;
+}
+
 static int by_share(const void *pa, const void *pb) {
   const sks_joint_diagnosis *x = pa, *y = pb;
   if (x->share != y->share) return x->share < y->share ? 1 : -1;

@@ -68,13 +68,14 @@ void sks_refit_result_free(sks_refit_result *r) {
  * motion (MISSION.md's y_fj) this call follows it unchanged. The result's
  * clips are in `names` order, each with target_surface / solved_surface. */
 static sks_result record_motion(const sks_model *src, const sks_model *tg, const char *const *names,
-                                size_t n, size_t max_constraints, sks_bake_result *out,
-                                sks_error *err) {
+                                size_t n, size_t max_constraints, unsigned threads,
+                                sks_bake_result *out, sks_error *err) {
   sks_bake_options bo;
   memset(&bo, 0, sizeof bo);
   bo.clip_names = names;
   bo.clip_name_count = n;
   bo.max_constraints = max_constraints;
+  bo.threads = threads;
   bo.keep_surfaces = 1;
   return sks_bake(src, tg, &bo, out, err);
 }
@@ -569,7 +570,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   memset(&before, 0, sizeof before);
   memset(&cur, 0, sizeof cur);
   double *wbuf = NULL;
-  sks_result r = record_motion(source, target, names, nall, opt->max_constraints, &before, err);
+  sks_result r = record_motion(source, target, names, nall, opt->max_constraints, opt->threads, &before, err);
   if (r != SKS_OK) goto done;
   r = build_groups(&c, target, err);
   if (r != SKS_OK) goto done;
@@ -684,6 +685,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
     bo.clip_names = names;
     bo.clip_name_count = nfit;
     bo.max_constraints = opt->max_constraints;
+    bo.threads = opt->threads;
     r = sks_bake(source, &out->model, &bo, &cur, err);
     if (r != SKS_OK) { free(best_w); free(best_j); goto done; }
     out->round_fit_quality[round] = mean_quality(&cur, nfit);
@@ -739,7 +741,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   if (opt->progress) opt->progress(opt->progress_user, "refit round", R, R);
   /* the measurement: a real bake of every clip on the chosen weights */
   sks_bake_result_free(&cur);
-  r = record_motion(source, &out->model, names, nall, opt->max_constraints, &cur, err);
+  r = record_motion(source, &out->model, names, nall, opt->max_constraints, opt->threads, &cur, err);
   if (r != SKS_OK) goto done;
   out->clips = calloc(nall, sizeof(sks_refit_clip));
   if (!out->clips) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }

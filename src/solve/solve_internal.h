@@ -246,11 +246,12 @@ typedef struct sks_correspondence {
 } sks_correspondence;
 void sks_correspondence_free(sks_correspondence *c);
 /* src: source points (3 per vertex), tri: source triangles (3 indices each,
- * may be NULL for nearest vertex). */
+ * may be NULL for nearest vertex). pool: the target points split over its
+ * threads (NULL: this thread); the same result, bit for bit, either way. */
 int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
                              const double *src, size_t src_count, const uint32_t *tris,
                              size_t tri_count, const double *dst, size_t dst_count,
-                             double scale);
+                             double scale, sks_thread_pool *pool);
 
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
@@ -303,6 +304,13 @@ sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */
 void sks_diag_frame(sks_diag_acc *a, const float *e, size_t frame);
+/* The parallel bake: one accumulator per frame chunk (no dominant joints),
+ * reset when its chunk (re)starts, frames added without a reset, then merged
+ * into the clip's in chunk (= frame) order. */
+sks_result sks_diag_part_init(sks_diag_acc *a, size_t V);
+void sks_diag_reset(sks_diag_acc *a);
+void sks_diag_add(sks_diag_acc *a, const float *e, size_t frame);
+void sks_diag_merge(sks_diag_acc *a, const sks_diag_acc *part);
 sks_result sks_diag_finish(const sks_diag_acc *a, double diagonal, sks_diagnosis *out, sks_error *err);
 void sks_diag_free(sks_diag_acc *a);
 
@@ -356,9 +364,11 @@ sks_result sks_transfer_build(sks_transfer *t, const sks_skinview *src, const sk
                               const sks_correspondence *corr, const sks_daffine *A, sks_error *err);
 /* N_P: the source's bind-space skin matrices at the registration pose (P entries). */
 sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P, sks_error *err);
-/* y (3 per target vertex) for the source's scene-space joint models at frame f. */
-void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
-                        double *y);
+/* y (3 per target vertex) for the source's scene-space joint models at frame f;
+ * with ids, y is 3 per id: only those vertices. scratch: 2 * P (per caller,
+ * so threads can record frames at once). */
+void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y);
 /* y at the source's BIND pose (= x when the registration pose is the bind
  * pose): the reference motion is measured from, so neither a re-bind in
  * another pose nor its offset counts as motion. */

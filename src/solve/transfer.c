@@ -79,24 +79,27 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
   return SKS_OK;
 }
 
-void sks_transfer_frame(sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
-                        double *y) {
-  sks_skinview_palette(src, scene_models, t->N);
+void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y) {
+  sks_daffine *N = scratch, *X = scratch + t->P;
+  sks_skinview_palette(src, scene_models, N);
   for (size_t e = 0; e < t->P; ++e) {
-    sks_daffine m = t->reg_inv ? sks_daff_mul(&t->N[e], &t->reg_inv[e]) : t->N[e];
+    sks_daffine m = t->reg_inv ? sks_daff_mul(&N[e], &t->reg_inv[e]) : N[e];
     sks_daffine am = sks_daff_mul(&t->A, &m);
-    t->X[e] = sks_daff_mul(&am, &t->A_inv);
+    X[e] = sks_daff_mul(&am, &t->A_inv);
   }
-  for (size_t j = 0; j < t->V; ++j) {
+  size_t n = ids ? id_count : t->V;
+  for (size_t k = 0; k < n; ++k) {
+    size_t j = ids ? ids[k] : k;
     const double *x = &t->x[3 * j];
     double acc[3] = {0, 0, 0};
     for (uint32_t i = t->start[j]; i < t->start[j + 1]; ++i) {
-      const sks_daffine *X = &t->X[t->pal[i]];
+      const sks_daffine *Xe = &X[t->pal[i]];
       double w = t->w[i], p[3];
-      sks_daff_point(X, x, p);
+      sks_daff_point(Xe, x, p);
       acc[0] += w * p[0]; acc[1] += w * p[1]; acc[2] += w * p[2];
     }
-    memcpy(&y[3 * j], acc, sizeof acc);
+    memcpy(&y[3 * k], acc, sizeof acc);
   }
 }
 
