@@ -829,6 +829,15 @@ static void test_threads(void) {
         CHECK_MSG(dm <= 1e-6 && dw <= 1e-6, "x%u: per-frame errors differ by %g / %g %%D", counts[ci], dm, dw);
         CHECK_NEAR(a->mean_error_pct, b->mean_error_pct, 1e-6);
         CHECK_NEAR(a->worst_error_pct, b->worst_error_pct, 1e-6);
+        /* the diagnosis: per-chunk sums merged in frame order attribute the
+         * same residual to the same joints, whatever the thread count */
+        const sks_diagnosis *da = &a->diagnosis, *db = &b->diagnosis;
+        CHECK_MSG(da->joint_count == db->joint_count, "x%u: %zu vs %zu diagnosed joints", counts[ci], da->joint_count, db->joint_count);
+        for (size_t k = 0; k < da->joint_count && k < db->joint_count; ++k) {
+          CHECK(da->joints[k].joint == db->joints[k].joint && da->joints[k].vertex_count == db->joints[k].vertex_count);
+          CHECK_NEAR(da->joints[k].share, db->joints[k].share, 1e-6);
+          CHECK_NEAR(da->joints[k].worst_error_pct, db->joints[k].worst_error_pct, 1e-6);
+        }
       }
       if (counts[ci] == 2) {
         CHECK_OK(sks_bake(&src, targets[ti], &opt, &again, &err), &err);
