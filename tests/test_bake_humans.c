@@ -19,6 +19,8 @@
 #include <strings.h>
 #include "util/sks_test.h"
 #include "math/sks_math.h"
+#include "sks_variants.h"
+
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -67,57 +69,6 @@ static void same(const char *label, numbers a, numbers b) {
   CHECK_MSG(fabs(a.worst - b.worst) <= 0.02 * b.worst + 1e-6, "%s: worst %.6f vs %.6f %%D", label, a.worst, b.worst);
 }
 
-static sks_quat axis_angle(double x, double y, double z, double deg) {
-  double n = sqrt(x * x + y * y + z * z), h = deg * M_PI / 360.0;
-  sks_quat q = {(float)(x / n * sin(h)), (float)(y / n * sin(h)), (float)(z / n * sin(h)), (float)cos(h)};
-  return q;
-}
-
-/* A non-joint root node with transform x above the skeleton (an armature
- * object's transform). */
-static void add_parent(sks_model *m, sks_transform x) {
-  size_t J = m->skeleton.joint_count;
-  char **names = malloc((J + 1) * sizeof *names);
-  int32_t *parents = malloc((J + 1) * sizeof *parents);
-  sks_transform *rest = malloc((J + 1) * sizeof *rest);
-  names[0] = malloc(16);
-  strcpy(names[0], "Armature");
-  parents[0] = -1;
-  rest[0] = x;
-  for (size_t j = 0; j < J; ++j) {
-    names[j + 1] = m->skeleton.names[j];
-    parents[j + 1] = m->skeleton.parents[j] + 1;
-    rest[j + 1] = m->skeleton.rest[j];
-  }
-  free(m->skeleton.names); free(m->skeleton.parents); free(m->skeleton.rest);
-  m->skeleton.names = names; m->skeleton.parents = parents; m->skeleton.rest = rest;
-  m->skeleton.joint_count = J + 1;
-  for (size_t s = 0; s < m->skin_count; ++s)
-    for (size_t k = 0; k < m->skins[s].joint_count; ++k) m->skins[s].joints[k]++;
-  for (size_t p = 0; p < m->part_count; ++p) m->parts[p].node++;
-  for (size_t c = 0; c < m->clip_count; ++c)
-    for (size_t t = 0; t < m->clips[c].track_count; ++t) m->clips[c].tracks[t].joint++;
-}
-
-/* "Apply transform" on export: skinned vertex data x' = M x, inverse binds
- * IBM' = IBM M^-1, joints unchanged. */
-static void transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
-  sks_transform x = {t, q, {s, s, s}};
-  sks_mat4 M = sks_m4_from_transform(&x), Mi;
-  sks_m4_inverse(&M, &Mi);
-  for (size_t p = 0; p < m->part_count; ++p) {
-    if (m->parts[p].skin < 0) continue;
-    for (size_t v = 0; v < m->parts[p].vertex_count; ++v) {
-      float *c = &m->parts[p].positions[3 * v];
-      sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
-      c[0] = r.x; c[1] = r.y; c[2] = r.z;
-    }
-  }
-  for (size_t si = 0; si < m->skin_count; ++si)
-    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
-      m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
-}
-
 /* Re-binds the rig in its rest pose with each joint named in `arms` rotated
  * `deg` degrees towards the body (the direction from the joint to the mean
  * of all joint positions, across the arm): vertex data = the old rig's LBS
@@ -158,7 +109,7 @@ static int rebind_arms(sks_model *m, const char *const *arms, size_t narms, doub
     double ax[3] = {arm[1] * down[2] - arm[2] * down[1], arm[2] * down[0] - arm[0] * down[2],
                     arm[0] * down[1] - arm[1] * down[0]};
     int32_t p = m->skeleton.parents[j];
-    sks_quat R = axis_angle(ax[0], ax[1], ax[2], deg);
+    sks_quat R = sks_variant_axis_angle(ax[0], ax[1], ax[2], deg);
     sks_quat qp = p >= 0 ? glob[p] : sks_q_identity();
     locals[j].rotation = sks_q_normalize(sks_q_mul(sks_q_mul(sks_q_conj(qp), sks_q_mul(R, qp)), locals[j].rotation));
     ++lowered;
@@ -207,19 +158,19 @@ int main(void) {
   numbers base = bake("CesiumMan -> mannequiny", &cesium, &manq, NULL);
   CHECK_MSG(base.ok && base.q > 90, "CesiumMan -> mannequiny: %.4f %%", base.q);
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
-  sks_transform zup = {{3, -1, 2}, axis_angle(1, 0, 0, -90), {1, 1, 1}};
-  sks_model_clone(&manq, &b, &err); add_parent(&b, cm);
+  sks_transform zup = {{3, -1, 2}, sks_variant_axis_angle(1, 0, 0, -90), {1, 1, 1}};
+  sks_model_clone(&manq, &b, &err); sks_variant_add_parent(&b, cm);
   same("target parent scale 0.01", bake("... target parent scale 0.01 (cm)", &cesium, &b, NULL), base);
   sks_model_free(&b);
-  sks_model_clone(&cesium, &a, &err); add_parent(&a, zup);
+  sks_model_clone(&cesium, &a, &err); sks_variant_add_parent(&a, zup);
   same("source parent Z-up + offset", bake("... source parent Z-up + offset", &a, &manq, NULL), base);
   sks_model_free(&a);
   /* conventions baked into the vertex data (an exporter's "apply transform"
    * to Z-up in cm; a model turned to face -Z, in mm) */
   sks_model_clone(&cesium, &a, &err);
-  transform_data(&a, axis_angle(1, 0, 0, -90), 100.0f, (sks_vec3){30, -10, 5});
+  sks_variant_transform_data(&a, sks_variant_axis_angle(1, 0, 0, -90), 100.0f, (sks_vec3){30, -10, 5});
   sks_model_clone(&manq, &b, &err);
-  transform_data(&b, axis_angle(0, 1, 0, 180), 1000.0f, (sks_vec3){0, 1, 0});
+  sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 180), 1000.0f, (sks_vec3){0, 1, 0});
   /* KNOWN LIMIT (README, "Align"): for two different bodies the rotation
    * hypotheses start in the files' bind frames, so a convention baked into
    * the data can land ICP in another of the near-equal optima (here 95.31

@@ -16,41 +16,12 @@
 #include <string.h>
 #include "util/sks_test.h"
 #include "math/sks_math.h"
+#include "sks_variants.h"
+
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-static sks_quat axis_angle(double x, double y, double z, double deg) {
-  double n = sqrt(x * x + y * y + z * z), h = deg * M_PI / 360.0;
-  sks_quat q = {(float)(x / n * sin(h)), (float)(y / n * sin(h)), (float)(z / n * sin(h)), (float)cos(h)};
-  return q;
-}
-
-/* Puts a new non-joint root node with transform x above the skeleton. */
-static void add_parent(sks_model *m, sks_transform x) {
-  size_t J = m->skeleton.joint_count;
-  char **names = malloc((J + 1) * sizeof *names);
-  int32_t *parents = malloc((J + 1) * sizeof *parents);
-  sks_transform *rest = malloc((J + 1) * sizeof *rest);
-  names[0] = malloc(16);
-  strcpy(names[0], "Armature");
-  parents[0] = -1;
-  rest[0] = x;
-  for (size_t j = 0; j < J; ++j) {
-    names[j + 1] = m->skeleton.names[j];
-    parents[j + 1] = m->skeleton.parents[j] + 1; /* roots (-1) -> 0 */
-    rest[j + 1] = m->skeleton.rest[j];
-  }
-  free(m->skeleton.names); free(m->skeleton.parents); free(m->skeleton.rest);
-  m->skeleton.names = names; m->skeleton.parents = parents; m->skeleton.rest = rest;
-  m->skeleton.joint_count = J + 1;
-  for (size_t s = 0; s < m->skin_count; ++s)
-    for (size_t k = 0; k < m->skins[s].joint_count; ++k) m->skins[s].joints[k]++;
-  for (size_t p = 0; p < m->part_count; ++p) m->parts[p].node++;
-  for (size_t c = 0; c < m->clip_count; ++c)
-    for (size_t t = 0; t < m->clips[c].track_count; ++t) m->clips[c].tracks[t].joint++;
-}
 
 /* The same rig exported in other units: every length times k. */
 static void bake_units(sks_model *m, float k) {
@@ -71,26 +42,6 @@ static void bake_units(sks_model *m, float k) {
       size_t n = tr->key_count * 3 * (tr->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
       for (size_t i = 0; i < n; ++i) tr->values[i] *= k;
     }
-}
-
-/* An export that applied a transform to the mesh data ("apply transform"):
- * vertex data x' = M x, inverse binds IBM' = IBM M^-1; the joints stay, so
- * the scene is unchanged but the bind space is another one. */
-static void transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
-  sks_transform x = {t, q, {s, s, s}};
-  sks_mat4 M = sks_m4_from_transform(&x), Mi;
-  sks_m4_inverse(&M, &Mi);
-  for (size_t p = 0; p < m->part_count; ++p) {
-    if (m->parts[p].skin < 0) continue;
-    for (size_t v = 0; v < m->parts[p].vertex_count; ++v) {
-      float *c = &m->parts[p].positions[3 * v];
-      sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
-      c[0] = r.x; c[1] = r.y; c[2] = r.z;
-    }
-  }
-  for (size_t si = 0; si < m->skin_count; ++si)
-    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
-      m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
 }
 
 /* The same rig re-bound in another pose: the target's vertex data become its
@@ -200,24 +151,24 @@ int main(void) {
 
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
   sks_transform x100 = {{0, 0, 0}, {0, 0, 0, 1}, {100, 100, 100}};
-  sks_transform zup = {{0, 0, 0}, axis_angle(1, 0, 0, -90), {1, 1, 1}};
-  sks_transform odd_s = {{5, -3, 12}, axis_angle(1, 2, 3, 37), {2, 2, 2}};
-  sks_transform odd_t = {{-100, 0, 40}, axis_angle(1, 0, 0, 90), {0.5f, 0.5f, 0.5f}};
+  sks_transform zup = {{0, 0, 0}, sks_variant_axis_angle(1, 0, 0, -90), {1, 1, 1}};
+  sks_transform odd_s = {{5, -3, 12}, sks_variant_axis_angle(1, 2, 3, 37), {2, 2, 2}};
+  sks_transform odd_t = {{-100, 0, 40}, sks_variant_axis_angle(1, 0, 0, 90), {0.5f, 0.5f, 0.5f}};
 
-  sks_model_clone(&tgt, &b, &err); add_parent(&b, cm);
+  sks_model_clone(&tgt, &b, &err); sks_variant_add_parent(&b, cm);
   same("target parent scale 0.01", bake("target parent scale 0.01", &fox, &b), base);
   sks_model_free(&b);
 
-  sks_model_clone(&fox, &a, &err); add_parent(&a, x100);
+  sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, x100);
   same("source parent scale 100", bake("source parent scale 100", &a, &tgt), base);
   sks_model_free(&a);
 
-  sks_model_clone(&fox, &a, &err); add_parent(&a, zup);
+  sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, zup);
   same("source Z-up", bake("source parent Z-up", &a, &tgt), base);
   sks_model_free(&a);
 
-  sks_model_clone(&fox, &a, &err); add_parent(&a, odd_s);
-  sks_model_clone(&tgt, &b, &err); add_parent(&b, odd_t);
+  sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, odd_s);
+  sks_model_clone(&tgt, &b, &err); sks_variant_add_parent(&b, odd_t);
   same("both parents", bake("both: x2 rot37 offset / x0.5 Y-up", &a, &b), base);
   sks_model_free(&b);
   sks_model_free(&a);
@@ -233,19 +184,19 @@ int main(void) {
   sks_model_free(&a);
 
   /* units baked in + rotated data (the mesh itself stored Z-up) */
-  sks_model_clone(&fox, &a, &err); bake_units(&a, 0.01f); add_parent(&a, zup);
+  sks_model_clone(&fox, &a, &err); bake_units(&a, 0.01f); sks_variant_add_parent(&a, zup);
   same("source cm data + Z-up parent", bake("source x0.01 data + Z-up parent", &a, &tgt), base);
   sks_model_free(&a);
 
   /* the transform applied to the mesh data: the bind spaces differ by a similarity */
   sks_model_clone(&tgt, &b, &err);
-  transform_data(&b, axis_angle(1, 0, 0, 90), 1.0f, (sks_vec3){0, 0, 0});
+  sks_variant_transform_data(&b, sks_variant_axis_angle(1, 0, 0, 90), 1.0f, (sks_vec3){0, 0, 0});
   same("target data Z-up", bake("target data rotated (Z-up)", &fox, &b), base);
   sks_model_free(&b);
   sks_model_clone(&fox, &a, &err);
-  transform_data(&a, axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
+  sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
   sks_model_clone(&tgt, &b, &err);
-  transform_data(&b, axis_angle(0, 1, 0, 180), 0.01f, (sks_vec3){0, 1, 0});
+  sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 180), 0.01f, (sks_vec3){0, 1, 0});
   same("both data transformed", bake("source data x2 rot37, target x0.01 rot180", &a, &b), base);
   sks_model_free(&b);
   sks_model_free(&a);
@@ -265,7 +216,7 @@ int main(void) {
     if (survey >= 0) rebind(&self, &fox.clips[survey], 0.3f);
     numbers sc = bake("Fox -> Fox re-bound (Run @ 0.3 s)", &fox, &self);
     CHECK_MSG(sc.ok && sc.q > 99.99 && sc.mean < 0.001 && sc.worst < 0.01, "re-bound control: %.5f %% / %.6f / %.6f %%D", sc.q, sc.mean, sc.worst);
-    transform_data(&self, axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
+    sks_variant_transform_data(&self, sks_variant_axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
     numbers sc2 = bake("... + data x0.01 rot90", &fox, &self);
     CHECK_MSG(sc2.ok && sc2.q > 99.99 && sc2.mean < 0.001 && sc2.worst < 0.01, "re-bound control, other axes/units: %.5f %% / %.6f / %.6f %%D", sc2.q, sc2.mean, sc2.worst);
     sks_model_free(&self);
@@ -276,7 +227,7 @@ int main(void) {
      * within the 0.05-point invariance (known limit, stated in the README) */
     numbers rb = bake("target re-bound (Run @ 0.3 s)", &fox, &b);
     CHECK_MSG(rb.ok && rb.q > 85 && rb.mean < 2 * base.mean, "re-bound autoweights: %.4f %% / %.5f %%D", rb.q, rb.mean);
-    transform_data(&b, axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
+    sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
     same("re-bound + other units/axes", bake("re-bound + data x0.01 rot90", &fox, &b), rb);
     sks_model_free(&b);
   }
@@ -288,7 +239,7 @@ int main(void) {
   printf("decimated Fox: %zu of %zu vertices\n", sks_model_vertex_count(&dec), sks_model_vertex_count(&fox));
   numbers ctl = bake("Fox -> decimated Fox (control)", &fox, &dec);
   CHECK_MSG(ctl.ok && ctl.q > 99.99 && ctl.mean < 0.001, "decimated control: %.5f %% / %.6f %%D", ctl.q, ctl.mean);
-  sks_model_clone(&dec, &b, &err); add_parent(&b, odd_t); bake_units(&b, 3);
+  sks_model_clone(&dec, &b, &err); sks_variant_add_parent(&b, odd_t); bake_units(&b, 3);
   numbers ctl2 = bake("Fox -> decimated, x3 data, Y-up", &fox, &b);
   CHECK_MSG(ctl2.ok && ctl2.q > 99.99 && ctl2.mean < 0.001, "decimated control, other conventions: %.5f %% / %.6f %%D", ctl2.q, ctl2.mean);
   sks_model_free(&b);
@@ -296,14 +247,14 @@ int main(void) {
   sks_model dtg;
   sks_model_clone(&tgt, &dtg, &err); decimate(&dtg);
   numbers d0 = bake("Fox -> decimated autoweights", &fox, &dtg);
-  sks_model_clone(&dtg, &b, &err); add_parent(&b, cm);
-  sks_model_clone(&fox, &a, &err); add_parent(&a, odd_s);
+  sks_model_clone(&dtg, &b, &err); sks_variant_add_parent(&b, cm);
+  sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, odd_s);
   same("decimated, both conventions", bake("same, target x0.01, source odd", &a, &b), d0);
   sks_model_free(&a);
   sks_model_free(&b);
   /* different vertex sets AND another bind space: found by the ICP alignment */
   sks_model_clone(&dtg, &b, &err);
-  transform_data(&b, axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
+  sks_variant_transform_data(&b, sks_variant_axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
   numbers d1 = bake("decimated, data x2 rot37 offset", &fox, &b);
   same("decimated, data transformed (ICP)", d1, d0);
   sks_model_free(&b);

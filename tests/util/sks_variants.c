@@ -1,0 +1,61 @@
+/* Re-export variants (see sks_variants.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sks_variants.h"
+#include "math/sks_math.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+sks_quat sks_variant_axis_angle(double x, double y, double z, double deg) {
+  double n = sqrt(x * x + y * y + z * z), h = deg * M_PI / 360.0;
+  sks_quat q = {(float)(x / n * sin(h)), (float)(y / n * sin(h)), (float)(z / n * sin(h)), (float)cos(h)};
+  return q;
+}
+
+/* Puts a new non-joint root node with transform x above the skeleton. */
+void sks_variant_add_parent(sks_model *m, sks_transform x) {
+  size_t J = m->skeleton.joint_count;
+  char **names = malloc((J + 1) * sizeof *names);
+  int32_t *parents = malloc((J + 1) * sizeof *parents);
+  sks_transform *rest = malloc((J + 1) * sizeof *rest);
+  names[0] = malloc(16);
+  strcpy(names[0], "Armature");
+  parents[0] = -1;
+  rest[0] = x;
+  for (size_t j = 0; j < J; ++j) {
+    names[j + 1] = m->skeleton.names[j];
+    parents[j + 1] = m->skeleton.parents[j] + 1; /* roots (-1) -> 0 */
+    rest[j + 1] = m->skeleton.rest[j];
+  }
+  free(m->skeleton.names); free(m->skeleton.parents); free(m->skeleton.rest);
+  m->skeleton.names = names; m->skeleton.parents = parents; m->skeleton.rest = rest;
+  m->skeleton.joint_count = J + 1;
+  for (size_t s = 0; s < m->skin_count; ++s)
+    for (size_t k = 0; k < m->skins[s].joint_count; ++k) m->skins[s].joints[k]++;
+  for (size_t p = 0; p < m->part_count; ++p) m->parts[p].node++;
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].track_count; ++t) m->clips[c].tracks[t].joint++;
+}
+
+/* An export that applied a transform to the mesh data ("apply transform"):
+ * vertex data x' = M x, inverse binds IBM' = IBM M^-1; the joints stay, so
+ * the scene is unchanged but the bind space is another one. */
+void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
+  sks_transform x = {t, q, {s, s, s}};
+  sks_mat4 M = sks_m4_from_transform(&x), Mi;
+  sks_m4_inverse(&M, &Mi);
+  for (size_t p = 0; p < m->part_count; ++p) {
+    if (m->parts[p].skin < 0) continue;
+    for (size_t v = 0; v < m->parts[p].vertex_count; ++v) {
+      float *c = &m->parts[p].positions[3 * v];
+      sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
+      c[0] = r.x; c[1] = r.y; c[2] = r.z;
+    }
+  }
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
+      m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
+}
