@@ -882,6 +882,66 @@ static void test_keyed_in_every_clip(void) {
   sks_model_free(&m);
 }
 
+static const uint8_t png[69] = { /* a 1x1 RGB PNG (the validator decodes images) */
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+      0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00,
+      0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xdf, 0xc0, 0x00, 0x00, 0x04, 0x01, 0x01, 0x80, 0xc5,
+      0x2a, 0x18, 0x5d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+
+/* The glTF reader fills the model's images from the base colour textures:
+ * a bufferView image and a data: URI image (bytes as in the file, PNG by
+ * signature, one image for two materials sharing a texture); an external
+ * uri without a folder, a texture without a source, a texCoord other than 0
+ * and bytes that are not PNG / JPEG are warnings naming the file and the
+ * material, never errors (the CLI test writes Fox from scratch with it). */
+static void test_read_images(void) {
+  static const char json[] =
+      "{\"asset\":{\"version\":\"2.0\"},"
+      "\"buffers\":[{\"byteLength\":138,\"uri\":\"data:application/octet-stream;base64,"
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP438AAAAQBAYDFKhhdAAAAAElFTkSuQmCC"
+      "R0lGODlhAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":69},{\"buffer\":0,\"byteOffset\":69,\"byteLength\":69}],"
+      "\"images\":[{\"bufferView\":0,\"mimeType\":\"image/png\",\"name\":\"skin\"},"
+      "{\"uri\":\"data:image/png;base64,"
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP438AAAAQBAYDFKhhdAAAAAElFTkSuQmCC\"},"
+      "{\"uri\":\"tex.png\"},{\"bufferView\":1,\"mimeType\":\"image/png\"}],"
+      "\"textures\":[{\"source\":0},{\"source\":1},{\"source\":2},{\"source\":9},{\"source\":3}],"
+      "\"materials\":["
+      "{\"name\":\"a\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicFactor\":0.5,"
+      "\"roughnessFactor\":0.25}},"
+      "{\"name\":\"b\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"texCoord\":0}}},"
+      "{\"name\":\"c\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":1}}},"
+      "{\"name\":\"d\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":2}}},"
+      "{\"name\":\"e\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":3}}},"
+      "{\"name\":\"f\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"texCoord\":1}}},"
+      "{\"name\":\"g\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":4}}},"
+      "{\"name\":\"h\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":7}}},"
+      "{\"name\":\"i\"}]}";
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load_gltf_memory(json, sizeof json - 1, NULL, "dir/mem.gltf", &m, &err), &err);
+  CHECK(m.material_count == 9 && m.image_count == 2);
+  if (m.material_count == 9 && m.image_count == 2) {
+    const int32_t want[9] = {0, 0, 1, -1, -1, -1, -1, -1, -1};
+    for (size_t i = 0; i < 9; ++i) CHECK_MSG(m.materials[i].base_color_image == want[i], "material %zu", i);
+    CHECK(fabsf(m.materials[0].metallic - 0.5f) < 1e-7f && fabsf(m.materials[0].roughness - 0.25f) < 1e-7f);
+    for (size_t i = 0; i < 2; ++i)
+      CHECK(m.images[i].size == sizeof png && !memcmp(m.images[i].data, png, sizeof png) &&
+            !strcmp(m.images[i].mime_type, "image/png"));
+    CHECK(!strcmp(m.images[0].name, "skin") && !strcmp(m.images[1].name, "embedded_1"));
+  }
+  const char *warn[5] = {"material 3 'd': image 2: uri 'tex.png' could not be read",
+                         "material 4 'e': texture 3 has no source image",
+                         "material 5 'f': texture 0 is sampled with a texCoord other than 0",
+                         "material 6 'g': image 3 is not a PNG or JPEG file",
+                         "material 7 'h': baseColorTexture.index is not a texture index below 5"};
+  CHECK_MSG(m.warning_count == 5, "%zu warnings", m.warning_count);
+  for (size_t i = 0; i < 5 && i < m.warning_count; ++i)
+    CHECK_MSG(!strncmp(m.warnings[i], "mem.gltf: ", 10) && strstr(m.warnings[i], warn[i]) &&
+                  strstr(m.warnings[i], "left out"), "warning %zu: %s", i, m.warnings[i]);
+  sks_model_free(&m);
+}
+
 /* A model written from scratch carries its base colour image: material 0
  * of the procedural rig gets a PNG; part 0 (with UVs) samples it, part 1
  * (no UVs) uses an untextured twin (a texture needs TEXCOORD_0: the
@@ -889,11 +949,6 @@ static void test_keyed_in_every_clip(void) {
 static void test_textured_material(void) {
   sks_model m;
   tgw_make_rig(&m);
-  static const uint8_t png[69] = { /* a 1x1 RGB PNG (the validator decodes images) */
-      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
-      0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00,
-      0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xdf, 0xc0, 0x00, 0x00, 0x04, 0x01, 0x01, 0x80, 0xc5,
-      0x2a, 0x18, 0x5d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
   m.image_count = 1;
   m.images = calloc(1, sizeof(sks_image));
   m.images[0].name = tgw_strdup("tex.png");
@@ -944,6 +999,7 @@ static void test_textured_material(void) {
 }
 
 int main(void) {
+  test_read_images();
   test_empty_view();
   test_keyed_in_every_clip();
   test_textured_material();

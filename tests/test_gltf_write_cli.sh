@@ -29,6 +29,67 @@ validate() {
   if node "$src/tools/validate_gltf.mjs" "$1"; then ok; else bad "validator errors in $1"; fi
 }
 
+validate_clean() { # 0 errors and 0 warnings
+  [ "$have_validator" = 1 ] || return 0
+  node "$src/tools/validate_gltf.mjs" "$1" > "$tmp/val" 2>&1
+  grep -q ": 0 errors, 0 warnings," "$tmp/val" && ok || bad "validator on $1: $(cat "$tmp/val")"
+}
+# glTF helper: "images F" prints name, mime type and sha256 of each image's bytes; "textured F"
+# fails unless every material samples an image with baseColorTexture and every primitive has
+# TEXCOORD_0; "split GLB DIR MODE" writes DIR/fox.gltf + fox.bin with the images as a file
+# (MODE file), a data: URI (data), a uri outside DIR (outside), bytes that are not an image
+# (notpng), or sampled with texCoord 1 (texcoord).
+cat > "$tmp/gl.py" << 'EOF'
+import base64, hashlib, json, os, struct, sys
+def load(f):
+    d = open(f, 'rb').read()
+    if d[:4] != b'glTF':
+        j = json.loads(d)
+        return j, None, os.path.dirname(f)
+    n = struct.unpack('<I', d[12:16])[0]
+    return json.loads(d[20:20 + n]), d[20 + n + 8:], os.path.dirname(f)
+def view(j, b, i):
+    v = j['bufferViews'][i]
+    o = v.get('byteOffset', 0)
+    return b[o:o + v['byteLength']]
+cmd, f = sys.argv[1], sys.argv[2]
+j, b, d = load(f)
+if cmd == 'images':
+    for im in j.get('images', []):
+        by = view(j, b, im['bufferView'])
+        print(im.get('name'), im.get('mimeType'), hashlib.sha256(by).hexdigest())
+elif cmd == 'textured':
+    mats = j.get('materials', [])
+    ok = bool(mats)
+    for m in mats:
+        t = m.get('pbrMetallicRoughness', {}).get('baseColorTexture')
+        ok = ok and t is not None and 'source' in j['textures'][t['index']]
+    for me in j.get('meshes', []):
+        for p in me['primitives']:
+            ok = ok and 'TEXCOORD_0' in p['attributes']
+    print(json.dumps(mats))
+    sys.exit(0 if ok else 1)
+elif cmd == 'split':
+    out, mode = sys.argv[3], sys.argv[4]
+    os.makedirs(out, exist_ok=True)
+    for im in j['images']:
+        by = view(j, b, im.pop('bufferView'))
+        im.pop('mimeType')
+        if mode == 'data':
+            im['uri'] = 'data:image/png;base64,' + base64.b64encode(by).decode()
+        else:
+            if mode == 'notpng':
+                by = b'GIF89a' + by[6:]
+            name = 'Texture.png'
+            open(os.path.join(out if mode != 'outside' else os.path.dirname(out), name), 'wb').write(by)
+            im['uri'] = ('../' if mode == 'outside' else '') + name
+    if mode == 'texcoord':
+        j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 1
+    j['buffers'] = [{'byteLength': len(b), 'uri': 'fox.bin'}]
+    open(os.path.join(out, 'fox.bin'), 'wb').write(b)
+    open(os.path.join(out, 'fox.gltf'), 'w').write(json.dumps(j))
+EOF
+
 # the validator wrapper itself: errors -> exit 1 (rotation component 2 is out of range)
 if [ "$have_validator" = 1 ]; then
   printf '{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"rotation":[0,0,0,2]}]}' > "$tmp/bad.gltf"
@@ -55,6 +116,48 @@ if [ -f "$fox" ]; then
   expect_rc 0 "reweight Fox --coarsen --rename" "$cli" reweight "$fox" -o "$tmp/fox_coarse.glb" --coarsen --rename
   grep -q "14 joints (was 26), 10 weighted" "$tmp/out" && ok || bad "Fox coarse summary: $(cat "$tmp/out")"
   validate "$tmp/fox_coarse.glb"
+  # a skeleton rebuilt from scratch keeps the base colour texture: the same image bytes,
+  # a material with baseColorTexture, TEXCOORD_0 on the primitive, no validator warning
+  if command -v python3 > /dev/null; then
+    expect_rc 0 "reweight Fox --coarsen" "$cli" reweight "$fox" -o "$tmp/fox_tex.glb" --coarsen
+    [ -s "$tmp/err" ] && bad "Fox --coarsen warns: $(cat "$tmp/err")" || ok
+    want=$(python3 "$tmp/gl.py" images "$fox")
+    [ "$want" = "Texture image/png 61c8b109ee7f8bf262791933380fafb1465f7b51cbe6472c2d21eff0b31f83a1" ] && ok \
+      || bad "Fox's own image: $want"
+    got=$(python3 "$tmp/gl.py" images "$tmp/fox_tex.glb")
+    [ "$got" = "$want" ] && ok || bad "Fox --coarsen image: '$got', want '$want'"
+    python3 "$tmp/gl.py" textured "$tmp/fox_tex.glb" > "$tmp/tx" && ok || bad "Fox --coarsen material: $(cat "$tmp/tx")"
+    validate_clean "$tmp/fox_tex.glb"
+    # the same from a .gltf with an external image file, and with a data: URI image
+    python3 "$tmp/gl.py" split "$fox" "$tmp/ext" file
+    python3 "$tmp/gl.py" split "$fox" "$tmp/duri" data
+    for v in ext duri; do
+      expect_rc 0 "reweight Fox ($v image) --coarsen" "$cli" reweight "$tmp/$v/fox.gltf" -o "$tmp/$v.glb" --coarsen
+      [ -s "$tmp/err" ] && bad "Fox ($v image) warns: $(cat "$tmp/err")" || ok
+      got=$(python3 "$tmp/gl.py" images "$tmp/$v.glb")
+      [ "$got" = "Texture image/png ${want##* }" ] && ok || bad "Fox ($v image) --coarsen image: '$got'"
+      python3 "$tmp/gl.py" textured "$tmp/$v.glb" > "$tmp/tx" && ok || bad "Fox ($v image) material: $(cat "$tmp/tx")"
+      validate_clean "$tmp/$v.glb"
+    done
+    # images the model cannot carry: a warning naming the file and the material, the
+    # output untextured and valid (exit 0); the file outside the folder is never read
+    for v in outside notpng texcoord; do
+      python3 "$tmp/gl.py" split "$fox" "$tmp/$v" "$v"
+      expect_rc 0 "reweight Fox ($v) --coarsen" "$cli" reweight "$tmp/$v/fox.gltf" -o "$tmp/$v.glb" --coarsen
+      case $v in
+        outside) msg="image 0: uri '../Texture.png' could not be read" ;;
+        notpng) msg="image 0 is not a PNG or JPEG file" ;;
+        texcoord) msg="texCoord other than 0" ;;
+      esac
+      grep -q "fox.gltf: .*material 0 'fox_material': .*$msg.*left out" "$tmp/err" && ok \
+        || bad "Fox ($v) warning: $(cat "$tmp/err")"
+      got=$(python3 "$tmp/gl.py" images "$tmp/$v.glb")
+      [ -z "$got" ] && ok || bad "Fox ($v) keeps an image: $got"
+      validate "$tmp/$v.glb"
+    done
+  else
+    echo "SKIP part: python3 not found (texture checks)"
+  fi
   # never overwrite an input: -o naming the input (even through another spelling) is refused
   cp "$tmp/fox_coarse.glb" "$tmp/input_copy.glb"
   before=$(cksum < "$tmp/input_copy.glb")

@@ -262,6 +262,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
   }
   const sks_model *target = control ? &src : &tgt;
+  for (size_t w = 0; w < src.warning_count; ++w) fprintf(stderr, "warning: %s\n", src.warnings[w]);
+  for (size_t w = 0; !control && w < tgt.warning_count; ++w) fprintf(stderr, "warning: %s\n", tgt.warnings[w]);
   sks_bake_result res;
   int code = SKS_EXIT_OK;
   if ((code = sks_cli_bake_precheck(&src, target, source_path, target_path, control)) != 0) goto done_models;

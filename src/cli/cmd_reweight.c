@@ -13,7 +13,8 @@ static void usage(FILE *f) {
           "over the joints that carry weight in FILE. The output's rest pose is the\n"
           "bind pose implied by FILE's inverse bind matrices; it has no clips.\n"
           "A glTF FILE keeps its materials, textures, extensions and node layout\n"
-          "(not with --coarsen, which rebuilds the skeleton: then base colours only).\n\n"
+          "(not with --coarsen, which rebuilds the skeleton: then base colour, metallic /\n"
+          "roughness factors and the PNG / JPEG base colour texture).\n\n"
           "options:\n"
           "  -o, --output OUT.glb  where to write the target (glTF binary)\n"
           "  --coarsen             remove every second weighted joint of each chain\n"
@@ -58,6 +59,7 @@ int sks_cmd_reweight(int argc, char **argv) {
   sks_model model, target;
   sks_error err = {0};
   if (sks_load(in, &load_opt, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  for (size_t w = 0; w < model.warning_count; ++w) fprintf(stderr, "warning: %s\n", model.warnings[w]);
   sks_result r = sks_reweight(&model, &opt, &target, &err);
   if (r != SKS_OK) {
     sks_model_free(&model);

@@ -901,7 +901,7 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     sks_material *mat = &m->materials[i];
     for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
     mat->metallic = mat->roughness = 1.0f; /* glTF's defaults */
-    mat->base_color_image = -1;            /* images stay in the kept document */
+    mat->base_color_image = -1;            /* set by read_images, after keep_source */
     if ((r = js_item(c, &c->materials, i, "material", &mj)) ||
         (r = js_string(c, mj, "name", where, &name)) ||
         (r = js_object(c, mj, "pbrMetallicRoughness", where, &pbr)))
@@ -1453,6 +1453,8 @@ static sks_result parse_container(gl_ctx *c, const uint8_t *data, size_t size) {
 }
 
 static sks_result keep_source(gl_ctx *c, sks_model *m);
+static sks_result read_images(gl_ctx *c, sks_model *m);
+static const char *base_name(const char *path);
 
 static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_model *m) {
   sks_result r;
@@ -1505,7 +1507,8 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
     return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < c->n_nodes; ++i) c->node_joint[i] = -1;
   if ((r = build_skeleton(c, m)) || (r = read_materials(c, m)) || (r = read_skins(c, m)) ||
-      (r = read_meshes(c, m)) || (r = read_animations(c, m)) || (r = keep_source(c, m)))
+      (r = read_meshes(c, m)) || (r = read_animations(c, m)) || (r = keep_source(c, m)) ||
+      (r = read_images(c, m)))
     return r;
   return SKS_OK;
 }
@@ -1598,6 +1601,179 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
     c->part_mesh = c->part_prim = NULL;
   }
   return SKS_OK;
+}
+
+/* ---- the model's images ------------------------------------------------- */
+
+/* Appends "file: message — left out" to the model's load warnings. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static sks_result gl_warn(gl_ctx *c, sks_model *m, const char *fmt, ...) {
+  char msg[900], line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(line, sizeof line, "%s: %s — left out of the model's images", c->name, msg);
+  size_t n = strlen(line) + 1;
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  m->warnings = w;
+  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(w[m->warning_count++], line, n);
+  return SKS_OK;
+}
+
+/* glTF image ii's bytes, without reading anything again: a bufferView in a
+ * buffer already loaded, or the bytes keep_source read for a data: or file
+ * uri. NULL (and *why set) when there are none. */
+static const uint8_t *image_bytes(gl_ctx *c, const sks_gltf_source *src, const cJSON *ij, size_t ii,
+                                  size_t *size, char *why, size_t why_size) {
+  const cJSON *bv = cJSON_GetObjectItemCaseSensitive(ij, "bufferView");
+  const cJSON *uj = cJSON_GetObjectItemCaseSensitive(ij, "uri");
+  double v;
+  if (bv) {
+    if (!js_is_uint(bv, &v) || v >= (double)c->n_views) {
+      snprintf(why, why_size, "its bufferView is not an index below %zu", c->n_views);
+      return NULL;
+    }
+    sks_error saved;
+    if (c->err) saved = *c->err;
+    const uint8_t *data;
+    size_t stride;
+    sks_result r = view_get(c, (size_t)v, &data, size, &stride);
+    if (r) {
+      snprintf(why, why_size, "%s", c->err ? c->err->message : "its bufferView cannot be read");
+      c->status = SKS_OK;
+      if (c->err) *c->err = saved;
+      return NULL;
+    }
+    return data;
+  }
+  if (!cJSON_IsString(uj)) {
+    snprintf(why, why_size, "it has neither a bufferView nor a uri");
+    return NULL;
+  }
+  if (ii >= src->image_count || !src->images[ii]) {
+    int data = strncmp(uj->valuestring, "data:", 5) == 0;
+    snprintf(why, why_size, "uri '%.200s%s' could not be read%s", data ? "data:..." : uj->valuestring,
+             !data && strlen(uj->valuestring) > 200 ? "..." : "",
+             data ? " (not a base64 data URI)"
+             : c->base_dir ? " (outside the model's folder, missing or not a regular file)"
+                           : " (no folder to resolve it in)");
+    return NULL;
+  }
+  *size = src->image_sizes[ii];
+  return src->images[ii];
+}
+
+/* The model's images (PNG / JPEG, by signature): the base colour image of
+ * each material (pbrMetallicRoughness.baseColorTexture -> textures[].source),
+ * so a model written from scratch keeps its textures. Images are referenced,
+ * never decoded; each used image is copied once, charged against the budget.
+ * What cannot be carried is a warning, never an error (the kept document
+ * still has it for a lossless write). */
+static sks_result read_images(gl_ctx *c, sks_model *m) {
+  const sks_gltf_source *src = m->gltf_source;
+  if (!c->n_materials || !src) return SKS_OK;
+  gl_vec textures = {0}, images = {0};
+  int32_t *map = NULL; /* glTF image -> model image, -1 not yet, -2 left out */
+  sks_result r = SKS_OK;
+  sks_error saved;
+  if (c->err) saved = *c->err;
+  if (js_vec(c, c->root, "textures", "", &textures) || js_vec(c, c->root, "images", "", &images)) {
+    c->status = SKS_OK;
+    if (c->err) *c->err = saved;
+    r = gl_warn(c, m, "'textures' or 'images' is not an array of objects: base colour textures");
+    goto done;
+  }
+  if (!textures.count || !images.count) goto done;
+  if (images.count > INT32_MAX / 2 ||
+      !(map = malloc(images.count * sizeof *map)) ||
+      !(m->images = calloc(images.count, sizeof *m->images))) {
+    r = gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < images.count; ++i) map[i] = -1;
+  for (size_t i = 0; i < c->n_materials && !r; ++i) {
+    sks_material *mat = &m->materials[i];
+    const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(c->materials.items[i], "pbrMetallicRoughness");
+    const cJSON *bt = cJSON_IsObject(pbr) ? cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture") : NULL;
+    if (!bt) continue;
+    const char *mname = mat->name ? mat->name : "";
+    double v;
+    const cJSON *tj = cJSON_GetObjectItemCaseSensitive(bt, "index");
+    if (!cJSON_IsObject(bt) || !js_is_uint(tj, &v) || v >= (double)textures.count) {
+      r = gl_warn(c, m, "material %zu '%s': baseColorTexture.index is not a texture index below %zu", i,
+                  mname, textures.count);
+      continue;
+    }
+    size_t ti = (size_t)v;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(bt, "texCoord");
+    if (tc && (!js_is_uint(tc, &v) || v != 0)) {
+      r = gl_warn(c, m, "material %zu '%s': texture %zu is sampled with a texCoord other than 0 "
+                  "(the model carries TEXCOORD_0 only)", i, mname, ti);
+      continue;
+    }
+    const cJSON *sj = cJSON_GetObjectItemCaseSensitive(textures.items[ti], "source");
+    if (!js_is_uint(sj, &v) || v >= (double)images.count) {
+      r = gl_warn(c, m, "material %zu '%s': texture %zu has no source image below %zu (an extension's "
+                  "image type?)", i, mname, ti, images.count);
+      continue;
+    }
+    size_t ii = (size_t)v;
+    if (map[ii] >= 0) {
+      mat->base_color_image = map[ii];
+      continue;
+    }
+    if (map[ii] == -2) continue; /* warned once */
+    map[ii] = -2;
+    char why[1024];
+    size_t size = 0;
+    const uint8_t *bytes = image_bytes(c, src, images.items[ii], ii, &size, why, sizeof why);
+    const char *mime = bytes ? sks_image_mime(bytes, size) : NULL;
+    if (!bytes) {
+      r = gl_warn(c, m, "material %zu '%s': image %zu: %s", i, mname, ii, why);
+    } else if (!mime) {
+      r = gl_warn(c, m, "material %zu '%s': image %zu is not a PNG or JPEG file (by its signature)", i,
+                  mname, ii);
+    } else if (size > c->budget) {
+      r = gl_warn(c, m, "material %zu '%s': image %zu (%zu bytes) is more than the file's memory budget "
+                  "allows", i, mname, ii, size);
+    } else {
+      sks_image *img = &m->images[m->image_count];
+      const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "name"));
+      const char *uri = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "uri"));
+      char buf[48];
+      if (!name && uri && strncmp(uri, "data:", 5) != 0) name = base_name(uri);
+      if (!name) {
+        snprintf(buf, sizeof buf, "embedded_%zu", ii);
+        name = buf;
+      }
+      if (!(img->data = gl_alloc(c, size, 1)) || !(img->name = gl_strdup(c, name)) ||
+          !(img->mime_type = gl_strdup(c, mime))) {
+        free(img->data);
+        free(img->name);
+        memset(img, 0, sizeof *img);
+        r = c->status;
+        break;
+      }
+      memcpy(img->data, bytes, size);
+      img->size = size;
+      map[ii] = (int32_t)m->image_count++;
+      mat->base_color_image = map[ii];
+    }
+  }
+done:
+  if (m->images && !m->image_count) {
+    free(m->images);
+    m->images = NULL;
+  }
+  free(map);
+  free(textures.items);
+  free(images.items);
+  return r;
 }
 
 static const char *base_name(const char *path) {
