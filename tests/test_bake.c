@@ -238,12 +238,10 @@ static void test_control_recovery(void) {
   sks_model_free(&m);
 }
 
-/* A source that animates scale (uniform squash on two joints): a rigid
- * transform per joint cannot follow it; the control must still pass. */
-static void test_scale_animation(void) {
-  sks_model m;
-  build_rig(&m, 6, 60, 10, 0.6f, 10);
-  sks_clip *c = &m.clips[0];
+/* Scale keys on joints 3 and 5 of the procedural rig's clip (10 keys at 24
+ * fps): uniform (1 + 0.3 sin) or, per axis, non-uniform (1 + 0.25 sin). */
+static void add_scale_tracks(sks_model *m, int nonuniform) {
+  sks_clip *c = &m->clips[0];
   sks_track *nt = realloc(c->tracks, (c->track_count + 2) * sizeof(sks_track));
   c->tracks = nt;
   for (int k = 0; k < 2; ++k) {
@@ -257,10 +255,19 @@ static void test_scale_animation(void) {
     tr->values = malloc(30 * sizeof(float));
     for (int f = 0; f < 10; ++f) {
       tr->times[f] = (float)f / 24.0f;
-      float s = 1.0f + 0.3f * sinf((float)f * 0.9f + (float)k);
-      tr->values[3 * f] = tr->values[3 * f + 1] = tr->values[3 * f + 2] = s;
+      for (int a = 0; a < 3; ++a)
+        tr->values[3 * f + a] = nonuniform ? 1.0f + 0.25f * sinf((float)f * 0.7f + (float)(k + 2 * a))
+                                           : 1.0f + 0.3f * sinf((float)f * 0.9f + (float)k);
     }
   }
+}
+
+/* A source that animates scale (uniform squash on two joints): a rigid
+ * transform per joint cannot follow it; the control must still pass. */
+static void test_scale_animation(void) {
+  sks_model m;
+  build_rig(&m, 6, 60, 10, 0.6f, 10);
+  add_scale_tracks(&m, 0);
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
   opt.keep_surfaces = 1;
@@ -292,24 +299,8 @@ static void test_scale_animation(void) {
 static void test_nonuniform_scale_animation(void) {
   sks_model m;
   build_rig(&m, 6, 60, 10, 0.6f, 10);
-  sks_clip *c = &m.clips[0];
-  sks_track *nt = realloc(c->tracks, (c->track_count + 2) * sizeof(sks_track));
-  c->tracks = nt;
-  for (int k = 0; k < 2; ++k) {
-    sks_track *tr = &c->tracks[c->track_count++];
-    memset(tr, 0, sizeof *tr);
-    tr->joint = k ? 5 : 3;
-    tr->path = SKS_PATH_SCALE;
-    tr->interpolation = SKS_INTERP_LINEAR;
-    tr->key_count = 10;
-    tr->times = malloc(10 * sizeof(float));
-    tr->values = malloc(30 * sizeof(float));
-    for (int f = 0; f < 10; ++f) {
-      tr->times[f] = (float)f / 24.0f;
-      for (int a = 0; a < 3; ++a)
-        tr->values[3 * f + a] = 1.0f + 0.25f * sinf((float)f * 0.7f + (float)(k + 2 * a));
-    }
-  }
+  add_scale_tracks(&m, 1);
+  const sks_clip *c = &m.clips[0];
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
   sks_bake_result r;

@@ -102,41 +102,6 @@ static void decimate(sks_model *m) {
   }
 }
 
-typedef struct numbers { double q, mean, worst; int ok; } numbers;
-
-static numbers bake(const char *label, const sks_model *s, const sks_model *t) {
-  sks_bake_options opt;
-  memset(&opt, 0, sizeof opt);
-  const char *clip[] = {"Walk"};
-  opt.clip_names = clip;
-  opt.clip_name_count = 1;
-  sks_bake_result r;
-  sks_error err;
-  numbers n = {0, 0, 0, 0};
-  if (sks_bake(s, t, &opt, &r, &err) != SKS_OK) {
-    CHECK_MSG(0, "%s: %s", label, err.message);
-    return n;
-  }
-  n.q = r.clips[0].quality * 100;
-  n.mean = r.clips[0].mean_error_pct;
-  n.worst = r.clips[0].worst_error_pct;
-  n.ok = 1;
-  const sks_bake_alignment *a = &r.alignment;
-  printf("%-34s | %s scale %-9.5g rot %6.2f deg offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
-         label, a->applied ? "A:" : "I:", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
-         r.correspondence_mean_pct, n.q, n.mean, n.worst);
-  CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
-  sks_bake_result_free(&r);
-  return n;
-}
-
-static void same(const char *label, numbers a, numbers b) {
-  if (!a.ok || !b.ok) return;
-  CHECK_MSG(fabs(a.q - b.q) <= 0.05, "%s: quality %.4f vs %.4f", label, a.q, b.q);
-  CHECK_MSG(fabs(a.mean - b.mean) <= 0.02 * b.mean + 1e-6, "%s: mean %.6f vs %.6f %%D", label, a.mean, b.mean);
-  CHECK_MSG(fabs(a.worst - b.worst) <= 0.02 * b.worst + 1e-6, "%s: worst %.6f vs %.6f %%D", label, a.worst, b.worst);
-}
-
 int main(void) {
   const char *fox_path = sks_test_shared_data("Fox/Fox.glb");
   const char *tgt_path = sks_test_shared_data("fox_targets/fox_rig_autoweights.glb");
@@ -146,7 +111,7 @@ int main(void) {
   CHECK_OK(sks_load(fox_path, NULL, &fox, &err), &err);
   CHECK_OK(sks_load(tgt_path, NULL, &tgt, &err), &err);
   printf("%-34s | alignment found                                                     | quality   | mean / worst\n", "pair (clip Walk)");
-  numbers base = bake("Fox -> autoweights", &fox, &tgt);
+  sks_variant_numbers base = sks_variant_bake("Fox -> autoweights", &fox, &tgt, "Walk");
   CHECK(base.ok && base.q > 90 && base.q < 99);
 
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
@@ -156,48 +121,48 @@ int main(void) {
   sks_transform odd_t = {{-100, 0, 40}, sks_variant_axis_angle(1, 0, 0, 90), {0.5f, 0.5f, 0.5f}};
 
   sks_model_clone(&tgt, &b, &err); sks_variant_add_parent(&b, cm);
-  same("target parent scale 0.01", bake("target parent scale 0.01", &fox, &b), base);
+  sks_variant_same("target parent scale 0.01", sks_variant_bake("target parent scale 0.01", &fox, &b, "Walk"), base);
   sks_model_free(&b);
 
   sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, x100);
-  same("source parent scale 100", bake("source parent scale 100", &a, &tgt), base);
+  sks_variant_same("source parent scale 100", sks_variant_bake("source parent scale 100", &a, &tgt, "Walk"), base);
   sks_model_free(&a);
 
   sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, zup);
-  same("source Z-up", bake("source parent Z-up", &a, &tgt), base);
+  sks_variant_same("source Z-up", sks_variant_bake("source parent Z-up", &a, &tgt, "Walk"), base);
   sks_model_free(&a);
 
   sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, odd_s);
   sks_model_clone(&tgt, &b, &err); sks_variant_add_parent(&b, odd_t);
-  same("both parents", bake("both: x2 rot37 offset / x0.5 Y-up", &a, &b), base);
+  sks_variant_same("both parents", sks_variant_bake("both: x2 rot37 offset / x0.5 Y-up", &a, &b, "Walk"), base);
   sks_model_free(&b);
   sks_model_free(&a);
 
   sks_model_clone(&tgt, &b, &err); bake_units(&b, 100);
-  same("target in cm", bake("target units x100 in the data", &fox, &b), base);
+  sks_variant_same("target in cm", sks_variant_bake("target units x100 in the data", &fox, &b, "Walk"), base);
   sks_model_free(&b);
 
   sks_model_clone(&fox, &a, &err); bake_units(&a, 0.01f);
   sks_model_clone(&tgt, &b, &err); bake_units(&b, 100);
-  same("both in other units", bake("source x0.01 data, target x100 data", &a, &b), base);
+  sks_variant_same("both in other units", sks_variant_bake("source x0.01 data, target x100 data", &a, &b, "Walk"), base);
   sks_model_free(&b);
   sks_model_free(&a);
 
   /* units baked in + rotated data (the mesh itself stored Z-up) */
   sks_model_clone(&fox, &a, &err); bake_units(&a, 0.01f); sks_variant_add_parent(&a, zup);
-  same("source cm data + Z-up parent", bake("source x0.01 data + Z-up parent", &a, &tgt), base);
+  sks_variant_same("source cm data + Z-up parent", sks_variant_bake("source x0.01 data + Z-up parent", &a, &tgt, "Walk"), base);
   sks_model_free(&a);
 
   /* the transform applied to the mesh data: the bind spaces differ by a similarity */
   sks_model_clone(&tgt, &b, &err);
   sks_variant_transform_data(&b, sks_variant_axis_angle(1, 0, 0, 90), 1.0f, (sks_vec3){0, 0, 0});
-  same("target data Z-up", bake("target data rotated (Z-up)", &fox, &b), base);
+  sks_variant_same("target data Z-up", sks_variant_bake("target data rotated (Z-up)", &fox, &b, "Walk"), base);
   sks_model_free(&b);
   sks_model_clone(&fox, &a, &err);
   sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
   sks_model_clone(&tgt, &b, &err);
   sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 180), 0.01f, (sks_vec3){0, 1, 0});
-  same("both data transformed", bake("source data x2 rot37, target x0.01 rot180", &a, &b), base);
+  sks_variant_same("both data transformed", sks_variant_bake("source data x2 rot37, target x0.01 rot180", &a, &b, "Walk"), base);
   sks_model_free(&b);
   sks_model_free(&a);
 
@@ -214,10 +179,10 @@ int main(void) {
     sks_model self;
     sks_model_clone(&fox, &self, &err);
     if (survey >= 0) rebind(&self, &fox.clips[survey], 0.3f);
-    numbers sc = bake("Fox -> Fox re-bound (Run @ 0.3 s)", &fox, &self);
+    sks_variant_numbers sc = sks_variant_bake("Fox -> Fox re-bound (Run @ 0.3 s)", &fox, &self, "Walk");
     CHECK_MSG(sc.ok && sc.q > 99.99 && sc.mean < 0.001 && sc.worst < 0.01, "re-bound control: %.5f %% / %.6f / %.6f %%D", sc.q, sc.mean, sc.worst);
     sks_variant_transform_data(&self, sks_variant_axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
-    numbers sc2 = bake("... + data x0.01 rot90", &fox, &self);
+    sks_variant_numbers sc2 = sks_variant_bake("... + data x0.01 rot90", &fox, &self, "Walk");
     CHECK_MSG(sc2.ok && sc2.q > 99.99 && sc2.mean < 0.001 && sc2.worst < 0.01, "re-bound control, other axes/units: %.5f %% / %.6f / %.6f %%D", sc2.q, sc2.mean, sc2.worst);
     sks_model_free(&self);
     /* the auto-weights target re-bound: its rig and the Fox's deform the
@@ -225,10 +190,10 @@ int main(void) {
      * the Fox's rig gets (0.23 %D): quality is close to the original pair's
      * (88.8 vs 93.2 %), far better than with no registration (63 %), but NOT
      * within the 0.05-point invariance (known limit, stated in the README) */
-    numbers rb = bake("target re-bound (Run @ 0.3 s)", &fox, &b);
+    sks_variant_numbers rb = sks_variant_bake("target re-bound (Run @ 0.3 s)", &fox, &b, "Walk");
     CHECK_MSG(rb.ok && rb.q > 85 && rb.mean < 2 * base.mean, "re-bound autoweights: %.4f %% / %.5f %%D", rb.q, rb.mean);
     sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
-    same("re-bound + other units/axes", bake("re-bound + data x0.01 rot90", &fox, &b), rb);
+    sks_variant_same("re-bound + other units/axes", sks_variant_bake("re-bound + data x0.01 rot90", &fox, &b, "Walk"), rb);
     sks_model_free(&b);
   }
 
@@ -237,26 +202,26 @@ int main(void) {
   sks_model dec;
   sks_model_clone(&fox, &dec, &err); decimate(&dec);
   printf("decimated Fox: %zu of %zu vertices\n", sks_model_vertex_count(&dec), sks_model_vertex_count(&fox));
-  numbers ctl = bake("Fox -> decimated Fox (control)", &fox, &dec);
+  sks_variant_numbers ctl = sks_variant_bake("Fox -> decimated Fox (control)", &fox, &dec, "Walk");
   CHECK_MSG(ctl.ok && ctl.q > 99.99 && ctl.mean < 0.001, "decimated control: %.5f %% / %.6f %%D", ctl.q, ctl.mean);
   sks_model_clone(&dec, &b, &err); sks_variant_add_parent(&b, odd_t); bake_units(&b, 3);
-  numbers ctl2 = bake("Fox -> decimated, x3 data, Y-up", &fox, &b);
+  sks_variant_numbers ctl2 = sks_variant_bake("Fox -> decimated, x3 data, Y-up", &fox, &b, "Walk");
   CHECK_MSG(ctl2.ok && ctl2.q > 99.99 && ctl2.mean < 0.001, "decimated control, other conventions: %.5f %% / %.6f %%D", ctl2.q, ctl2.mean);
   sks_model_free(&b);
   /* decimated target with the auto weights under another convention, vs the same with none */
   sks_model dtg;
   sks_model_clone(&tgt, &dtg, &err); decimate(&dtg);
-  numbers d0 = bake("Fox -> decimated autoweights", &fox, &dtg);
+  sks_variant_numbers d0 = sks_variant_bake("Fox -> decimated autoweights", &fox, &dtg, "Walk");
   sks_model_clone(&dtg, &b, &err); sks_variant_add_parent(&b, cm);
   sks_model_clone(&fox, &a, &err); sks_variant_add_parent(&a, odd_s);
-  same("decimated, both conventions", bake("same, target x0.01, source odd", &a, &b), d0);
+  sks_variant_same("decimated, both conventions", sks_variant_bake("same, target x0.01, source odd", &a, &b, "Walk"), d0);
   sks_model_free(&a);
   sks_model_free(&b);
   /* different vertex sets AND another bind space: found by the ICP alignment */
   sks_model_clone(&dtg, &b, &err);
   sks_variant_transform_data(&b, sks_variant_axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});
-  numbers d1 = bake("decimated, data x2 rot37 offset", &fox, &b);
-  same("decimated, data transformed (ICP)", d1, d0);
+  sks_variant_numbers d1 = sks_variant_bake("decimated, data x2 rot37 offset", &fox, &b, "Walk");
+  sks_variant_same("decimated, data transformed (ICP)", d1, d0);
   sks_model_free(&b);
   sks_model_free(&dtg);
   sks_model_free(&dec);

@@ -2,6 +2,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include "sks_test.h"
 #include "sks_variants.h"
 #include "math/sks_math.h"
 
@@ -58,4 +60,42 @@ void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
   for (size_t si = 0; si < m->skin_count; ++si)
     for (size_t b = 0; b < m->skins[si].joint_count; ++b)
       m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
+}
+
+sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip) {
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  const char *clips[] = {clip};
+  if (clip) {
+    opt.clip_names = clips;
+    opt.clip_name_count = 1;
+  }
+  sks_bake_result r;
+  sks_error err;
+  sks_variant_numbers n;
+  memset(&n, 0, sizeof n);
+  if (sks_bake(s, t, &opt, &r, &err) != SKS_OK) {
+    CHECK_MSG(0, "%s: %s", label, err.message);
+    return n;
+  }
+  n.q = r.clips[0].quality * 100;
+  n.mean = r.clips[0].mean_error_pct;
+  n.worst = r.clips[0].worst_error_pct;
+  n.scale = r.alignment.scale;
+  n.angle = r.alignment.angle_deg;
+  n.ok = 1;
+  const sks_bake_alignment *a = &r.alignment;
+  printf("%-44s | %s scale %-9.5g rot %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
+         label, a->applied ? "A:" : "I:", a->scale, a->angle_deg, a->registered ? " +P" : "   ", a->offset[0],
+         a->offset[1], a->offset[2], r.correspondence_mean_pct, n.q, n.mean, n.worst);
+  CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
+  sks_bake_result_free(&r);
+  return n;
+}
+
+void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b) {
+  if (!a.ok || !b.ok) return;
+  CHECK_MSG(fabs(a.q - b.q) <= 0.05, "%s: quality %.4f vs %.4f", label, a.q, b.q);
+  CHECK_MSG(fabs(a.mean - b.mean) <= 0.02 * b.mean + 1e-6, "%s: mean %.6f vs %.6f %%D", label, a.mean, b.mean);
+  CHECK_MSG(fabs(a.worst - b.worst) <= 0.02 * b.worst + 1e-6, "%s: worst %.6f vs %.6f %%D", label, a.worst, b.worst);
 }

@@ -16,4 +16,15 @@ void sks_variant_add_parent(sks_model *m, sks_transform x);
  * another one). */
 void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t);
 
+/* What a bake of one clip (NULL: the first) printed and measured, in the
+ * tests' table: label | alignment | quality | mean / worst %D. */
+typedef struct sks_variant_numbers {
+  double q, mean, worst, scale, angle;
+  int ok;
+} sks_variant_numbers;
+sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
+/* The invariance the real-files issue asks for: quality within 0.05 point,
+ * mean and worst %D within 2 % of the original pair's. */
+void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b);
+
 #endif
