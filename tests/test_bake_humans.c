@@ -113,7 +113,7 @@ int main(void) {
 
   /* two characters; the same pair re-exported with other conventions */
   sks_variant_numbers base = sks_variant_bake("CesiumMan -> mannequiny", &cesium, &manq, NULL);
-  CHECK_MSG(base.ok && base.q > 90, "CesiumMan -> mannequiny: %.4f %%", base.q);
+  CHECK_MSG(base.ok && base.q > 96 && base.worst < 12, "CesiumMan -> mannequiny: %.4f %% / %.4f %%D", base.q, base.worst);
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
   sks_transform zup = {{3, -1, 2}, sks_variant_axis_angle(1, 0, 0, -90), {1, 1, 1}};
   sks_model_clone(&manq, &b, &err); sks_variant_add_parent(&b, cm);
@@ -128,17 +128,26 @@ int main(void) {
   sks_variant_transform_data(&a, sks_variant_axis_angle(1, 0, 0, -90), 100.0f, (sks_vec3){30, -10, 5});
   sks_model_clone(&manq, &b, &err);
   sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 180), 1000.0f, (sks_vec3){0, 1, 0});
-  /* KNOWN LIMIT (README, "Align"): for two different bodies the rotation
-   * hypotheses start in the files' bind frames, so a convention baked into
-   * the data can land ICP in another of the near-equal optima (here 95.31
-   * vs 95.24 %, worst 16.14 vs 16.73 %D): close, not within the +-2 %; and
-   * an arbitrary rotation baked into the source's data is refused today.
-   * Asserted: it bakes, within 0.5 point and 5 % of the original pair. */
-  sks_variant_numbers dt = sks_variant_bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL);
-  CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.5 && fabs(dt.mean - base.mean) < 0.05 * base.mean &&
-            fabs(dt.worst - base.worst) < 0.05 * base.worst, "data conventions: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
+  sks_variant_same("data conventions", sks_variant_bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL), base);
   sks_model_free(&b);
   sks_model_free(&a);
+  /* an arbitrary rotation (no axis convention) with scale and offset baked
+   * into the source's data: the alignment's hypotheses come from the shapes'
+   * principal frames, not the files' axes, so the same answer comes out */
+  sks_model_clone(&cesium, &a, &err);
+  sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
+  sks_variant_same("source data rot37 (1,2,3) x3", sks_variant_bake("... src data rot37 about (1,2,3), x3", &a, &manq, NULL), base);
+  sks_model_free(&a);
+  /* KNOWN LIMIT (README, "Align"): the same on the target's side. The float
+   * rounding of the rotated data moves one of the similarity's ICP fixed
+   * points (scale 1.0399 instead of 1.0354; the basin is flat), and the
+   * registration carries it on: 96.82 vs 96.89 %, mean 2.6 % and worst 6.6 %
+   * off. Asserted: it bakes, within 0.15 point and 10 %. */
+  sks_model_clone(&manq, &b, &err);
+  sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
+  sks_variant_numbers dt = sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL);
+  CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.15 && fabs(dt.mean - base.mean) < 0.1 * base.mean &&
+            fabs(dt.worst - base.worst) < 0.1 * base.worst, "target data rot73: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
 
   /* A-pose re-bind of the T-pose mannequiny */
   static const char *const arms[] = {"upperarm.l", "upperarm.r"};

@@ -3,15 +3,23 @@
  * conventions, offsets or vertex orders the two files use, and robust to
  * different meshes of the same kind of creature.
  *
- * Method: both point sets are subsampled (farthest-point, at most ALIGN_SAMPLES) and
- * normalised (centroid, RMS radius). Rotation hypotheses: the 24 rotations of
- * the cube (every axis convention: Y-up / Z-up, facing +-X / +-Z) and the 4
- * proper rotations between the two sets' principal axes. Each is refined by
- * symmetric, trimmed ICP (nearest points both ways, the worst 10 % of pairs
- * dropped; closed-form similarity by Horn's quaternion + scale), first on a
- * sparse subset (ALIGN_COARSE points a side); the ALIGN_REFINE best distinct
- * rotations (> 20 deg apart) are refined again on the full samples, and the
- * best symmetric mean distance wins. Nearest points come from a uniform grid. */
+ * Method: both point sets are subsampled (farthest-point, at most
+ * ALIGN_SAMPLES) and normalised (centroid, RMS radius). Rotation hypotheses:
+ * the 24 rotations taking the source's principal frame onto the target's
+ * (axes in any order and either sense). They depend on the two shapes only,
+ * never on the files' frames, so whatever rotation, scale or offset an export
+ * put into either file's data or scene, the same searches run and the same
+ * answer comes out (up to float rounding of the data). Each hypothesis is
+ * refined by symmetric, trimmed ICP (nearest points both ways, the worst 10 %
+ * of pairs dropped; closed-form similarity by Horn's quaternion + scale),
+ * first on a sparse subset (ALIGN_COARSE points a side); the ALIGN_REFINE
+ * best distinct rotations (> ALIGN_DISTINCT_DEG apart) are refined to their
+ * fixed point on the full samples; the best symmetric mean distance wins and
+ * the others are kept as alternatives for the articulated registration
+ * (bake.c), which tells two bodies' candidates apart far better than their
+ * bind surfaces do. Shortcut: when the files' own frames, or their scenes'
+ * (hint), already put the surfaces within 0.2 % D, those are kept. Nearest
+ * points come from a k-d tree. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -24,137 +32,135 @@
 #endif
 #define ALIGN_SAMPLES 2500
 #define ALIGN_ITERATIONS 30
+#define ALIGN_FINE_ITERATIONS 200
+#define ALIGN_DISTINCT_DEG 5.0 /* converged rotations closer than this are one answer */
 #define ALIGN_TRIM 0.9
 #define ALIGN_FPS_POOL 60000 /* vertices a sample is drawn from at most */
 #define ALIGN_COARSE 400 /* points per side in the hypothesis search */
-#define ALIGN_REFINE 6   /* distinct rotations refined on the full samples */
+#define ALIGN_REFINE 12  /* distinct rotations refined on the full samples */
+#define ALIGN_MAX_HYPS 128
+
+/* Nearest points through a k-d tree of boxes (median splits on the widest
+ * axis, <= KD_LEAF points a leaf); a query descends nearer child first and
+ * prunes every box farther than the best found, so its cost follows the
+ * points near it whatever the spread of the set or how far the query lies. */
+#define KD_LEAF 6
+#define KD_MAX_DEPTH 64
+
+typedef struct kd_node {
+  double lo[3], hi[3];
+  uint32_t first, count; /* leaf: items[first, first + count); inner: children first, first + 1 */
+} kd_node;
 
 typedef struct grid {
   const double *pts;
   size_t n;
-  double lo[3], h;
-  int dim[3];
-  uint32_t *start, *items;
+  kd_node *nodes;
+  uint32_t *items;
 } grid;
 
-static void grid_free(grid *g) { free(g->start); free(g->items); }
+static void grid_free(grid *g) { free(g->nodes); free(g->items); g->nodes = NULL; g->items = NULL; }
 
-static int cell_of(const grid *g, const double *p, int *c) {
-  for (int a = 0; a < 3; ++a) {
-    double f = (p[a] - g->lo[a]) / g->h;
-    int i = f < 0 ? 0 : (f >= g->dim[a] ? g->dim[a] - 1 : (int)f);
-    c[a] = i;
+/* quickselect of items[b..e) on coordinate a (ties by index): items[b..m) <= items[m..e) */
+static void kd_select(uint32_t *items, const double *pts, size_t b, size_t m, size_t e, int a) {
+  while (e - b > 1) {
+    size_t mid = b + (e - b) / 2;
+    double pv = pts[3 * items[mid] + a];
+    uint32_t pi = items[mid];
+    size_t i = b, j = e - 1;
+    while (i <= j) {
+      while (pts[3 * items[i] + a] < pv || (pts[3 * items[i] + a] == pv && items[i] < pi)) ++i;
+      while (pts[3 * items[j] + a] > pv || (pts[3 * items[j] + a] == pv && items[j] > pi)) --j;
+      if (i <= j) {
+        uint32_t t = items[i]; items[i] = items[j]; items[j] = t;
+        ++i;
+        if (j == 0) break;
+        --j;
+      }
+    }
+    if (m <= j) e = j + 1;
+    else if (m >= i) b = i;
+    else return;
   }
-  return 1;
 }
 
 static int grid_build(grid *g, const double *pts, size_t n) {
   memset(g, 0, sizeof *g);
   g->pts = pts;
   g->n = n;
-  double hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
-  for (int a = 0; a < 3; ++a) g->lo[a] = DBL_MAX;
-  for (size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) {
-      if (pts[3 * i + a] < g->lo[a]) g->lo[a] = pts[3 * i + a];
-      if (pts[3 * i + a] > hi[a]) hi[a] = pts[3 * i + a];
+  if (n > UINT32_MAX / 2) return 0;
+  g->items = malloc((n ? n : 1) * sizeof *g->items);
+  g->nodes = malloc((2 * n + 1) * sizeof *g->nodes);
+  if (!g->items || !g->nodes) { grid_free(g); return 0; }
+  for (size_t i = 0; i < n; ++i) g->items[i] = (uint32_t)i;
+  size_t stack[3 * (KD_MAX_DEPTH + 2)], sp = 0, count = 1;
+  stack[sp++] = 0; stack[sp++] = 0; stack[sp++] = n;
+  while (sp) {
+    size_t e = stack[--sp], b = stack[--sp], ni = stack[--sp];
+    kd_node *nd = &g->nodes[ni];
+    for (int a = 0; a < 3; ++a) { nd->lo[a] = DBL_MAX; nd->hi[a] = -DBL_MAX; }
+    for (size_t i = b; i < e; ++i)
+      for (int a = 0; a < 3; ++a) {
+        double v = pts[3 * g->items[i] + a];
+        if (v < nd->lo[a]) nd->lo[a] = v;
+        if (v > nd->hi[a]) nd->hi[a] = v;
+      }
+    if (e - b <= KD_LEAF || sp + 6 > sizeof stack / sizeof stack[0]) {
+      nd->first = (uint32_t)b;
+      nd->count = (uint32_t)(e - b);
+      continue;
     }
-  double ext = 0;
-  for (int a = 0; a < 3; ++a) ext = fmax(ext, hi[a] - g->lo[a]);
-  if (!(ext > 0)) ext = 1;
-  /* about 2 points per occupied cell on a surface: h ~ extent / sqrt(n / 2) */
-  g->h = ext / fmax(1.0, sqrt((double)n / 2.0));
-  size_t cells = 1;
-  for (int a = 0; a < 3; ++a) {
-    double d = (hi[a] - g->lo[a]) / g->h;
-    g->dim[a] = d < 1 ? 1 : (d > 96 ? 96 : (int)d + 1);
-    cells *= (size_t)g->dim[a];
+    int axis = 0;
+    for (int a = 1; a < 3; ++a)
+      if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
+    size_t m = b + (e - b) / 2;
+    kd_select(g->items, pts, b, m, e, axis);
+    nd->first = (uint32_t)count;
+    nd->count = 0;
+    stack[sp++] = count; stack[sp++] = b; stack[sp++] = m;
+    stack[sp++] = count + 1; stack[sp++] = m; stack[sp++] = e;
+    count += 2;
   }
-  if (g->dim[0] == 96 || g->dim[1] == 96 || g->dim[2] == 96) { /* keep h consistent with the cap */
-    g->h = ext / 95.0;
-    cells = 1;
-    for (int a = 0; a < 3; ++a) {
-      double d = (hi[a] - g->lo[a]) / g->h;
-      g->dim[a] = d < 1 ? 1 : (d > 96 ? 96 : (int)d + 1);
-      cells *= (size_t)g->dim[a];
-    }
-  }
-  g->start = calloc(cells + 1, sizeof(uint32_t));
-  g->items = malloc((n ? n : 1) * sizeof(uint32_t));
-  if (!g->start || !g->items) { grid_free(g); return 0; }
-  int c[3];
-  for (size_t i = 0; i < n; ++i) {
-    cell_of(g, &pts[3 * i], c);
-    g->start[((size_t)c[2] * g->dim[1] + c[1]) * g->dim[0] + c[0] + 1]++;
-  }
-  for (size_t k = 0; k < cells; ++k) g->start[k + 1] += g->start[k];
-  uint32_t *fill = calloc(cells, sizeof(uint32_t));
-  if (!fill) { grid_free(g); return 0; }
-  for (size_t i = 0; i < n; ++i) {
-    cell_of(g, &pts[3 * i], c);
-    size_t k = ((size_t)c[2] * g->dim[1] + c[1]) * g->dim[0] + c[0];
-    g->items[g->start[k] + fill[k]++] = (uint32_t)i;
-  }
-  free(fill);
   return 1;
 }
 
-/* Nearest point by a scan of all of them. */
-static size_t scan_nearest(const grid *g, const double *p, double *d2) {
-  double best = DBL_MAX;
-  size_t bi = 0;
-  for (size_t i = 0; i < g->n; ++i) {
-    const double *s = &g->pts[3 * i];
-    double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
-    if (dd < best) { best = dd; bi = i; }
+static double kd_box_dist2(const kd_node *nd, const double *q) {
+  double d2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    double e = q[a] < nd->lo[a] ? nd->lo[a] - q[a] : (q[a] > nd->hi[a] ? q[a] - nd->hi[a] : 0);
+    d2 += e * e;
   }
-  *d2 = best;
-  return bi;
+  return d2;
 }
 
-/* Nearest point (index) and squared distance. The rings of a grid sized
- * for a surface can be mostly empty (a point cloud filling a volume, a
- * query far outside): once a query has visited more cells than there are
- * points, a scan is cheaper, so no query costs more than ~2 x points. */
+/* Nearest point (index; ties: the lower index) and squared distance. */
 static size_t grid_nearest(const grid *g, const double *p, double *d2) {
-  size_t visited = 0;
-  int c[3];
-  cell_of(g, p, c);
-  /* distance from p to the grid's box: rings closer than that hold nothing nearer */
-  double out = 0;
-  for (int a = 0; a < 3; ++a) {
-    double lo = g->lo[a], hi = g->lo[a] + g->h * g->dim[a];
-    double e = p[a] < lo ? lo - p[a] : (p[a] > hi ? p[a] - hi : 0);
-    out += e * e;
-  }
-  out = sqrt(out);
   double best = DBL_MAX;
   size_t bi = 0;
-  int maxr = g->dim[0] > g->dim[1] ? g->dim[0] : g->dim[1];
-  if (g->dim[2] > maxr) maxr = g->dim[2];
-  for (int r = 0; r <= maxr; ++r) {
-    if (best < DBL_MAX) {
-      double reach = out + (r - 1) * g->h;
-      if (reach > 0 && reach * reach > best) break;
-    }
-    for (int z = c[2] - r; z <= c[2] + r; ++z) {
-      if (z < 0 || z >= g->dim[2]) continue;
-      for (int y = c[1] - r; y <= c[1] + r; ++y) {
-        if (y < 0 || y >= g->dim[1]) continue;
-        int edge = (z == c[2] - r || z == c[2] + r || y == c[1] - r || y == c[1] + r);
-        for (int x = c[0] - r; x <= c[0] + r; x += (edge ? 1 : 2 * r > 0 ? 2 * r : 1)) {
-          if (x < 0 || x >= g->dim[0]) continue;
-          size_t k = ((size_t)z * g->dim[1] + y) * g->dim[0] + x;
-          if (++visited > g->n) return scan_nearest(g, p, d2);
-          for (uint32_t q = g->start[k]; q < g->start[k + 1]; ++q) {
-            const double *s = &g->pts[3 * g->items[q]];
-            double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
-            if (dd < best) { best = dd; bi = g->items[q]; }
-          }
-          if (!edge && r == 0) break;
-        }
+  if (!g->n) { *d2 = best; return 0; }
+  uint32_t stack[2 * KD_MAX_DEPTH + 8];
+  double sd[2 * KD_MAX_DEPTH + 8];
+  size_t sp = 0;
+  stack[sp] = 0;
+  sd[sp++] = kd_box_dist2(&g->nodes[0], p);
+  while (sp) {
+    --sp;
+    if (sd[sp] > best) continue;
+    const kd_node *nd = &g->nodes[stack[sp]];
+    if (nd->count) {
+      for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
+        uint32_t it = g->items[k];
+        const double *s = &g->pts[3 * it];
+        double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
+        if (dd < best || (dd == best && it < bi)) { best = dd; bi = it; }
       }
+      continue;
     }
+    uint32_t c0 = nd->first, c1 = nd->first + 1;
+    double d0 = kd_box_dist2(&g->nodes[c0], p), e1 = kd_box_dist2(&g->nodes[c1], p);
+    if (d0 > e1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = e1; e1 = td; }
+    if (e1 <= best) { stack[sp] = c1; sd[sp++] = e1; }
+    if (d0 <= best) { stack[sp] = c0; sd[sp++] = d0; }
   }
   *d2 = best;
   return bi;
@@ -373,10 +379,11 @@ static void fit(icp_ctx *c, size_t np, double thresh, sim *m) {
   for (int a = 0; a < 3; ++a) m->t[a] = cb[a] - s * rc[a];
 }
 
-static double icp(icp_ctx *c, sim *m) {
+static double icp_n(icp_ctx *c, sim *m, int iterations, double tol) {
   size_t np;
   double thresh, err = pairs(c, m, &np, &thresh), prev = DBL_MAX;
-  for (int it = 0; it < ALIGN_ITERATIONS && prev - err > 1e-7; ++it) {
+  int it = 0;
+  for (; it < iterations && prev - err > tol; ++it) {
     fit(c, np, thresh, m);
     prev = err;
     err = pairs(c, m, &np, &thresh);
@@ -384,18 +391,10 @@ static double icp(icp_ctx *c, sim *m) {
   return err;
 }
 
-/* The 24 proper rotations that permute and flip axes. */
-static size_t cube_rotations(double (*out)[9]) {
-  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  size_t n = 0;
-  for (int p = 0; p < 6; ++p)
-    for (int sgn = 0; sgn < 8; ++sgn) {
-      double R[9] = {0};
-      for (int r = 0; r < 3; ++r) R[3 * r + perms[p][r]] = (sgn >> r) & 1 ? -1 : 1;
-      if (sks_dm3_det(R) > 0) memcpy(out[n++], R, sizeof R);
-    }
-  return n;
-}
+/* coarse: a few tens of rounds tell the basins apart */
+static double icp(icp_ctx *c, sim *m) { return icp_n(c, m, ALIGN_ITERATIONS, 1e-7); }
+/* fine: to the fixed point, so starts in one basin end at one answer */
+static double icp_fine(icp_ctx *c, sim *m) { return icp_n(c, m, ALIGN_FINE_ITERATIONS, 1e-12); }
 
 /* normalised similarity -> file units: y = cdst + rd * (s R (x - csrc) / rs + t) */
 static void sim_to_file(sks_daffine *A, const sim *m, const double *csrc, const double *cdst, double rs,
@@ -468,30 +467,37 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   }
   c.S = S; c.D = D; c.ns = ms; c.nd = md;
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
-  double hyps[96][9];
-  size_t nh = cube_rotations(hyps);
+  double hyps[ALIGN_MAX_HYPS][9];
+  size_t nh = 0;
   {
+    /* the 24 rotations that take the source's principal frame onto the
+     * target's, axes in any order and either sense: they depend on the
+     * shapes only, so a rotation an export baked into either file's data
+     * starts the same searches */
     double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
     covariance(S, ms, Cs);
     covariance(D, md, Cd);
     eigen3(Cs, Vs, es);
     eigen3(Cd, Vd, ed);
-    for (int f = 0; f < 4; ++f) {
-      double F[3] = {f & 1 ? -1.0 : 1.0, f & 2 ? -1.0 : 1.0, 1.0};
-      double M[9];
-      /* R = Vd diag(F) Vs^T, last sign fixed so det = +1 */
-      for (int pass = 0; pass < 2; ++pass) {
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int pm = 0; pm < 6; ++pm)
+      for (int sgn = 0; sgn < 8; ++sgn) {
+        double C[9] = {0}, VC[9], M[9];
+        for (int r0 = 0; r0 < 3; ++r0) C[3 * r0 + perms[pm][r0]] = (sgn >> r0) & 1 ? -1 : 1;
+        for (int r0 = 0; r0 < 3; ++r0) /* M = Vd C Vs^T */
+          for (int c0 = 0; c0 < 3; ++c0) {
+            double v = 0;
+            for (int k = 0; k < 3; ++k) v += Vd[3 * r0 + k] * C[3 * k + c0];
+            VC[3 * r0 + c0] = v;
+          }
         for (int r0 = 0; r0 < 3; ++r0)
           for (int c0 = 0; c0 < 3; ++c0) {
-            double s = 0;
-            for (int k = 0; k < 3; ++k) s += Vd[3 * r0 + k] * F[k] * Vs[3 * c0 + k];
-            M[3 * r0 + c0] = s;
+            double v = 0;
+            for (int k = 0; k < 3; ++k) v += VC[3 * r0 + k] * Vs[3 * c0 + k];
+            M[3 * r0 + c0] = v;
           }
-        if (sks_dm3_det(M) > 0) break;
-        F[2] = -1.0;
+        if (sks_dm3_det(M) > 0) memcpy(hyps[nh++], M, sizeof M);
       }
-      memcpy(hyps[nh++], M, sizeof M);
-    }
   }
   /* the identity of the files' own frames, mapped into normalised coordinates */
   sim id_sim;
@@ -511,13 +517,10 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
       out->hypotheses = 1;
       goto done;
     }
-    best_err = icp(&c, &m);
-    best = m;
   }
-  sim found[104];
-  double found_err[104];
+  sim found[ALIGN_MAX_HYPS + 8];
+  double found_err[ALIGN_MAX_HYPS + 8];
   size_t nf = 0;
-  found[nf] = best; found_err[nf++] = best_err;
   if (hint) {
     /* the scene frames' agreement (both files' joints at rest in their
      * scenes): invisible to anything an export bakes into the vertex data.
@@ -542,31 +545,6 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
         best = h;
         best_err = eh * target_diagonal / rd;
         nh = 0;
-      } else {
-        sim start = h;
-        double e = icp(&c, &h);
-        found[nf] = h; found_err[nf++] = e;
-        if (e < best_err * (1 - 1e-6)) { best_err = e; best = h; }
-        double tr = start.R[0] + start.R[4] + start.R[8];
-        if ((tr - 1) / 2 < cos(1.0 * M_PI / 180.0)) { /* not the files' own frames */
-          double cube[24][9];
-          size_t ncube = cube_rotations(cube);
-          /* both orders: a convention on the target's side (C R_h) or on
-           * the source's (R_h C) */
-          for (size_t q = 0; q < ncube && nh + 2 <= 96; ++q) {
-            for (int r0 = 0; r0 < 3; ++r0)
-              for (int c0 = 0; c0 < 3; ++c0) {
-                double v = 0, w = 0;
-                for (int j = 0; j < 3; ++j) {
-                  v += start.R[3 * r0 + j] * cube[q][3 * j + c0];
-                  w += cube[q][3 * r0 + j] * start.R[3 * j + c0];
-                }
-                hyps[nh][3 * r0 + c0] = v;
-                hyps[nh + 1][3 * r0 + c0] = w;
-              }
-            nh += 2;
-          }
-        }
       }
     }
   }
@@ -589,9 +567,9 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
       memcpy(Dc, D, 3 * cd * sizeof(double));
       ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
     }
-    sim coarse[96];
-    double coarse_err[96];
-    size_t order[96];
+    sim coarse[ALIGN_MAX_HYPS];
+    double coarse_err[ALIGN_MAX_HYPS];
+    size_t order[ALIGN_MAX_HYPS];
     if (ok) {
       cc.S = Sc; cc.D = Dc; cc.ns = cs; cc.nd = cd;
       for (size_t h = 0; h < nh; ++h) {
@@ -615,7 +593,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
         for (size_t k = 0; k < nf && far; ++k) {
           double tr = 0;
           for (int q = 0; q < 9; ++q) tr += found[k].R[q] * m.R[q];
-          if ((tr - 1) / 2 > cos(20.0 * M_PI / 180.0)) far = 0;
+          if ((tr - 1) / 2 > cos(ALIGN_DISTINCT_DEG * M_PI / 180.0)) far = 0;
         }
         if (!far) continue;
       } else { /* out of memory for the coarse stage: refine every hypothesis */
@@ -623,7 +601,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
         memcpy(m.R, hyps[i], sizeof m.R);
         m.t[0] = m.t[1] = m.t[2] = 0;
       }
-      double e = icp(&c, &m);
+      double e = icp_fine(&c, &m);
       found[nf] = m; found_err[nf++] = e;
       if (ok) ++picked;
       if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
@@ -655,7 +633,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
       for (size_t k = 0; k < ncand && far; ++k) {
         double tr = 0; /* angle between the rotations: trace(Ra^T Rb) */
         for (int q = 0; q < 9; ++q) tr += cands[k]->R[q] * found[i].R[q];
-        if ((tr - 1) / 2 > cos(20.0 * M_PI / 180.0)) far = 0;
+        if ((tr - 1) / 2 > cos(ALIGN_DISTINCT_DEG * M_PI / 180.0)) far = 0;
       }
       if (far && (bi == SIZE_MAX || found_err[i] < found_err[bi])) bi = i;
     }

@@ -999,8 +999,44 @@ static int rotonly_setup(const sks_model *m, target_setup *t, const sks_solve_pr
  * re-estimated each round (paired, vertex for vertex, when the two meshes are
  * the same). Out: N_P (the source's bind-space skin matrices at P, one per
  * palette entry) and the posed source surface (source bind space). */
-static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, sks_daffine *N_P,
-                                double *posed, sks_error *err) {
+/* Articulated registration schedule (align_and_correspond). */
+#define REGISTER_CONSTRAINTS 1500 /* source vertices a registration fits */
+#define REGISTER_SCREEN_ROUNDS 3 /* rounds every candidate similarity gets */
+#define REGISTER_FULL 2          /* candidates registered to convergence */
+#define REGISTER_ROUNDS 40       /* closest-point rounds of a full registration */
+#define REGISTER_STILL 1e-5 /* a round that moves no point farther (x source D) has converged */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A registration's joint state kept between calls (warm start). */
+typedef struct reg_warm {
+  size_t B;
+  sks_solve_state st;
+} reg_warm;
+
+static void reg_warm_free(reg_warm *w) {
+  free(w->st.q); free(w->st.R); free(w->st.u); free(w->st.sc);
+  memset(w, 0, sizeof *w);
+}
+
+/* Registration pose P (MISSION.md): the source's own joints rotated (bones
+ * keep their lengths, the root moves freely) so that its surface, carried by
+ * the similarity A, best matches the target's bind surface. Paired (same
+ * vertex count and order): one solve onto the target's vertices. Otherwise
+ * symmetric ICP on the articulated model, up to `rounds` rounds: each
+ * constraint vertex is pulled to its closest point on the target's bind
+ * surface (tix, built once) and by the target points whose closest point on
+ * the posed source lies nearest it; the worst 10 % of each direction's pairs
+ * pull on nothing. Stops when a round moves no bone more than REGISTER_STILL
+ * x D. warm (may be NULL): starts from its state when it holds one, and
+ * keeps the state found. N_P: the pose's skin matrices per palette entry;
+ * posed: the source's surface in P (source bind space). */
+static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, int rounds,
+                                const sks_surface_index *tix, reg_warm *warm, sks_daffine *N_P, double *posed,
+                                sks_error *err) {
   const sks_skinview *sv = &c->s.view, *tv = &c->tv;
   size_t Vs = sv->V, Vt = tv->V;
   target_setup ss;
@@ -1011,16 +1047,29 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
   sks_result r = target_setup_build(c->src, sv, &ss, err);
   if (r != SKS_OK) { target_setup_free(&ss); return r; }
   size_t B = ss.B, n = 0;
-  uint32_t *ids = select_constraints(&ss, 3000, &n);
+  uint32_t *ids = select_constraints(&ss, REGISTER_CONSTRAINTS, &n);
   sks_daffine Ainv, *Ab = malloc((B ? B : 1) * sizeof(sks_daffine));
   double *z = malloc((Vt ? Vt : 1) * 3 * sizeof(double)), *y = malloc((n ? n : 1) * 3 * sizeof(double));
   double *q = malloc((n ? n : 1) * 3 * sizeof(double)), *cur = malloc((n ? n : 1) * 3 * sizeof(double));
+  double *qa = malloc((n ? n : 1) * 3 * sizeof(double));
+  /* symmetric: the target's points pull on the posed source too (each on
+   * the constraint vertex nearest its closest source point), or the source
+   * tucks itself inside the target where the bodies differ */
+  size_t nb = paired ? 0 : (Vt < REGISTER_CONSTRAINTS ? Vt : REGISTER_CONSTRAINTS);
+  double *qall = malloc((Vs ? Vs : 1) * 3 * sizeof(double)), *zb = malloc((nb ? nb : 1) * 3 * sizeof(double));
+  double *ysum = malloc((n ? n : 1) * 3 * sizeof(double)), *fd = malloc((n ? n : 1) * sizeof(double));
+  double *bd = malloc((nb ? nb : 1) * sizeof(double)), *tmpd = malloc(((n > nb ? n : nb) + 1) * sizeof(double));
+  uint32_t *slot = malloc((Vs ? Vs : 1) * sizeof(uint32_t)), *ycount = malloc((n ? n : 1) * sizeof(uint32_t));
+  double *cbind = malloc((n ? n : 1) * 3 * sizeof(double));
+  sks_correspondence cb;
+  memset(&cb, 0, sizeof cb);
   sks_solve_state st = {malloc((B ? B : 1) * sizeof(sks_dquat)), malloc((B ? B : 1) * 9 * sizeof(double)),
                         malloc((B ? B : 1) * 3 * sizeof(double)), malloc((B ? B : 1) * sizeof(double)), NULL};
   double *scratch = NULL, *vscratch = NULL;
   uint32_t *sub_start = NULL, *sub_bones = NULL, *touched = NULL;
   sks_daffine *rmodels = NULL;
-  if (!ids || !Ab || !z || !y || !q || !cur || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
+  if (!ids || !Ab || !z || !y || !q || !cur || !qa || !qall || !zb || !ysum || !fd || !bd || !tmpd || !slot ||
+      !ycount || !cbind || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
       !sks_solve_problem_build(&sp, &ss.full, B, ids, n, sv->diagonal > 0 ? sv->diagonal : 1)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
     goto done;
@@ -1036,10 +1085,30 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
   }
   sks_rotonly ro = {Js, c->src->skeleton.parents, ss.joint_bone, ss.bone_joint, ss.rest_local,
                     ss.carry, ss.carry_inv, ss.bone_is_root, rmodels, sub_start, sub_bones, vscratch, touched};
-  for (size_t b = 0; b < B; ++b) { st.sc[b] = 1; sks_state_set_rigid(&sp, &st, b, &ss.bind_rigid[b]); }
-  sks_rotonly_project(&sp, &st, &ro);
+  if (warm && warm->B == B && warm->st.q) {
+    copy_state(&st, &warm->st, B);
+  } else {
+    for (size_t b = 0; b < B; ++b) { st.sc[b] = 1; sks_state_set_rigid(&sp, &st, b, &ss.bind_rigid[b]); }
+    sks_rotonly_project(&sp, &st, &ro);
+  }
   for (size_t k = 0; k < Vt; ++k) sks_daff_point(&Ainv, &tv->pos[3 * k], &z[3 * k]);
-  int rounds = paired ? 1 : 12;
+  if (nb) {
+    /* every source vertex's nearest constraint vertex (bind space), and the
+     * target's points that pull (every Vt / nb-th: the file's order) */
+    for (size_t k = 0; k < n; ++k) memcpy(&cbind[3 * k], &ss.bind_pos[3 * ids[k]], 3 * sizeof(double));
+    sks_surface_index *cix = sks_surface_index_build(SKS_CORRESPOND_NEAREST_VERTEX, cbind, n, NULL, 0);
+    sks_correspondence cn;
+    if (!cix || !sks_surface_index_query(cix, ss.bind_pos, Vs, &cn, c->pool)) {
+      sks_surface_index_free(cix);
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+      goto done;
+    }
+    for (size_t v = 0; v < Vs; ++v) slot[v] = cn.idx[3 * v];
+    sks_correspondence_free(&cn);
+    sks_surface_index_free(cix);
+    for (size_t i = 0; i < nb; ++i) memcpy(&zb[3 * i], &z[3 * (i * Vt / nb)], 3 * sizeof(double));
+  }
+  if (paired) rounds = 1;
   for (int it = 0; it < rounds; ++it) {
     /* the posed source at the constraint vertices */
     for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
@@ -1055,16 +1124,71 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
     if (paired) {
       for (size_t k = 0; k < n; ++k) memcpy(&y[3 * k], &z[3 * ids[k]], 3 * sizeof(double));
     } else {
+      /* closest points on the target's bind surface (one index for every
+       * round and candidate), brought back into the source's bind space */
+      for (size_t k = 0; k < n; ++k) sks_daff_point(A, &q[3 * k], &qa[3 * k]);
       sks_correspondence_free(&cc);
-      if (!sks_correspondence_build(&cc, SKS_CORRESPOND_CLOSEST_POINT, z, Vt, tv->tris, tv->tri_count, q, n,
-                                    sv->diagonal, c->pool)) {
+      if (!sks_surface_index_query(tix, qa, n, &cc, c->pool)) {
         r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
         goto done;
       }
-      for (size_t k = 0; k < n; ++k)
+      for (size_t k = 0; k < n; ++k) {
+        double yt[3];
         for (int a = 0; a < 3; ++a)
-          y[3 * k + a] = cc.bary[3 * k] * z[3 * cc.idx[3 * k] + a] + cc.bary[3 * k + 1] * z[3 * cc.idx[3 * k + 1] + a] +
-                         cc.bary[3 * k + 2] * z[3 * cc.idx[3 * k + 2] + a];
+          yt[a] = cc.bary[3 * k] * tv->pos[3 * cc.idx[3 * k] + a] + cc.bary[3 * k + 1] * tv->pos[3 * cc.idx[3 * k + 1] + a] +
+                  cc.bary[3 * k + 2] * tv->pos[3 * cc.idx[3 * k + 2] + a];
+        sks_daff_point(&Ainv, yt, &y[3 * k]);
+        fd[k] = sqrt(sks_d3_dist2(&y[3 * k], &q[3 * k]));
+      }
+      /* the posed source everywhere, and the target's points' closest
+       * points on it */
+      for (size_t v = 0; v < Vs; ++v) {
+        double acc[3] = {0, 0, 0}, p[3];
+        for (uint32_t i = ss.full.start[v]; i < ss.full.start[v + 1]; ++i) {
+          sks_daff_point(&Ab[ss.full.bone[i]], &ss.full.p[3 * i], p);
+          for (int a = 0; a < 3; ++a) acc[a] += ss.full.w[i] * p[a];
+        }
+        memcpy(&qall[3 * v], acc, sizeof acc);
+      }
+      sks_surface_index *six = sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, qall, Vs, sv->tris, sv->tri_count);
+      sks_correspondence_free(&cb);
+      if (!six || !sks_surface_index_query(six, zb, nb, &cb, c->pool)) {
+        sks_surface_index_free(six);
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        goto done;
+      }
+      sks_surface_index_free(six);
+      for (size_t i = 0; i < nb; ++i) {
+        double p[3];
+        for (int a = 0; a < 3; ++a)
+          p[a] = cb.bary[3 * i] * qall[3 * cb.idx[3 * i] + a] + cb.bary[3 * i + 1] * qall[3 * cb.idx[3 * i + 1] + a] +
+                 cb.bary[3 * i + 2] * qall[3 * cb.idx[3 * i + 2] + a];
+        bd[i] = sqrt(sks_d3_dist2(p, &zb[3 * i]));
+      }
+      /* trimmed both ways (the worst 10 % of each direction's pairs pull on
+       * nothing: parts one body has and the other lacks) */
+      double ft = DBL_MAX, bt = DBL_MAX;
+      if (n) { memcpy(tmpd, fd, n * sizeof(double)); qsort(tmpd, n, sizeof(double), cmp_double); ft = tmpd[(size_t)(0.9 * (double)(n - 1))]; }
+      if (nb) { memcpy(tmpd, bd, nb * sizeof(double)); qsort(tmpd, nb, sizeof(double), cmp_double); bt = tmpd[(size_t)(0.9 * (double)(nb - 1))]; }
+      for (size_t k = 0; k < n; ++k) {
+        ycount[k] = fd[k] <= ft;
+        for (int a = 0; a < 3; ++a) ysum[3 * k + a] = fd[k] <= ft ? y[3 * k + a] : 0;
+      }
+      for (size_t i = 0; i < nb; ++i) {
+        if (bd[i] > bt) continue;
+        int m = 0;
+        for (int e = 1; e < 3; ++e)
+          if (cb.bary[3 * i + e] > cb.bary[3 * i + m]) m = e;
+        uint32_t k = slot[cb.idx[3 * i + m]];
+        double p[3];
+        for (int a = 0; a < 3; ++a)
+          p[a] = cb.bary[3 * i] * qall[3 * cb.idx[3 * i] + a] + cb.bary[3 * i + 1] * qall[3 * cb.idx[3 * i + 1] + a] +
+                 cb.bary[3 * i + 2] * qall[3 * cb.idx[3 * i + 2] + a];
+        for (int a = 0; a < 3; ++a) ysum[3 * k + a] += zb[3 * i + a] + (q[3 * k + a] - p[a]);
+        ycount[k]++;
+      }
+      for (size_t k = 0; k < n; ++k)
+        for (int a = 0; a < 3; ++a) y[3 * k + a] = ycount[k] ? ysum[3 * k + a] / ycount[k] : q[3 * k + a];
     }
     sks_solve_stats stats = {0, 0};
     /* articulated: joint rotations about the rig's own joints (bones keep
@@ -1076,7 +1200,23 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
       sks_daffine a = sks_state_rigid(&sp, &st, b);
       for (int k = 0; k < 3; ++k) moved = fmax(moved, fabs(a.t[k] - Ab[b].t[k]));
     }
-    if (moved < 1e-6 * sv->diagonal) break;
+    if (moved < REGISTER_STILL * sv->diagonal) break;
+  }
+  if (warm) {
+    if (warm->B != B || !warm->st.q) {
+      reg_warm_free(warm);
+      warm->st.q = malloc((B ? B : 1) * sizeof(sks_dquat));
+      warm->st.R = malloc((B ? B : 1) * 9 * sizeof(double));
+      warm->st.u = malloc((B ? B : 1) * 3 * sizeof(double));
+      warm->st.sc = malloc((B ? B : 1) * sizeof(double));
+      if (!warm->st.q || !warm->st.R || !warm->st.u || !warm->st.sc) {
+        reg_warm_free(warm);
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        goto done;
+      }
+      warm->B = B;
+    }
+    copy_state(&warm->st, &st, B);
   }
   /* N_P per palette entry, and the posed surface */
   for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
@@ -1102,7 +1242,9 @@ done:
   sks_correspondence_free(&cc);
   target_setup_free(&ss);
   sks_solve_problem_free(&sp);
-  free(ids); free(Ab); free(z); free(y); free(q); free(cur); free(scratch);
+  sks_correspondence_free(&cb);
+  free(qall); free(zb); free(ysum); free(fd); free(bd); free(tmpd); free(slot); free(ycount); free(cbind);
+  free(ids); free(Ab); free(z); free(y); free(q); free(qa); free(cur); free(scratch);
   free(st.q); free(st.R); free(st.u); free(st.sc);
   free(vscratch); free(sub_start); free(sub_bones); free(touched); free(rmodels);
   return r;
@@ -1192,6 +1334,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (c->corr.mean_distance > 0.003 * c->D && c->opt->align != SKS_ALIGN_NONE) {
     sks_daffine cands[SKS_ALIGN_ALTERNATIVES + 2];
     int cand_paired[SKS_ALIGN_ALTERNATIVES + 2];
+    double score[SKS_ALIGN_ALTERNATIVES + 2];
     size_t ncand = 0;
     cands[ncand] = *A; cand_paired[ncand++] = 0;
     for (size_t k = 0; k < a.alternative_count && ncand < SKS_ALIGN_ALTERNATIVES + 1; ++k) { cands[ncand] = a.alternatives[k]; cand_paired[ncand++] = 0; }
@@ -1204,31 +1347,63 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     size_t Pn = sv->P;
     sks_daffine *NP = malloc((Pn ? Pn : 1) * sizeof(sks_daffine)), *best_NP = malloc((Pn ? Pn : 1) * sizeof(sks_daffine));
     double *posed = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
-    if (!NP || !best_NP || !posed) {
-      free(NP); free(best_NP); free(posed); free(aligned);
+    sks_surface_index *tix = sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, tv->pos, V, tv->tris, tv->tri_count);
+    if (!NP || !best_NP || !posed || !tix) {
+      free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    /* The target's vertices' mean distance to the aligned source surface in
+     * the pose registered for candidate k (the bake's correspondence), into
+     * *trial. */
+#define REGISTER_TRY(k, rounds_, warm_)                                                                    \
+    do {                                                                                                   \
+      sks_result r_ = register_pose(c, &cands[k], cand_paired[k], (rounds_), tix, (warm_), NP, posed, err); \
+      if (r_ != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); return r_; } \
+      for (size_t v_ = 0; v_ < Vs; ++v_) sks_daff_point(&cands[k], &posed[3 * v_], &aligned[3 * v_]);     \
+      sks_correspondence_free(&trial);                                                                     \
+      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) { \
+        free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); \
+        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");   \
+      }                                                                                                    \
+    } while (0)
+    sks_correspondence trial;
+    memset(&trial, 0, sizeof trial);
+    reg_warm wst;
+    memset(&wst, 0, sizeof wst);
+    /* staged: every candidate gets a few rounds of the articulated
+     * registration (the surfaces of two bodies rank similarities poorly;
+     * the registered pose tells them apart), the best REGISTER_FULL get
+     * REGISTER_ROUNDS */
+    size_t order[SKS_ALIGN_ALTERNATIVES + 2];
+    for (size_t k = 0; k < ncand; ++k) {
+      order[k] = k;
+      if (cand_paired[k]) { score[k] = -1; continue; } /* vertex for vertex: always refined */
+      REGISTER_TRY(k, REGISTER_SCREEN_ROUNDS, NULL);
+      score[k] = trial.mean_distance;
+    }
+    for (size_t i = 1; i < ncand; ++i) /* stable: ties keep the similarity stage's order */
+      for (size_t k = i; k > 0 && score[order[k]] < score[order[k - 1]]; --k) {
+        size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+      }
     double best = c->corr.mean_distance;
     int found = -1;
     sks_daffine bestA = *A;
-    for (size_t k = 0; k < ncand; ++k) {
-      sks_result r = register_pose(c, &cands[k], cand_paired[k], NP, posed, err);
-      if (r != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); return r; }
-      /* vertex for vertex, the similarity fitted to the posed bodies is
-       * unbiased by the pose: alternate the two until they agree */
-      for (int round = 0; cand_paired[k] && round < 4; ++round) {
-        sks_daffine Ak = cands[k];
-        if (sks_align_refine_paired(posed, tv->pos, V, edge_scale, &Ak) != SKS_OK) break;
-        cands[k] = Ak;
-        r = register_pose(c, &cands[k], 1, NP, posed, err);
-        if (r != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); return r; }
-      }
-      for (size_t v = 0; v < Vs; ++v) sks_daff_point(&cands[k], &posed[3 * v], &aligned[3 * v]);
-      sks_correspondence trial;
-      memset(&trial, 0, sizeof trial);
-      if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) {
-        free(NP); free(best_NP); free(posed); free(aligned);
-        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+    size_t full = 0;
+    for (size_t i = 0; i < ncand; ++i) {
+      size_t k = order[i];
+      if (!cand_paired[k] && full >= REGISTER_FULL) continue;
+      if (!cand_paired[k]) ++full;
+      reg_warm_free(&wst);
+      REGISTER_TRY(k, REGISTER_ROUNDS, &wst);
+      if (cand_paired[k]) {
+        /* vertex for vertex, the similarity fitted to the posed bodies is
+         * unbiased by the pose: alternate the two until they agree */
+        for (int round = 0; round < 4; ++round) {
+          sks_daffine Ak = cands[k];
+          if (sks_align_refine_paired(posed, tv->pos, V, edge_scale, &Ak) != SKS_OK) break;
+          cands[k] = Ak;
+          REGISTER_TRY(k, REGISTER_ROUNDS, &wst);
+        }
       }
       if (trial.mean_distance < 0.8 * best && trial.mean_distance < best) {
         best = trial.mean_distance;
@@ -1237,10 +1412,13 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         memcpy(best_NP, NP, Pn * sizeof(sks_daffine));
         sks_correspondence_free(&c->corr);
         c->corr = trial;
-      } else {
-        sks_correspondence_free(&trial);
+        memset(&trial, 0, sizeof trial);
       }
     }
+#undef REGISTER_TRY
+    reg_warm_free(&wst);
+    sks_correspondence_free(&trial);
+    sks_surface_index_free(tix);
     free(NP); free(posed);
     if (found >= 0) {
       c->N_P = best_NP;

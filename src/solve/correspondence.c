@@ -241,14 +241,38 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
   }
 }
 
-int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
-                             const double *src, size_t src_count, const uint32_t *tris,
-                             size_t tri_count, const double *dst, size_t dst_count,
-                             double scale, sks_thread_pool *pool) {
-  (void)scale;
+struct sks_surface_index {
+  bvh h;
+  const double *pts;
+  const uint32_t *tris;
+  int use_tris;
+};
+
+sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const double *pts, size_t count,
+                                           const uint32_t *tris, size_t tri_count) {
+  if (count == 0) return NULL;
+  sks_surface_index *ix = calloc(1, sizeof *ix);
+  if (!ix) return NULL;
+  ix->use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
+  ix->pts = pts;
+  ix->tris = ix->use_tris ? tris : NULL;
+  if (!bvh_build(&ix->h, pts, ix->tris, ix->use_tris ? tri_count : count)) {
+    free(ix);
+    return NULL;
+  }
+  return ix;
+}
+
+void sks_surface_index_free(sks_surface_index *ix) {
+  if (!ix) return;
+  bvh_free(&ix->h);
+  free(ix);
+}
+
+int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
+                            sks_correspondence *out, sks_thread_pool *pool) {
   memset(out, 0, sizeof *out);
-  if (src_count == 0) return 0;
-  int use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
+  if (!ix) return 0;
   /* pieces of >= 256 points, at most one per pool thread */
   size_t slots = sks_thread_pool_size(pool), pieces = dst_count / 256;
   if (pieces > slots) pieces = slots;
@@ -257,14 +281,12 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
   out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
   out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
   double *dist = malloc((dst_count ? dst_count : 1) * sizeof(double));
-  bvh h;
-  if (!out->idx || !out->bary || !dist ||
-      !bvh_build(&h, src, use_tris ? tris : NULL, use_tris ? tri_count : src_count)) {
+  if (!out->idx || !out->bary || !dist) {
     free(dist);
     sks_correspondence_free(out);
     return 0;
   }
-  corr_run cr = {&h, src, dst, tris, use_tris, dst_count, pieces, out, dist};
+  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist};
   sks_thread_pool_run(pool, closest_points, &cr, pieces);
   double sum = 0, maxd = 0; /* point order: the same sums for any thread count */
   for (size_t j = 0; j < dst_count; ++j) {
@@ -272,8 +294,20 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
     if (dist[j] > maxd) maxd = dist[j];
   }
   free(dist);
-  bvh_free(&h);
   out->max_distance = maxd;
   out->mean_distance = dst_count ? sum / (double)dst_count : 0;
   return 1;
+}
+
+int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind kind,
+                             const double *src, size_t src_count, const uint32_t *tris,
+                             size_t tri_count, const double *dst, size_t dst_count,
+                             double scale, sks_thread_pool *pool) {
+  (void)scale;
+  memset(out, 0, sizeof *out);
+  sks_surface_index *ix = sks_surface_index_build(kind, src, src_count, tris, tri_count);
+  if (!ix) return 0;
+  int ok = sks_surface_index_query(ix, dst, dst_count, out, pool);
+  sks_surface_index_free(ix);
+  return ok;
 }

@@ -252,6 +252,15 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
                              const double *src, size_t src_count, const uint32_t *tris,
                              size_t tri_count, const double *dst, size_t dst_count,
                              double scale, sks_thread_pool *pool);
+/* The same search in two steps, for many queries against one surface: the
+ * index keeps pointers to pts / tris (they must outlive it). NULL: no
+ * points, or out of memory. */
+typedef struct sks_surface_index sks_surface_index;
+sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const double *pts, size_t count,
+                                           const uint32_t *tris, size_t tri_count);
+int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
+                            sks_correspondence *out, sks_thread_pool *pool);
+void sks_surface_index_free(sks_surface_index *ix);
 
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
@@ -316,7 +325,7 @@ void sks_diag_free(sks_diag_acc *a);
 
 /* ---- alignment (align.c) ------------------------------------------------------ */
 
-#define SKS_ALIGN_ALTERNATIVES 5 /* runners-up the articulated registration tries */
+#define SKS_ALIGN_ALTERNATIVES 11 /* runners-up the articulated registration tries */
 typedef struct sks_alignment {
   sks_daffine A;            /* source bind space -> target bind space (similarity) */
   double scale;             /* uniform scale of A */
@@ -330,12 +339,12 @@ typedef struct sks_alignment {
   size_t alternative_count;
 } sks_alignment;
 /* Similarity taking the source's bind surface onto the target's: rotation
- * hypotheses (the 24 axis conventions and the principal axes), each refined
- * by trimmed similarity ICP on nearest points; the best symmetric fit wins.
- * Points are bind-space vertex positions (3 per point). hint (may be NULL):
- * where the files' scenes put the source bind space in the target's
- * (T_t^-1 T_s); kept when it already fits, else one more start and, times
- * the 24 conventions, more hypotheses. */
+ * hypotheses (the 24 maps between the two principal frames: shape only, so
+ * the answer does not depend on the files' frames), each refined by trimmed
+ * similarity ICP on nearest points; the best symmetric fit wins, distinct
+ * runners-up are alternatives. Points are bind-space vertex positions (3 per
+ * point). hint (may be NULL): where the files' scenes put the source bind
+ * space in the target's (T_t^-1 T_s); kept when it already fits. */
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
                                 sks_error *err);
