@@ -77,6 +77,13 @@ if command -v node > /dev/null; then
     const f = d.clips.map((c) => `${c.name}:${c.frames}`).join(" ");
     if (f !== "Walk:9 Run:13") { console.error("--fps 10 frames:", f); process.exit(1); }' <<< "$json" \
     && ok || bad "--fps 10 frame counts"
+  # the alignment found (README "Align"): the same mesh, so no registration
+  node -e '
+    const a = JSON.parse(require("fs").readFileSync(0, "utf8")).alignment;
+    if (a.same_mesh !== true || a.registered !== false || a.scale !== 1 ||
+        typeof a.similarity_distance_pct !== "number" || a.mean_distance_pct !== 0) {
+      console.error("alignment JSON:", a); process.exit(1);
+    }' <<< "$json" && ok || bad "bake --json alignment"
 fi
 # diagnosis (README "Diagnosis"): per clip a "joints" array whose shares sum
 # to 100 %, vertex counts to the measured vertices, per-joint means to the

@@ -143,6 +143,8 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   for (int k = 0; k < 3; ++k) cJSON_AddItemToArray(off, cJSON_CreateNumber(r->alignment.offset[k]));
   cJSON_AddBoolToObject(al, "same_mesh", r->correspondence_identity);
   cJSON_AddNumberToObject(al, "mean_distance_pct", r->correspondence_mean_pct);
+  cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
+  cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   if (!s) return 0;

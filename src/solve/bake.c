@@ -1250,6 +1250,21 @@ done:
   return r;
 }
 
+/* Mean distance from (every Vs / n-th of) the aligned source's vertices to
+ * the target's bind surface; -1 when out of memory. */
+static double source_to_target(bake_ctx *c, const sks_surface_index *tix, const double *aligned, size_t Vs) {
+  size_t n = Vs < 4000 ? Vs : 4000;
+  double *pts = malloc((n ? n : 1) * 3 * sizeof(double));
+  if (!pts) return -1;
+  for (size_t i = 0; i < n; ++i) memcpy(&pts[3 * i], &aligned[3 * (i * Vs / n)], 3 * sizeof(double));
+  sks_correspondence f;
+  int ok = sks_surface_index_query(tix, pts, n, &f, c->pool);
+  free(pts);
+  double d = ok ? f.mean_distance : -1;
+  sks_correspondence_free(&f);
+  return d;
+}
+
 /* Stage: align + correspond. Fills c->corr and the result's alignment. */
 static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
   const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
@@ -1365,9 +1380,17 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); \
         return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");   \
       }                                                                                                    \
+      double f_ = source_to_target(c, tix, aligned, Vs);                                                   \
+      trial_sym = 0.5 * (trial.mean_distance + (f_ >= 0 ? f_ : trial.mean_distance));                     \
     } while (0)
     sks_correspondence trial;
     memset(&trial, 0, sizeof trial);
+    double trial_sym = 0; /* symmetric: a source too big (or small) covers one way only */
+    double best0 = c->corr.mean_distance; /* the similarity alone, symmetric */
+    {
+      double f0 = source_to_target(c, tix, aligned, Vs);
+      if (f0 >= 0) best0 = 0.5 * (best0 + f0);
+    }
     reg_warm wst;
     memset(&wst, 0, sizeof wst);
     /* staged: every candidate gets a few rounds of the articulated
@@ -1379,13 +1402,13 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       order[k] = k;
       if (cand_paired[k]) { score[k] = -1; continue; } /* vertex for vertex: always refined */
       REGISTER_TRY(k, REGISTER_SCREEN_ROUNDS, NULL);
-      score[k] = trial.mean_distance;
+      score[k] = trial_sym;
     }
     for (size_t i = 1; i < ncand; ++i) /* stable: ties keep the similarity stage's order */
       for (size_t k = i; k > 0 && score[order[k]] < score[order[k - 1]]; --k) {
         size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
       }
-    double best = c->corr.mean_distance;
+    double best = best0;
     int found = -1;
     sks_daffine bestA = *A;
     size_t full = 0;
@@ -1405,8 +1428,8 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
           REGISTER_TRY(k, REGISTER_ROUNDS, &wst);
         }
       }
-      if (trial.mean_distance < 0.8 * best && trial.mean_distance < best) {
-        best = trial.mean_distance;
+      if (trial_sym < 0.8 * best) {
+        best = trial_sym;
         found = (int)k;
         bestA = cands[k];
         memcpy(best_NP, NP, Pn * sizeof(sks_daffine));
