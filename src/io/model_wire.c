@@ -1,5 +1,5 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE2" | str source_path
+ *   "SKSWIRE3" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
@@ -7,7 +7,9 @@
  *                 [uvs], u16 joints, f32 weights, u64 indices, u32[],
  *                 u64 dropped vertices, u64 first dropped, u32 file max }
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
- *                   i32 double sided (0/1), i32 base colour image (-1 = none) }
+ *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
+ *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
+ *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -20,7 +22,9 @@
 #include "io/model_wire.h"
 #include "io/resource.h"
 
-#define WIRE_MAGIC "SKSWIRE2"
+/* The version is in the magic: a parent refuses a child of another build
+ * ("no header") instead of misreading its layout. */
+#define WIRE_MAGIC "SKSWIRE3"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -106,7 +110,18 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put(&b, &m->materials[i].metallic, sizeof(float));
     put(&b, &m->materials[i].roughness, sizeof(float));
     put_i32(&b, m->materials[i].double_sided);
-    put_i32(&b, m->materials[i].base_color_image);
+    put(&b, m->materials[i].emissive, 3 * sizeof(float));
+    put(&b, &m->materials[i].normal_scale, sizeof(float));
+    put(&b, &m->materials[i].occlusion_strength, sizeof(float));
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+      const sks_texture_ref *tr = &m->materials[i].textures[t];
+      put_i32(&b, tr->image);
+      put_i32(&b, tr->tex_coord);
+      put_i32(&b, tr->mag_filter);
+      put_i32(&b, tr->min_filter);
+      put_i32(&b, tr->wrap_s);
+      put_i32(&b, tr->wrap_t);
+    }
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -301,7 +316,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -314,12 +329,27 @@ static void decode(rbuf *b, sks_model *m) {
     take(b, &mat->metallic, sizeof(float));
     take(b, &mat->roughness, sizeof(float));
     mat->double_sided = get_i32(b);
-    mat->base_color_image = get_i32(b);
+    take(b, mat->emissive, 3 * sizeof(float));
+    take(b, &mat->normal_scale, sizeof(float));
+    take(b, &mat->occlusion_strength, sizeof(float));
+    int refs_ok = 1;
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+      sks_texture_ref *tr = &mat->textures[t];
+      tr->image = get_i32(b);
+      tr->tex_coord = get_i32(b);
+      tr->mag_filter = get_i32(b);
+      tr->min_filter = get_i32(b);
+      tr->wrap_s = get_i32(b);
+      tr->wrap_t = get_i32(b);
+      refs_ok &= sks_texture_ref_valid(tr);
+    }
     if (b->r != SKS_OK) break;
     int finite = 1;
     for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
+    for (int k = 0; k < 3; ++k) finite &= mat->emissive[k] >= 0 && mat->emissive[k] <= 1;
     if (!finite || !(mat->metallic >= 0 && mat->metallic <= 1) || !(mat->roughness >= 0 && mat->roughness <= 1) ||
-        (mat->double_sided != 0 && mat->double_sided != 1) || mat->base_color_image < -1)
+        (mat->double_sided != 0 && mat->double_sided != 1) || !refs_ok || !isfinite(mat->normal_scale) ||
+        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1))
       bad(b, SKS_ERR_PARSE, "material factors");
   }
   for (size_t i = 0; i < np && b->r == SKS_OK; ++i)
@@ -342,7 +372,8 @@ static void decode(rbuf *b, sks_model *m) {
     if (!image_bytes_match(img->mime_type, img->data, n)) bad(b, SKS_ERR_PARSE, "image type");
   }
   for (size_t i = 0; i < nm && b->r == SKS_OK; ++i)
-    if (m->materials[i].base_color_image >= (int32_t)ni) bad(b, SKS_ERR_PARSE, "material image out of range");
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+      if (m->materials[i].textures[t].image >= (int32_t)ni) bad(b, SKS_ERR_PARSE, "material image out of range");
 
   size_t nw = get_count(b, 8, "warning count");
   if (nw) {

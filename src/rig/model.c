@@ -227,3 +227,19 @@ double sks_model_bind_diagonal(const sks_model *model) {
   double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
   return sqrt(dx * dx + dy * dy + dz * dz);
 }
+
+void sks_material_init(sks_material *mat) {
+  memset(mat, 0, sizeof *mat);
+  for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
+  mat->metallic = mat->roughness = 1.0f;
+  mat->normal_scale = mat->occlusion_strength = 1.0f;
+  for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) mat->textures[t].image = -1;
+}
+
+int sks_texture_ref_valid(const sks_texture_ref *t) {
+  int mag = t->mag_filter, min = t->min_filter, ws = t->wrap_s, wt = t->wrap_t;
+  int wrap_ok = (ws == 0 || ws == 33071 || ws == 33648 || ws == 10497) &&
+                (wt == 0 || wt == 33071 || wt == 33648 || wt == 10497);
+  return t->image >= -1 && t->tex_coord == 0 && (mag == 0 || mag == 9728 || mag == 9729) &&
+         (min == 0 || min == 9728 || min == 9729 || (min >= 9984 && min <= 9987)) && wrap_ok;
+}
