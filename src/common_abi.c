@@ -33,6 +33,7 @@ static const abi_field k_fields[] = {
   F(sks_mesh_part, joints), F(sks_mesh_part, weights), F(sks_mesh_part, index_count),
   F(sks_mesh_part, indices), F(sks_mesh_part, dropped_influence_vertices),
   F(sks_mesh_part, first_dropped_influence_vertex), F(sks_mesh_part, file_max_influences),
+  F(sks_mesh_part, tangents),
   F(sks_image, name), F(sks_image, mime_type), F(sks_image, size), F(sks_image, data),
   F(sks_material, name), F(sks_material, base_color), F(sks_material, metallic),
   F(sks_material, roughness), F(sks_material, double_sided), F(sks_material, emissive),

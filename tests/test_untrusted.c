@@ -123,6 +123,8 @@ static void make_model(sks_model *m) {
   p->positions = calloc(9, sizeof(float));
   p->uvs = calloc(6, sizeof(float));
   p->uvs[5] = 0.5f;
+  p->tangents = calloc(12, sizeof(float));
+  for (int v = 0; v < 3; ++v) p->tangents[4 * v] = 1.0f, p->tangents[4 * v + 3] = v == 1 ? -1.0f : 1.0f;
   m->material_count = 1;
   m->materials = calloc(1, sizeof(sks_material));
   sks_material_init(&m->materials[0]);
@@ -200,7 +202,9 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
     NE(str_eq(x->name, y->name) && x->material == y->material && x->skin == y->skin && x->node == y->node &&
            v == y->vertex_count && k == y->influence_count && x->index_count == y->index_count,
        "part %zu header", i);
-    NE(!x->normals == !y->normals && !x->uvs == !y->uvs, "part %zu optional arrays", i);
+    NE(!x->normals == !y->normals && !x->uvs == !y->uvs && !x->tangents == !y->tangents,
+       "part %zu optional arrays", i);
+    NE(!x->tangents || fmem_eq(x->tangents, y->tangents, x->vertex_count * 16), "part %zu tangents", i);
     NE(fmem_eq(x->positions, y->positions, v * 12) && (!x->normals || fmem_eq(x->normals, y->normals, v * 12)) &&
            (!x->uvs || fmem_eq(x->uvs, y->uvs, v * 8)) && fmem_eq(x->joints, y->joints, v * k * 2) &&
            fmem_eq(x->weights, y->weights, v * k * 4) && fmem_eq(x->indices, y->indices, x->index_count * 4),

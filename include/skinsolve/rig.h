@@ -58,6 +58,10 @@ typedef struct sks_mesh_part {
   size_t dropped_influence_vertices;
   size_t first_dropped_influence_vertex;
   uint32_t file_max_influences;
+  /* 4 * vertex_count tangents (glTF TANGENT: unit xyz in the positions'
+   * space, w = +1 or -1 the bitangent's handedness), or NULL. Read from and
+   * written to glTF beside the normals (a normal map needs them). */
+  float *tangents;
 } sks_mesh_part;
 
 /* A texture image as the file's bytes (glTF core images: PNG or JPEG). */

@@ -56,7 +56,8 @@ class sks_mesh_part(C.Structure):
                 ("normals", c_float_p), ("uvs", c_float_p), ("influence_count", C.c_uint32),
                 ("joints", c_uint16_p), ("weights", c_float_p), ("index_count", c_size),
                 ("indices", c_uint32_p), ("dropped_influence_vertices", c_size),
-                ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32)]
+                ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32),
+                ("tangents", c_float_p)]
 
 
 class sks_image(C.Structure):

@@ -1136,12 +1136,13 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   snprintf(where, sizeof where, "mesh %zu primitive %zu", mi, pi);
   sks_result r;
   const cJSON *attrs;
-  long pos, nrm, uv, idx, mat;
+  long pos, nrm, uv, tan, idx, mat;
   size_t mode;
   if ((r = js_object(c, pj, "attributes", where, &attrs)) ||
       (r = js_index(c, attrs, "POSITION", where, 1, c->n_accessors, "accessor", &pos)) ||
       (r = js_index(c, attrs, "NORMAL", where, 0, c->n_accessors, "accessor", &nrm)) ||
       (r = js_index(c, attrs, "TEXCOORD_0", where, 0, c->n_accessors, "accessor", &uv)) ||
+      (r = js_index(c, attrs, "TANGENT", where, 0, c->n_accessors, "accessor", &tan)) ||
       (r = js_index(c, pj, "indices", where, 0, c->n_accessors, "accessor", &idx)) ||
       (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
       (r = js_size(c, pj, "mode", where, 0, 4, &mode)))
@@ -1171,6 +1172,15 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
     if (a.count != nv)
       return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
                      where, uv, a.count, nv);
+  }
+  if (tan >= 0) {
+    snprintf(usage, sizeof usage, "TANGENT of %s", where);
+    if ((r = acc_load_f(c, (size_t)tan, usage, 4, M_FLOAT | M_BYTE | M_SHORT, 0,
+                        "VEC4 of float / byte / short", &a, &part->tangents)))
+      return r;
+    if (a.count != nv)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TANGENT accessor %ld has %zu elements, POSITION %zu",
+                     where, tan, a.count, nv);
   }
   /* A skinned node's primitive without JOINTS_0 stays rigid (follows the node). */
   part->skin = -1;

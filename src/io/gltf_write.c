@@ -424,6 +424,21 @@ static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_glt
     }
     add_num_i(attr, "NORMAL", add_float_accessor(s, n, nv, 3, "VEC3", GL_ARRAY_BUFFER, 0));
     free(n);
+    if (part->tangents) { /* with the normals only: glTF's TANGENT needs NORMAL */
+      float *t = malloc(nv * 4 * sizeof(float));
+      if (!t) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
+      for (size_t v = 0; v < nv; ++v) {
+        const float *q = &part->tangents[4 * v];
+        sks_vec3 x = sks_v3(q[0], q[1], q[2]);
+        float l = sks_v3_len(x);
+        if (!isfinite(l) || l < 1e-12f) x = sks_v3(1, 0, 0); /* degenerate: any unit vector */
+        else if (fabsf(l - 1.0f) > 1e-6f) x = sks_v3_scale(x, 1.0f / l);
+        t[4 * v] = x.x; t[4 * v + 1] = x.y; t[4 * v + 2] = x.z;
+        t[4 * v + 3] = q[3] < 0 ? -1.0f : 1.0f;
+      }
+      add_num_i(attr, "TANGENT", add_float_accessor(s, t, nv, 4, "VEC4", GL_ARRAY_BUFFER, 0));
+      free(t);
+    }
   }
   if ((what & W_UV) && part->uvs)
     add_num_i(attr, "TEXCOORD_0", add_float_accessor(s, part->uvs, nv, 2, "VEC2", GL_ARRAY_BUFFER, 0));
@@ -1302,7 +1317,8 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
     if (what & W_POS) drop_keys[0] = "POSITION";
     if (what & W_NRM) drop_keys[1] = "NORMAL";
     if (what & W_UV) drop_keys[2] = "TEXCOORD_0";
-    for (int k = 0; k < 3; ++k) {
+    if ((what & W_NRM) && part->tangents) drop_keys[3] = "TANGENT"; /* rewritten with the normals */
+    for (int k = 0; k < 4; ++k) {
       if (!drop_keys[k]) continue;
       long old = obj_index(attr, drop_keys[k]);
       if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;

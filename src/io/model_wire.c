@@ -3,8 +3,8 @@
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
- *                 (1 normals, 2 uvs), u32 influences, f32 positions [normals]
- *                 [uvs], u16 joints, f32 weights, u64 indices, u32[],
+ *                 (1 normals, 2 uvs, 4 tangents), u32 influences, f32 positions
+ *                 [normals] [uvs] [tangents], u16 joints, f32 weights, u64 indices, u32[],
  *                 u64 dropped vertices, u64 first dropped, u32 file max }
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
  *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
@@ -89,12 +89,13 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put_i32(&b, p->skin);
     put_i32(&b, p->node);
     put_u64(&b, p->vertex_count);
-    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u));
+    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u) | (p->tangents ? 4u : 0u));
     put_u32(&b, p->influence_count);
     size_t v = p->vertex_count, k = p->influence_count;
     put(&b, p->positions, v * 3 * sizeof(float));
     if (p->normals) put(&b, p->normals, v * 3 * sizeof(float));
     if (p->uvs) put(&b, p->uvs, v * 2 * sizeof(float));
+    if (p->tangents) put(&b, p->tangents, v * 4 * sizeof(float));
     put(&b, p->joints, v * k * sizeof(uint16_t));
     put(&b, p->weights, v * k * sizeof(float));
     put_u64(&b, p->index_count);
@@ -283,7 +284,7 @@ static void decode(rbuf *b, sks_model *m) {
     uint32_t has = get_u32(b);
     uint32_t k = get_u32(b);
     if (b->r != SKS_OK) break;
-    if (has > 3 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
+    if (has > 7 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
     if (p->material < -1 || p->skin < -1 || (p->skin >= 0 && (size_t)p->skin >= ns) ||
         p->node < 0 || (size_t)p->node >= nj || (p->skin >= 0 && k == 0) || (p->skin < 0 && k != 0)) {
       bad(b, SKS_ERR_PARSE, "part skin / node / influences");
@@ -294,6 +295,7 @@ static void decode(rbuf *b, sks_model *m) {
     p->positions = get_array(b, v, 3 * sizeof(float), "positions");
     if (has & 1) p->normals = get_array(b, v, 3 * sizeof(float), "normals");
     if (has & 2) p->uvs = get_array(b, v, 2 * sizeof(float), "uvs");
+    if (has & 4) p->tangents = get_array(b, v, 4 * sizeof(float), "tangents");
     if (k) {
       p->joints = get_array(b, v, k * sizeof(uint16_t), "joints");
       p->weights = get_array(b, v, k * sizeof(float), "weights");

@@ -35,7 +35,7 @@ void sks_model_free(sks_model *model) {
   free(model->skins);
   for (size_t i = 0; i < model->part_count; ++i) {
     sks_mesh_part *p = &model->parts[i];
-    free(p->name); free(p->positions); free(p->normals); free(p->uvs);
+    free(p->name); free(p->positions); free(p->normals); free(p->uvs); free(p->tangents);
     free(p->joints); free(p->weights); free(p->indices);
   }
   free(model->parts);
@@ -111,6 +111,7 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
     b->positions = dup_mem(a->positions, v * 3 * sizeof(float), &fail);
     b->normals = dup_mem(a->normals, v * 3 * sizeof(float), &fail);
     b->uvs = dup_mem(a->uvs, v * 2 * sizeof(float), &fail);
+    b->tangents = dup_mem(a->tangents, v * 4 * sizeof(float), &fail);
     b->joints = dup_mem(a->joints, v * k * sizeof(uint16_t), &fail);
     b->weights = dup_mem(a->weights, v * k * sizeof(float), &fail);
     b->indices = dup_mem(a->indices, a->index_count * sizeof(uint32_t), &fail);
