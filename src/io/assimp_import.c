@@ -492,7 +492,14 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
   const char *label = out->name ? out->name : "";
   sks_texture_ref ref = {.image = -1, .mag_filter = 9729 /* LINEAR */, .min_filter = 9987 /* LINEAR_MIPMAP_LINEAR */,
                          .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
-  if (uv != 0) {
+  /* Assimp's UV index is only meaningful where a mesh with this material
+   * has that many UV sets (Collada exporters name one set "CHANNEL1"):
+   * left out only when it picks a set other than the one the model keeps. */
+  int other_set = 0;
+  for (unsigned k = 0; uv != 0 && uv < AI_MAX_NUMBER_OF_TEXTURECOORDS && k < s->mNumMeshes; ++k)
+    other_set |= s->mMeshes[k] && s->mMeshes[k]->mMaterialIndex == mi && s->mMeshes[k]->mTextureCoords[uv];
+  if (uv >= AI_MAX_NUMBER_OF_TEXTURECOORDS) other_set = 1;
+  if (other_set) {
     r = add_warning(im, "%s: material %u '%s': %s texture '%s' uses UV set %u (the model carries UV set 0 only) "
                         "— left out", im->path, mi, label, slot_name, tex, uv);
     free(tex);
