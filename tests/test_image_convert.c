@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <assimp/cimport.h>
+#include <assimp/scene.h>
 #include <stb/stb_image.h>
 #include "sks_test.h"
 #include "io/image_convert.h"
@@ -246,7 +248,40 @@ static void test_resource_cap(void) {
                 strstr(err.message, "total limit"), "%s", err.message);
 }
 
+/* Raw embedded texels (aiTexel BGRA, mHeight != 0: a Half-Life MDL's skin)
+ * become a PNG with the same RGBA texels as Assimp gives. */
+static void test_raw_texels(void) {
+  const char *mdl = sks_test_assimp_model("MDL/MDL (HL1)/alpha_test.mdl");
+  if (!mdl) return;
+  const struct aiScene *sc = aiImportFile(mdl, 0);
+  CHECK_MSG(sc && sc->mNumTextures >= 1 && sc->mTextures[0]->mHeight != 0, "%s: no raw embedded texture", mdl);
+  if (!sc || !sc->mNumTextures || !sc->mTextures[0]->mHeight) {
+    aiReleaseImport(sc);
+    return;
+  }
+  const struct aiTexture *t = sc->mTextures[0];
+  size_t n = (size_t)t->mWidth * t->mHeight;
+  uint8_t *want = malloc(n * 4);
+  for (size_t k = 0; k < n; ++k) {
+    want[4 * k] = t->pcData[k].r; want[4 * k + 1] = t->pcData[k].g;
+    want[4 * k + 2] = t->pcData[k].b; want[4 * k + 3] = t->pcData[k].a;
+  }
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(mdl, NULL, &m, &err), &err);
+  CHECK_MSG(m.image_count >= 1, "%zu images", m.image_count);
+  if (m.image_count >= 1) {
+    CHECK(is_png(&m.images[0]));
+    CHECK_MSG(png_is(&m.images[0], (int)t->mWidth, (int)t->mHeight, want), "texels of %s's texture 0 (%ux%u)", mdl,
+              t->mWidth, t->mHeight);
+  }
+  sks_model_free(&m);
+  free(want);
+  aiReleaseImport(sc);
+}
+
 int main(void) {
+  test_raw_texels();
   test_converter_refuses();
   test_resource_cap();
   test_generated(1);
