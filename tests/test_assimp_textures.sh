@@ -6,7 +6,8 @@
 # an embedded one), TEXCOORD_0 on the primitives using it, and the Khronos
 # validator reports 0 errors and 0 warnings. A texture path that leaves the
 # model's folder (also through a symlink) or names a non-PNG/JPEG file is left
-# out with a warning naming the file, never read into the output.
+# out with a warning naming the file, never read into the output. A TGA texture
+# (Collada/duck.dae) is converted to PNG and carried.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
 cli="$1"
@@ -123,6 +124,17 @@ if [ -f "$dae" ]; then
   if grep -q "warning: .*kwxport_test_vcolors.dae: material .*left out" "$tmp/err" && glb_check "$tmp/dae.glb" "{'images': 0}" > /dev/null; then ok
   else bad "TGA / out-of-folder Collada textures: $(cat "$tmp/err")"; fi
   validate "$tmp/dae.glb"
+fi
+
+# 5. Collada with a TGA beside it (duck.dae: ./duckCM.tga): converted to PNG in the isolated
+#    import (pixels checked against stb's decode of the TGA in tests/test_image_convert.c)
+dae="$models/Collada/duck.dae"
+if [ -f "$dae" ]; then
+  if "$cli" repair "$dae" -o "$tmp/duck.glb" > /dev/null 2> "$tmp/err"; then ok; else bad "repair $dae: $(cat "$tmp/err")"; fi
+  if grep -q 'warning' "$tmp/err"; then bad "duck.dae: unexpected warning: $(cat "$tmp/err")"; else ok; fi
+  if glb_check "$tmp/duck.glb" "{'images': 1, 'sha': None, 'material': 'blinn3'}"; then ok
+  else bad "duck.dae: TGA texture not carried as a PNG"; fi
+  validate "$tmp/duck.glb"
 fi
 
 echo "$passed passed, $failed failed"

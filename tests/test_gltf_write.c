@@ -923,7 +923,7 @@ static void test_read_images(void) {
   CHECK(m.material_count == 9 && m.image_count == 2);
   if (m.material_count == 9 && m.image_count == 2) {
     const int32_t want[9] = {0, 0, 1, -1, -1, -1, -1, -1, -1};
-    for (size_t i = 0; i < 9; ++i) CHECK_MSG(m.materials[i].base_color_image == want[i], "material %zu", i);
+    for (size_t i = 0; i < 9; ++i) CHECK_MSG(m.materials[i].textures[SKS_TEXTURE_BASE_COLOR].image == want[i], "material %zu", i);
     CHECK(fabsf(m.materials[0].metallic - 0.5f) < 1e-7f && fabsf(m.materials[0].roughness - 0.25f) < 1e-7f);
     for (size_t i = 0; i < 2; ++i)
       CHECK(m.images[i].size == sizeof png && !memcmp(m.images[i].data, png, sizeof png) &&
@@ -931,8 +931,8 @@ static void test_read_images(void) {
     CHECK(!strcmp(m.images[0].name, "skin") && !strcmp(m.images[1].name, "embedded_1"));
   }
   const char *warn[5] = {"material 3 'd': image 2: uri 'tex.png' could not be read",
-                         "material 4 'e': texture 3 has no source image",
-                         "material 5 'f': texture 0 is sampled with a texCoord other than 0",
+                         "material 4 'e': baseColorTexture: texture 3 has no source image",
+                         "material 5 'f': baseColorTexture (texture 0) is sampled with a texCoord other than 0",
                          "material 6 'g': image 3 is not a PNG or JPEG file",
                          "material 7 'h': baseColorTexture.index is not a texture index below 5"};
   CHECK_MSG(m.warning_count == 5, "%zu warnings", m.warning_count);
@@ -956,10 +956,10 @@ static void test_textured_material(void) {
   m.images[0].size = sizeof png;
   m.images[0].data = malloc(sizeof png);
   memcpy(m.images[0].data, png, sizeof png);
-  m.materials[0].base_color_image = 0;
+  m.materials[0].textures[SKS_TEXTURE_BASE_COLOR].image = 0;
   m.materials[0].roughness = 0.25f;
   m.materials[0].double_sided = 1;
-  m.materials[1].base_color_image = -1;
+  m.materials[1].textures[SKS_TEXTURE_BASE_COLOR].image = -1;
   CHECK(m.parts[0].uvs && !m.parts[1].uvs && m.parts[0].material == 0 && m.parts[1].material == 0);
   char path[4200];
   snprintf(path, sizeof path, "%s/textured.glb", sks_test_tmpdir());

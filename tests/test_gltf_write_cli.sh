@@ -38,7 +38,8 @@ validate_clean() { # 0 errors and 0 warnings
 # fails unless every material samples an image with baseColorTexture and every primitive has
 # TEXCOORD_0; "split GLB DIR MODE" writes DIR/fox.gltf + fox.bin with the images as a file
 # (MODE file), a data: URI (data), a uri outside DIR (outside), bytes that are not an image
-# (notpng), or sampled with texCoord 1 (texcoord).
+# (notpng), sampled with texCoord 1 (texcoord), or with every other texture slot added, each its
+# own PNG file and sampler (slots); "slots F" prints material 0's texture slots.
 cat > "$tmp/gl.py" << 'EOF'
 import base64, hashlib, json, os, struct, sys
 def load(f):
@@ -85,9 +86,73 @@ elif cmd == 'split':
             im['uri'] = ('../' if mode == 'outside' else '') + name
     if mode == 'texcoord':
         j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 1
+    if mode == 'slots':  # every texture slot, each its own tiny PNG and sampler (files beside)
+        import zlib
+        def png(w, h, rgb):
+            def chunk(t, d):
+                return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+            raw = b''.join(b'\0' + bytes(rgb) * w for _ in range(h))
+            return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) +
+                    chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+        smp = [{'magFilter': 9728, 'minFilter': 9728, 'wrapS': 33071, 'wrapT': 33648},
+               {'magFilter': 9729, 'minFilter': 9986, 'wrapS': 33648, 'wrapT': 10497},
+               {'wrapS': 33071, 'wrapT': 33071}, {}]
+        j['samplers'] = j.get('samplers', []) + smp
+        mat = j['materials'][0]
+        slots = [('metallicRoughnessTexture', (0, 128, 255), {}), ('normalTexture', (128, 128, 255), {'scale': 0.5}),
+                 ('occlusionTexture', (200, 0, 0), {'strength': 0.25}), ('emissiveTexture', (10, 200, 30), {})]
+        for k, (slot, rgb, extra) in enumerate(slots):
+            name = slot + '.png'
+            open(os.path.join(out, name), 'wb').write(png(2 + k, 3, rgb))
+            j['images'].append({'uri': name})
+            j['textures'].append({'source': len(j['images']) - 1, 'sampler': len(j['samplers']) - 4 + k})
+            info = dict({'index': len(j['textures']) - 1}, **extra)
+            if slot == 'metallicRoughnessTexture':
+                mat['pbrMetallicRoughness'][slot] = info
+            else:
+                mat[slot] = info
+        mat['emissiveFactor'] = [1, 0.5, 0.25]
+        # a normal map needs tangents: unit, perpendicular to each normal, w = +1
+        for me in j['meshes']:
+            for pr in me['primitives']:
+                na = j['accessors'][pr['attributes']['NORMAL']]
+                nv = j['bufferViews'][na['bufferView']]
+                o = nv.get('byteOffset', 0) + na.get('byteOffset', 0)
+                st = nv.get('byteStride', 12)
+                tan = b''
+                for v in range(na['count']):
+                    n = struct.unpack_from('<3f', b, o + v * st)
+                    a = (0.0, 1.0, 0.0) if abs(n[1]) < 0.9 else (1.0, 0.0, 0.0)
+                    t = (n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2], n[0] * a[1] - n[1] * a[0])
+                    l = sum(x * x for x in t) ** 0.5
+                    tan += struct.pack('<4f', t[0] / l, t[1] / l, t[2] / l, 1.0)
+                b += b'\0' * (-len(b) % 4)
+                j['bufferViews'].append({'buffer': 0, 'byteOffset': len(b), 'byteLength': len(tan), 'target': 34962})
+                b += tan
+                j['accessors'].append({'bufferView': len(j['bufferViews']) - 1, 'componentType': 5126,
+                                       'count': na['count'], 'type': 'VEC4'})
+                pr['attributes']['TANGENT'] = len(j['accessors']) - 1
     j['buffers'] = [{'byteLength': len(b), 'uri': 'fox.bin'}]
     open(os.path.join(out, 'fox.bin'), 'wb').write(b)
     open(os.path.join(out, 'fox.gltf'), 'w').write(json.dumps(j))
+elif cmd == 'slots':  # one line per texture slot of material 0: slot, image sha256, sampler, factors
+    m = j['materials'][0]
+    pbr = m.get('pbrMetallicRoughness', {})
+    for slot in ('baseColorTexture', 'metallicRoughnessTexture', 'normalTexture', 'occlusionTexture',
+                 'emissiveTexture'):
+        info = pbr.get(slot) if slot in ('baseColorTexture', 'metallicRoughnessTexture') else m.get(slot)
+        if info is None:
+            print(slot, 'none')
+            continue
+        t = j['textures'][info['index']]
+        im = j['images'][t['source']]
+        by = view(j, b, im['bufferView']) if 'bufferView' in im else open(os.path.join(d, im['uri']), 'rb').read()
+        s = j['samplers'][t['sampler']] if 'sampler' in t else {}
+        s = {k: v for k, v in s.items() if k != 'name'}
+        print(slot, hashlib.sha256(by).hexdigest(), json.dumps(s, sort_keys=True), info.get('texCoord', 0),
+              info.get('scale', 1), info.get('strength', 1))
+    print('emissiveFactor', m.get('emissiveFactor', [0, 0, 0]))
+    print('TANGENT', all('TANGENT' in p['attributes'] for me in j['meshes'] for p in me['primitives']))
 EOF
 
 # the validator wrapper itself: errors -> exit 1 (rotation component 2 is out of range)
@@ -139,6 +204,31 @@ if [ -f "$fox" ]; then
       python3 "$tmp/gl.py" textured "$tmp/$v.glb" > "$tmp/tx" && ok || bad "Fox ($v image) material: $(cat "$tmp/tx")"
       validate_clean "$tmp/$v.glb"
     done
+    # every texture slot (metallic-roughness, normal + scale, occlusion + strength, emissive +
+    # factor), each with its own sampler: the same image bytes, sampler and factors after
+    # a scratch write (issue 8)
+    python3 "$tmp/gl.py" split "$fox" "$tmp/slots" slots
+    python3 "$tmp/gl.py" slots "$tmp/slots/fox.gltf" > "$tmp/slots_in"
+    [ "$(grep -c ' none' "$tmp/slots_in")" = 0 ] && ok || bad "slots model lacks a slot: $(cat "$tmp/slots_in")"
+    expect_rc 0 "reweight Fox (every slot) --coarsen" "$cli" reweight "$tmp/slots/fox.gltf" -o "$tmp/slots.glb" --coarsen
+    [ -s "$tmp/err" ] && bad "Fox (every slot) warns: $(cat "$tmp/err")" || ok
+    python3 "$tmp/gl.py" slots "$tmp/slots.glb" > "$tmp/slots_out"
+    # the writer prints floats as float32: compare scale / strength / factors at that precision
+    if python3 - "$tmp/slots_in" "$tmp/slots_out" << 'PYEOF'
+import sys
+a, b = (open(f).read().split('\n') for f in sys.argv[1:])
+def norm(line):
+    out = []
+    for w in line.replace('[', ' ').replace(']', ' ').replace(',', ' ').split():
+        try: out.append('%.6g' % float(w))
+        except ValueError: out.append(w)
+    return out
+bad = [(x, y) for x, y in zip(a, b) if norm(x) != norm(y)] + ([('lines', '')] if len(a) != len(b) else [])
+for x, y in bad: print('  in:  %s\n  out: %s' % (x, y))
+sys.exit(1 if bad else 0)
+PYEOF
+    then ok; else bad "Fox (every slot) --coarsen changed a texture slot"; fi
+    validate_clean "$tmp/slots.glb"
     # images the model cannot carry: a warning naming the file and the material, the
     # output untextured and valid (exit 0); the file outside the folder is never read
     for v in outside notpng texcoord; do

@@ -189,6 +189,10 @@ static TGW_UNUSED void tgw_make_rig(sks_model *m) {
 
   m->material_count = 2;
   m->materials = calloc(2, sizeof(sks_material));
+  for (int i = 0; i < 2; ++i) { /* no textures; factors 0 as the rig always had */
+    sks_material_init(&m->materials[i]);
+    m->materials[i].metallic = m->materials[i].roughness = 0.0f;
+  }
   m->materials[0].name = tgw_strdup("skin_mat");
   m->materials[0].base_color[0] = 0.8f; m->materials[0].base_color[1] = 0.5f;
   m->materials[0].base_color[2] = 0.3f; m->materials[0].base_color[3] = 1.0f;

@@ -123,15 +123,26 @@ static void make_model(sks_model *m) {
   p->positions = calloc(9, sizeof(float));
   p->uvs = calloc(6, sizeof(float));
   p->uvs[5] = 0.5f;
+  p->tangents = calloc(12, sizeof(float));
+  for (int v = 0; v < 3; ++v) p->tangents[4 * v] = 1.0f, p->tangents[4 * v + 3] = v == 1 ? -1.0f : 1.0f;
   m->material_count = 1;
   m->materials = calloc(1, sizeof(sks_material));
+  sks_material_init(&m->materials[0]);
   m->materials[0].name = dupstr("mat");
   m->materials[0].base_color[0] = 0.5f;
   m->materials[0].base_color[3] = 1;
   m->materials[0].metallic = 0.25f;
   m->materials[0].roughness = 0.5f;
   m->materials[0].double_sided = 1;
-  m->materials[0].base_color_image = 0;
+  m->materials[0].textures[SKS_TEXTURE_BASE_COLOR].image = 0;
+  /* every slot's fields cross the wire: normal with its scale and a sampler,
+   * emissive with its factor */
+  m->materials[0].textures[SKS_TEXTURE_NORMAL] =
+      (sks_texture_ref){.image = 0, .mag_filter = 9728, .min_filter = 9984, .wrap_s = 33071, .wrap_t = 33648};
+  m->materials[0].normal_scale = -0.5f;
+  m->materials[0].occlusion_strength = 0.75f;
+  m->materials[0].textures[SKS_TEXTURE_EMISSIVE].image = 0;
+  m->materials[0].emissive[1] = 0.25f;
   static const uint8_t png[12] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4};
   m->image_count = 1;
   m->images = calloc(1, sizeof(sks_image));
@@ -191,7 +202,9 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
     NE(str_eq(x->name, y->name) && x->material == y->material && x->skin == y->skin && x->node == y->node &&
            v == y->vertex_count && k == y->influence_count && x->index_count == y->index_count,
        "part %zu header", i);
-    NE(!x->normals == !y->normals && !x->uvs == !y->uvs, "part %zu optional arrays", i);
+    NE(!x->normals == !y->normals && !x->uvs == !y->uvs && !x->tangents == !y->tangents,
+       "part %zu optional arrays", i);
+    NE(!x->tangents || fmem_eq(x->tangents, y->tangents, x->vertex_count * 16), "part %zu tangents", i);
     NE(fmem_eq(x->positions, y->positions, v * 12) && (!x->normals || fmem_eq(x->normals, y->normals, v * 12)) &&
            (!x->uvs || fmem_eq(x->uvs, y->uvs, v * 8)) && fmem_eq(x->joints, y->joints, v * k * 2) &&
            fmem_eq(x->weights, y->weights, v * k * 4) && fmem_eq(x->indices, y->indices, x->index_count * 4),
@@ -208,7 +221,10 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
            fmem_eq(&a->materials[i].metallic, &b->materials[i].metallic, 4) &&
            fmem_eq(&a->materials[i].roughness, &b->materials[i].roughness, 4) &&
            a->materials[i].double_sided == b->materials[i].double_sided &&
-           a->materials[i].base_color_image == b->materials[i].base_color_image,
+           fmem_eq(a->materials[i].emissive, b->materials[i].emissive, 12) &&
+           fmem_eq(&a->materials[i].normal_scale, &b->materials[i].normal_scale, 4) &&
+           fmem_eq(&a->materials[i].occlusion_strength, &b->materials[i].occlusion_strength, 4) &&
+           !memcmp(a->materials[i].textures, b->materials[i].textures, sizeof a->materials[i].textures),
        "material %zu", i);
   NE(a->image_count == b->image_count, "image count");
   for (size_t i = 0; i < a->image_count; ++i)
@@ -262,7 +278,8 @@ static int model_sound(const sks_model *m) {
     }
   for (size_t i = 0; i < m->material_count; ++i) {
     const sks_material *mat = &m->materials[i];
-    if (mat->base_color_image < -1 || mat->base_color_image >= (int32_t)m->image_count) return 0;
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+      if (!sks_texture_ref_valid(&mat->textures[t]) || mat->textures[t].image >= (int32_t)m->image_count) return 0;
     if (!(mat->metallic >= 0 && mat->metallic <= 1 && mat->roughness >= 0 && mat->roughness <= 1)) return 0;
   }
   for (size_t i = 0; i < m->image_count; ++i) { /* the writer embeds these bytes under this type */
@@ -342,14 +359,21 @@ static void test_wire_roundtrip(void) {
  * bytes that are not what the mime type says. */
 static void test_wire_material_checks(void) {
   struct { const char *what; int kind; } cases[] = {
-      {"material image out of range", 0}, {"material factors", 1}, {"image type", 2}, {"image type", 3}};
+      {"material image out of range", 0}, {"material factors", 1}, {"image type", 2}, {"image type", 3},
+      {"material image out of range", 4}, {"material factors", 5}, {"material factors", 6},
+      {"material factors", 7}, {"material factors", 8}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     sks_model m;
     make_model(&m);
-    if (cases[c].kind == 0) m.materials[0].base_color_image = 1;
+    if (cases[c].kind == 0) m.materials[0].textures[SKS_TEXTURE_BASE_COLOR].image = 1;
     if (cases[c].kind == 1) m.materials[0].roughness = 1.5f;
     if (cases[c].kind == 2) m.images[0].data[0] = 'G'; /* "GPNG": not a PNG */
     if (cases[c].kind == 3) { free(m.images[0].mime_type); m.images[0].mime_type = dupstr("image/tga"); }
+    if (cases[c].kind == 4) m.materials[0].textures[SKS_TEXTURE_OCCLUSION].image = 1;
+    if (cases[c].kind == 5) m.materials[0].textures[SKS_TEXTURE_NORMAL].tex_coord = 1;
+    if (cases[c].kind == 6) m.materials[0].textures[SKS_TEXTURE_NORMAL].wrap_s = 1234;
+    if (cases[c].kind == 7) m.materials[0].emissive[0] = 2.0f;
+    if (cases[c].kind == 8) m.materials[0].occlusion_strength = -1.0f;
     uint8_t *bytes = NULL;
     size_t size = 0;
     sks_error err = {0};

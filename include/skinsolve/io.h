@@ -16,10 +16,16 @@ typedef struct sks_load_options {
   int assimp_in_process;      /* 1: import in this process (trusted files only) */
   uint64_t max_memory_bytes;  /* child's address-space limit; 0 = SKS_DEFAULT_MAX_MEMORY */
   double timeout_seconds;     /* child's CPU and wall-clock limit; 0 = SKS_DEFAULT_TIMEOUT */
+  /* glTF: total bytes of the external files (buffer and image uris) read
+   * for one model; one more file past it fails the load naming that file.
+   * 0 = SKS_DEFAULT_MAX_RESOURCE_BYTES. (Each file also has its own cap:
+   * a buffer reads byteLength bytes only, an image at most 512 MiB.) */
+  uint64_t max_resource_bytes;
 } sks_load_options;
 
-#define SKS_DEFAULT_MAX_MEMORY (2ull << 30) /* 2 GiB */
-#define SKS_DEFAULT_TIMEOUT 30.0            /* seconds */
+#define SKS_DEFAULT_MAX_MEMORY (2ull << 30)          /* 2 GiB */
+#define SKS_DEFAULT_TIMEOUT 30.0                     /* seconds */
+#define SKS_DEFAULT_MAX_RESOURCE_BYTES (4ull << 30)  /* 4 GiB */
 
 /* Loads any supported file. .gltf/.glb are read natively; everything else
  * (FBX, Collada, X, ...) goes through Assimp. On error *out is left freeable
@@ -27,8 +33,12 @@ typedef struct sks_load_options {
 sks_result sks_load(const char *path, const sks_load_options *options,
                     sks_model *out, sks_error *err);
 
-/* Native glTF 2.0 reader (.gltf with external or data-URI buffers, .glb). */
+/* Native glTF 2.0 reader (.gltf with external or data-URI buffers, .glb).
+ * sks_load_gltf_with takes options (only max_resource_bytes applies; NULL =
+ * defaults); sks_load uses it for .gltf / .glb. */
 sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err);
+sks_result sks_load_gltf_with(const char *path, const sks_load_options *options, sks_model *out,
+                              sks_error *err);
 /* From memory; base_dir resolves external buffer URIs (may be NULL). */
 sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
                                 const char *name_for_messages, sks_model *out,

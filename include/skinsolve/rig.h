@@ -58,6 +58,10 @@ typedef struct sks_mesh_part {
   size_t dropped_influence_vertices;
   size_t first_dropped_influence_vertex;
   uint32_t file_max_influences;
+  /* 4 * vertex_count tangents (glTF TANGENT: unit xyz in the positions'
+   * space, w = +1 or -1 the bitangent's handedness), or NULL. Read from and
+   * written to glTF beside the normals (a normal map needs them). */
+  float *tangents;
 } sks_mesh_part;
 
 /* A texture image as the file's bytes (glTF core images: PNG or JPEG). */
@@ -68,6 +72,29 @@ typedef struct sks_image {
   uint8_t *data;
 } sks_image;
 
+/* A material's use of an image: glTF's textureInfo with its texture's
+ * sampler. The model carries one UV set (UV0), so tex_coord is 0 on every
+ * texture the loaders fill (a texture on another set is left out with a
+ * warning) and the writer refuses any other value. */
+typedef struct sks_texture_ref {
+  int32_t image;       /* index into model images, -1 = none */
+  int32_t tex_coord;   /* UV set sampled: 0 */
+  int32_t mag_filter;  /* glTF sampler enums: 9728 NEAREST, 9729 LINEAR; 0 = unset */
+  int32_t min_filter;  /* 9728, 9729, 9984..9987 (the *_MIPMAP_* filters); 0 = unset */
+  int32_t wrap_s;      /* 33071 CLAMP_TO_EDGE, 33648 MIRRORED_REPEAT, 10497 REPEAT; 0 = REPEAT */
+  int32_t wrap_t;
+} sks_texture_ref;
+
+/* The texture slots of glTF's core material. */
+typedef enum sks_texture_slot {
+  SKS_TEXTURE_BASE_COLOR,          /* pbrMetallicRoughness.baseColorTexture */
+  SKS_TEXTURE_METALLIC_ROUGHNESS,  /* pbrMetallicRoughness.metallicRoughnessTexture (B metal, G rough) */
+  SKS_TEXTURE_NORMAL,              /* normalTexture (tangent space), scaled by normal_scale */
+  SKS_TEXTURE_OCCLUSION,           /* occlusionTexture (R), by occlusion_strength */
+  SKS_TEXTURE_EMISSIVE,            /* emissiveTexture (sRGB), times emissive */
+  SKS_TEXTURE_SLOT_COUNT
+} sks_texture_slot;
+
 /* glTF's metallic-roughness material (the subset the writers carry when a
  * model is written from scratch; glTF inputs keep their whole document). */
 typedef struct sks_material {
@@ -76,8 +103,20 @@ typedef struct sks_material {
   float metallic;            /* 0..1 */
   float roughness;           /* 0..1, perceptual (glTF's roughnessFactor) */
   int32_t double_sided;      /* 1: no back-face culling */
-  int32_t base_color_image;  /* index into model images (sampled with UV0), -1 = none */
+  float emissive[3];         /* linear RGB emissiveFactor, 0..1 (glTF's default 0) */
+  float normal_scale;        /* normalTexture.scale (glTF's default 1) */
+  float occlusion_strength;  /* occlusionTexture.strength, 0..1 (default 1) */
+  sks_texture_ref textures[SKS_TEXTURE_SLOT_COUNT]; /* by sks_texture_slot; image -1 = none */
 } sks_material;
+
+/* glTF's defaults: white, metallic 1, roughness 1, emissive 0, normal scale
+ * 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
+ * sampler fields 0). Name and double_sided are zeroed. */
+void sks_material_init(sks_material *mat);
+
+/* 1 when image >= -1, tex_coord is 0 and every sampler field is 0 or one of
+ * the glTF enums listed above for it. */
+int sks_texture_ref_valid(const sks_texture_ref *ref);
 
 typedef struct sks_model {
   char *source_path;         /* the file it came from (for messages) */

@@ -56,7 +56,8 @@ class sks_mesh_part(C.Structure):
                 ("normals", c_float_p), ("uvs", c_float_p), ("influence_count", C.c_uint32),
                 ("joints", c_uint16_p), ("weights", c_float_p), ("index_count", c_size),
                 ("indices", c_uint32_p), ("dropped_influence_vertices", c_size),
-                ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32)]
+                ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32),
+                ("tangents", c_float_p)]
 
 
 class sks_image(C.Structure):
@@ -64,10 +65,21 @@ class sks_image(C.Structure):
                 ("data", C.POINTER(C.c_uint8))]
 
 
+class sks_texture_ref(C.Structure):
+    _fields_ = [("image", C.c_int32), ("tex_coord", C.c_int32), ("mag_filter", C.c_int32),
+                ("min_filter", C.c_int32), ("wrap_s", C.c_int32), ("wrap_t", C.c_int32)]
+
+
+SKS_TEXTURE_BASE_COLOR, SKS_TEXTURE_METALLIC_ROUGHNESS, SKS_TEXTURE_NORMAL, SKS_TEXTURE_OCCLUSION, \
+    SKS_TEXTURE_EMISSIVE, SKS_TEXTURE_SLOT_COUNT = range(6)
+
+
 class sks_material(C.Structure):
     _fields_ = [("name", C.c_char_p), ("base_color", C.c_float * 4), ("metallic", C.c_float),
                 ("roughness", C.c_float), ("double_sided", C.c_int32),
-                ("base_color_image", C.c_int32)]
+                ("emissive", C.c_float * 3), ("normal_scale", C.c_float),
+                ("occlusion_strength", C.c_float),
+                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT)]
 
 
 class sks_track(C.Structure):
@@ -93,7 +105,8 @@ class sks_model(C.Structure):
 
 class sks_load_options(C.Structure):
     _fields_ = [("force_assimp", C.c_int), ("assimp_in_process", C.c_int),
-                ("max_memory_bytes", C.c_uint64), ("timeout_seconds", C.c_double)]
+                ("max_memory_bytes", C.c_uint64), ("timeout_seconds", C.c_double),
+                ("max_resource_bytes", C.c_uint64)]
 
 
 class sks_gltf_write_options(C.Structure):
@@ -197,7 +210,7 @@ class sks_report_input(C.Structure):
 
 
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,
-           sks_mesh_part, sks_image, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
+           sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
            sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input]

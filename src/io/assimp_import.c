@@ -47,6 +47,7 @@
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "io/resource.h"
+#include "io/image_convert.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
 #define SKS_ASSIMP_MAX_NODES (1u << 20)
@@ -423,100 +424,213 @@ static int32_t add_image(importer *im, char ***keys, char *key, const char *name
   return img->name && img->mime_type ? (int32_t)(m->image_count - 1) : -1;
 }
 
-/* The material's base colour texture as an image of the model (or a
- * warning saying why it was left out). External files are resolved with the
- * glTF reader's confinement: inside the model's folder, regular files,
- * bounded reads. Windows separators are read as '/'. */
-static sks_result import_texture(importer *im, unsigned mi, sks_material *out, const char *base_dir,
-                                 char ***keys) {
+/* glTF wrap mode of an Assimp map mode (decal: clamp, as it shows no repeat). */
+static int32_t wrap_mode(enum aiTextureMapMode mode) {
+  switch (mode) {
+    case aiTextureMapMode_Clamp: case aiTextureMapMode_Decal: return 33071; /* CLAMP_TO_EDGE */
+    case aiTextureMapMode_Mirror: return 33648;                              /* MIRRORED_REPEAT */
+    default: return 10497;                                                   /* REPEAT */
+  }
+}
+
+/* "dir/duckCM.tga" -> "duckCM.png" (a converted image's name). */
+static char *png_name(const char *name) {
+  const char *dot = strrchr(name, '.');
+  size_t n = dot && dot != name ? (size_t)(dot - name) : strlen(name);
+  char *out = malloc(n + 5);
+  if (!out) return NULL;
+  memcpy(out, name, n);
+  memcpy(out + n, ".png", 5);
+  return out;
+}
+
+/* The image bytes to keep for a texture: PNG / JPEG as they are, anything
+ * stb_image reads converted to PNG (bounded, see image_convert.h). Takes
+ * ownership of *data; on success *data / *size / *mime are the kept bytes
+ * and *converted says whether they were re-encoded. SKS_OK with *data NULL
+ * and why set: left out. */
+static sks_result keep_image_bytes(importer *im, uint8_t **data, size_t *size, const char **mime, int *converted,
+                                   char *why, size_t why_size) {
+  *converted = 0;
+  if ((*mime = sks_image_mime(*data, *size))) return SKS_OK;
+  uint8_t *png = NULL;
+  size_t png_size = 0;
+  sks_result r = sks_image_convert_to_png(*data, *size, &png, &png_size, why, why_size);
+  free(*data);
+  *data = NULL;
+  *size = 0;
+  if (r == SKS_ERR_OUT_OF_MEMORY) return oom(im);
+  if (r != SKS_OK) return SKS_OK;
+  *data = png;
+  *size = png_size;
+  *mime = "image/png";
+  *converted = 1;
+  return SKS_OK;
+}
+
+/* One texture slot of a material (the first texture of the first Assimp
+ * type that has one) as an image of the model, or a warning saying why it
+ * was left out. External files are resolved with the glTF reader's
+ * confinement: inside the model's folder, regular files, bounded reads.
+ * Windows separators are read as '/'. */
+static sks_result import_texture(importer *im, unsigned mi, sks_material *out, sks_texture_slot slot,
+                                 const enum aiTextureType *types, size_t n_types, const char *slot_name,
+                                 const char *base_dir, char ***keys) {
   const struct aiScene *s = im->scene;
   const struct aiMaterial *mat = s->mMaterials[mi];
   struct aiString ap;
   memset(&ap, 0, sizeof ap);
-  if (aiGetMaterialTexture(mat, aiTextureType_BASE_COLOR, 0, &ap, NULL, NULL, NULL, NULL, NULL, NULL) !=
-          aiReturn_SUCCESS &&
-      aiGetMaterialTexture(mat, aiTextureType_DIFFUSE, 0, &ap, NULL, NULL, NULL, NULL, NULL, NULL) !=
-          aiReturn_SUCCESS)
-    return SKS_OK;
+  unsigned uv = 0;
+  enum aiTextureMapMode modes[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
+  size_t t = 0;
+  for (; t < n_types; ++t)
+    if (aiGetMaterialTexture(mat, types[t], 0, &ap, NULL, &uv, NULL, NULL, modes, NULL) == aiReturn_SUCCESS) break;
+  if (t == n_types) return SKS_OK;
   char *tex = dup_ai_string(&ap);
   if (!tex) return oom(im);
   sks_result r = SKS_OK;
   const char *label = out->name ? out->name : "";
+  sks_texture_ref ref = {.image = -1, .mag_filter = 9729 /* LINEAR */, .min_filter = 9987 /* LINEAR_MIPMAP_LINEAR */,
+                         .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
+  /* Assimp's UV index is only meaningful where a mesh with this material
+   * has that many UV sets (Collada exporters name one set "CHANNEL1"):
+   * left out only when it picks a set other than the one the model keeps. */
+  int other_set = 0;
+  for (unsigned k = 0; uv != 0 && uv < AI_MAX_NUMBER_OF_TEXTURECOORDS && k < s->mNumMeshes; ++k)
+    other_set |= s->mMeshes[k] && s->mMeshes[k]->mMaterialIndex == mi && s->mMeshes[k]->mTextureCoords[uv];
+  if (uv >= AI_MAX_NUMBER_OF_TEXTURECOORDS) other_set = 1;
+  if (other_set) {
+    r = add_warning(im, "%s: material %u '%s': %s texture '%s' uses UV set %u (the model carries UV set 0 only) "
+                        "— left out", im->path, mi, label, slot_name, tex, uv);
+    free(tex);
+    return r;
+  }
   int emb = embedded_texture_index(s, tex);
-  char key[32];
+  char key[32], why[512] = "";
+  uint8_t *data = NULL;
+  size_t size = 0;
+  char *img_key = NULL, *img_name = NULL; /* owned until add_image */
   if (emb >= 0) {
     snprintf(key, sizeof key, "*%d", emb);
     int32_t have = find_image_key(*keys, im->model->image_count, key);
-    const struct aiTexture *t = s->mTextures[emb];
-    const uint8_t *bytes = (const uint8_t *)t->pcData;
-    const char *mime = t->mHeight == 0 && bytes ? sks_image_mime(bytes, t->mWidth) : NULL;
     if (have >= 0) {
-      out->base_color_image = have;
-    } else if (t->mHeight != 0) {
-      r = add_warning(im, "%s: material %u '%s': embedded texture '%s' is raw texels (%ux%u), not a PNG or "
-                          "JPEG file — left out", im->path, mi, label, tex, t->mWidth, t->mHeight);
-    } else if (!mime) {
-      r = add_warning(im, "%s: material %u '%s': embedded texture '%s' is not PNG or JPEG — left out",
-                      im->path, mi, label, tex);
-    } else {
-      uint8_t *copy = malloc(t->mWidth);
-      char *k = dup_n(key, strlen(key));
-      char name[48];
-      snprintf(name, sizeof name, "embedded_%d", emb);
-      if (copy) memcpy(copy, bytes, t->mWidth);
-      int32_t idx = copy && k ? add_image(im, keys, k, name, mime, copy, t->mWidth) : -1;
-      if (idx < 0) {
-        if (!copy || !k) { free(copy); free(k); }
-        r = oom(im);
-      } else {
-        out->base_color_image = idx;
-      }
+      ref.image = have;
+      out->textures[slot] = ref;
+      free(tex);
+      return SKS_OK;
     }
+    const struct aiTexture *at = s->mTextures[emb];
+    const uint8_t *bytes = (const uint8_t *)at->pcData;
+    if (!bytes) {
+      snprintf(why, sizeof why, "it has no data");
+    } else if (at->mHeight != 0) { /* raw aiTexel (BGRA) texels */
+      if ((size_t)at->mWidth * at->mHeight > SKS_MAX_IMAGE_PIXELS || at->mWidth > SKS_MAX_IMAGE_SIDE ||
+          at->mHeight > SKS_MAX_IMAGE_SIDE) {
+        snprintf(why, sizeof why, "%u x %u texels, over the conversion limit", at->mWidth, at->mHeight);
+      } else {
+        size_t n = (size_t)at->mWidth * at->mHeight;
+        uint8_t *rgba = malloc(n * 4);
+        if (!rgba) { free(tex); return oom(im); }
+        for (size_t k = 0; k < n; ++k) {
+          const struct aiTexel *tx = &at->pcData[k];
+          rgba[4 * k] = tx->r; rgba[4 * k + 1] = tx->g; rgba[4 * k + 2] = tx->b; rgba[4 * k + 3] = tx->a;
+        }
+        sks_result e = sks_image_encode_png(rgba, at->mWidth, at->mHeight, 4, &data, &size, why, sizeof why);
+        free(rgba);
+        if (e == SKS_ERR_OUT_OF_MEMORY) { free(tex); return oom(im); }
+      }
+    } else if (!(data = malloc(at->mWidth ? at->mWidth : 1))) {
+      free(tex);
+      return oom(im);
+    } else {
+      memcpy(data, bytes, at->mWidth);
+      size = at->mWidth;
+    }
+    char nm[48];
+    snprintf(nm, sizeof nm, "embedded_%d", emb);
+    img_key = dup_n(key, strlen(key));
+    img_name = dup_n(nm, strlen(nm));
+  } else if (tex[0] == '*') {
+    r = add_warning(im, "%s: material %u '%s': %s texture '%s' names no embedded texture — left out", im->path, mi,
+                    label, slot_name, tex);
     free(tex);
     return r;
-  }
-  if (tex[0] == '*') {
-    r = add_warning(im, "%s: material %u '%s': texture '%s' names no embedded texture — left out", im->path, mi,
-                    label, tex);
-    free(tex);
-    return r;
-  }
-  for (char *c = tex; *c; ++c)
-    if (*c == '\\') *c = '/';
-  char what[64], *real = NULL;
-  snprintf(what, sizeof what, "material %u texture", mi);
-  sks_error e;
-  memset(&e, 0, sizeof e);
-  if (sks_resource_resolve(base_dir, NULL, tex, im->path, what, &real, &e) != SKS_OK) {
-    r = add_warning(im, "%s — left out", e.message);
-    free(tex);
-    return r;
-  }
-  int32_t have = find_image_key(*keys, im->model->image_count, real);
-  if (have >= 0) {
-    out->base_color_image = have;
-    free(real);
-    free(tex);
-    return SKS_OK;
-  }
-  uint8_t *data = NULL;
-  size_t size = 0;
-  if (sks_resource_read(real, SIZE_MAX, SKS_MAX_TEXTURE_BYTES, &data, &size, im->path, what, &e) != SKS_OK) {
-    r = add_warning(im, "%s — left out", e.message);
-    free(real);
-  } else if (!sks_image_mime(data, size)) {
-    r = add_warning(im, "%s: material %u '%s': texture '%s' is not a PNG or JPEG file (glTF images are) — left out",
-                    im->path, mi, label, tex);
-    free(data);
-    free(real);
   } else {
-    const char *name = strrchr(real, '/');
-    int32_t idx = add_image(im, keys, real, name ? name + 1 : real, sks_image_mime(data, size), data, size);
-    if (idx < 0) r = oom(im);
-    else out->base_color_image = idx;
+    for (char *c = tex; *c; ++c)
+      if (*c == '\\') *c = '/';
+    char what[64];
+    snprintf(what, sizeof what, "material %u texture", mi);
+    sks_error e;
+    memset(&e, 0, sizeof e);
+    if (sks_resource_resolve(base_dir, NULL, tex, im->path, what, &img_key, &e) != SKS_OK) {
+      r = add_warning(im, "%s — left out", e.message);
+      free(tex);
+      return r;
+    }
+    int32_t have = find_image_key(*keys, im->model->image_count, img_key);
+    if (have >= 0) {
+      ref.image = have;
+      out->textures[slot] = ref;
+      free(img_key);
+      free(tex);
+      return SKS_OK;
+    }
+    if (sks_resource_read(img_key, SIZE_MAX, SKS_MAX_TEXTURE_BYTES, &data, &size, im->path, what, &e) != SKS_OK) {
+      r = add_warning(im, "%s — left out", e.message);
+      free(img_key);
+      free(tex);
+      return r;
+    }
+    const char *base = strrchr(img_key, '/');
+    base = base ? base + 1 : img_key;
+    img_name = dup_n(base, strlen(base));
   }
+  if (!img_key || !img_name) {
+    free(data); free(img_key); free(img_name); free(tex);
+    return oom(im);
+  }
+  const char *mime = NULL;
+  int converted = 0;
+  if (data && (r = keep_image_bytes(im, &data, &size, &mime, &converted, why, sizeof why))) {
+    free(img_key); free(img_name); free(tex);
+    return r;
+  }
+  if (!data) {
+    r = add_warning(im, "%s: material %u '%s': %s texture '%s' is not PNG or JPEG and could not be converted: %s "
+                        "— left out", im->path, mi, label, slot_name, tex, why);
+    free(img_key); free(img_name); free(tex);
+    return r;
+  }
+  if (converted) {
+    char *pn = png_name(img_name);
+    free(img_name);
+    if (!(img_name = pn)) { free(data); free(img_key); free(tex); return oom(im); }
+  }
+  int32_t idx = add_image(im, keys, img_key, img_name, mime, data, size);
+  free(img_name);
   free(tex);
-  return r;
+  if (idx < 0) return oom(im);
+  ref.image = idx;
+  out->textures[slot] = ref;
+  return SKS_OK;
+}
+
+/* Every texture slot glTF's material has that Assimp gives. A metallic-
+ * roughness texture is not taken: Assimp gives metalness and roughness as
+ * separate maps, and glTF packs them in one image's B and G channels. */
+static sks_result import_textures(importer *im, unsigned mi, sks_material *out, const char *base_dir,
+                                  char ***keys) {
+  static const enum aiTextureType base[] = {aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE};
+  static const enum aiTextureType normal[] = {aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA};
+  static const enum aiTextureType occlusion[] = {aiTextureType_AMBIENT_OCCLUSION, aiTextureType_LIGHTMAP};
+  static const enum aiTextureType emissive[] = {aiTextureType_EMISSION_COLOR, aiTextureType_EMISSIVE};
+  sks_result r;
+  if ((r = import_texture(im, mi, out, SKS_TEXTURE_BASE_COLOR, base, 2, "base colour", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_NORMAL, normal, 2, "normal", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_OCCLUSION, occlusion, 2, "occlusion", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_EMISSIVE, emissive, 2, "emissive", base_dir, keys)))
+    return r;
+  return SKS_OK;
 }
 
 /* Blinn-Phong exponent -> glTF perceptual roughness: the Beckmann slope
@@ -542,10 +656,8 @@ static sks_result import_materials(importer *im) {
   for (unsigned i = 0; i < s->mNumMaterials && r == SKS_OK; ++i) {
     sks_material *out = &m->materials[i];
     const struct aiMaterial *mat = s->mMaterials[i];
-    out->base_color[0] = out->base_color[1] = out->base_color[2] = out->base_color[3] = 1.0f;
+    sks_material_init(out);
     out->metallic = 0.0f; /* Phong-style materials describe dielectrics */
-    out->roughness = 1.0f;
-    out->base_color_image = -1;
     struct aiString name;
     memset(&name, 0, sizeof name);
     if (mat && aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS && name.length)
@@ -572,7 +684,11 @@ static sks_result import_materials(importer *im) {
     int two = 0;
     if (aiGetMaterialIntegerArray(mat, AI_MATKEY_TWOSIDED, &two, NULL) == aiReturn_SUCCESS)
       out->double_sided = two != 0;
-    r = import_texture(im, i, out, base_dir, &keys);
+    if (aiGetMaterialColor(mat, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
+      float e[3] = {(float)c.r, (float)c.g, (float)c.b};
+      for (int k = 0; k < 3; ++k) out->emissive[k] = e[k] > 0 ? (e[k] < 1 ? e[k] : 1.0f) : 0.0f;
+    }
+    r = import_textures(im, i, out, base_dir, &keys);
   }
   for (size_t k = 0; keys && k < m->image_count; ++k) free(keys[k]);
   free(keys);

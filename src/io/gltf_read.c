@@ -76,6 +76,9 @@ typedef struct gl_ctx {
   sks_result status;    /* last error set by gl_fail */
   size_t budget;        /* bytes of model data the reader may still allocate */
   size_t virtual_used;  /* bytes of all buffer-less accessors read so far (GL_MAX_VIRTUAL_BYTES) */
+  uint64_t resource_cap;  /* max_resource_bytes: external files' total */
+  uint64_t resource_used; /* bytes of external buffer and image files read so far */
+  int resource_over;      /* the total cap refused a file: the load fails */
   cJSON *root;
   const uint8_t *bin;   /* GLB BIN chunk */
   size_t bin_size;
@@ -255,6 +258,7 @@ static sks_result js_index(gl_ctx *c, const cJSON *obj, const char *key, const c
 static sks_result js_index_item(gl_ctx *c, const cJSON *j, size_t i, const char *where,
                                 const char *key, size_t limit, const char *what, long *out) {
   double v;
+  *out = -1;
   if (!js_is_uint(j, &v))
     return gl_fail(c, SKS_ERR_PARSE, "%s: %s[%zu] must be an index, got %s", where, key, i,
                    js_type_name(j));
@@ -345,11 +349,23 @@ static long b64_decode(const char *s, size_t len, uint8_t *out, size_t *bad_at) 
 }
 
 
+/* An external image's own cap (a model's images together: resource_cap). */
+#define GL_MAX_IMAGE_BYTES ((size_t)512 << 20)
+
 /* Reads a whole regular file (non-blocking open: a FIFO is refused, never
  * waited on). */
 static sks_result read_file(const char *path, uint8_t **data, size_t *size, const char *name,
                             const char *what, sks_error *err) {
   return sks_resource_read(path, SIZE_MAX, (size_t)2 << 30, data, size, name, what, err);
+}
+
+/* The error for an external file the total cap (max_resource_bytes) refuses. */
+static sks_result resource_cap_fail(gl_ctx *c, const char *what, const char *uri, uint64_t bytes) {
+  return gl_fail(c, SKS_ERR_UNSUPPORTED,
+                 "%s file '%.200s' (%llu bytes) would bring the external files read for this model to %llu "
+                 "bytes, over the %llu-byte total limit (sks_load_options.max_resource_bytes)", what, uri,
+                 (unsigned long long)bytes, (unsigned long long)(c->resource_used + bytes),
+                 (unsigned long long)c->resource_cap);
 }
 
 /* Makes buffer bi's bytes available (lazily: only buffers actually used are
@@ -402,6 +418,11 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
     char *path = NULL;
     r = sks_resource_resolve(c->base_dir, c->resource_root, uri, c->name, what, &path, c->err);
     if (r) return c->status = r;
+    if (byte_length > c->resource_cap - c->resource_used) {
+      free(path);
+      c->resource_over = 1;
+      return resource_cap_fail(c, what, uri, byte_length);
+    }
     uint8_t *data;
     size_t size;
     snprintf(what, sizeof what, "buffer %zu file", bi);
@@ -409,6 +430,7 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
     free(path);
     if (r) return c->status = r;
     b->owned = data;
+    c->resource_used += size;
     if (size < byte_length)
       return gl_fail(c, SKS_ERR_PARSE, "buffer %zu: file '%s' has %zu bytes, byteLength says %zu",
                      bi, uri, size, byte_length);
@@ -899,9 +921,7 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     char where[48], buf[48];
     snprintf(where, sizeof where, "material %zu", i);
     sks_material *mat = &m->materials[i];
-    for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
-    mat->metallic = mat->roughness = 1.0f; /* glTF's defaults */
-    mat->base_color_image = -1;            /* set by read_images, after keep_source */
+    sks_material_init(mat); /* glTF's defaults; textures are set by read_images, after keep_source */
     if ((r = js_item(c, &c->materials, i, "material", &mj)) ||
         (r = js_string(c, mj, "name", where, &name)) ||
         (r = js_object(c, mj, "pbrMetallicRoughness", where, &pbr)))
@@ -912,6 +932,17 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     if (cJSON_IsNumber(mf) && mf->valuedouble >= 0 && mf->valuedouble <= 1) mat->metallic = (float)mf->valuedouble;
     if (cJSON_IsNumber(rf) && rf->valuedouble >= 0 && rf->valuedouble <= 1) mat->roughness = (float)rf->valuedouble;
     mat->double_sided = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mj, "doubleSided"));
+    float ef[3] = {0, 0, 0};
+    if ((r = js_floats(c, mj, "emissiveFactor", where, 3, ef))) return r;
+    for (int k = 0; k < 3; ++k) mat->emissive[k] = ef[k] >= 0 && ef[k] <= 1 ? ef[k] : 0.0f;
+    const cJSON *nt = cJSON_GetObjectItemCaseSensitive(mj, "normalTexture");
+    const cJSON *ot = cJSON_GetObjectItemCaseSensitive(mj, "occlusionTexture");
+    const cJSON *ns = cJSON_IsObject(nt) ? cJSON_GetObjectItemCaseSensitive(nt, "scale") : NULL;
+    const cJSON *os = cJSON_IsObject(ot) ? cJSON_GetObjectItemCaseSensitive(ot, "strength") : NULL;
+    if (cJSON_IsNumber(ns) && isfinite(ns->valuedouble) && fabs(ns->valuedouble) <= 1e6)
+      mat->normal_scale = (float)ns->valuedouble;
+    if (cJSON_IsNumber(os) && os->valuedouble >= 0 && os->valuedouble <= 1)
+      mat->occlusion_strength = (float)os->valuedouble;
     if (!name) {
       snprintf(buf, sizeof buf, "material_%zu", i);
       name = buf;
@@ -1105,12 +1136,13 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   snprintf(where, sizeof where, "mesh %zu primitive %zu", mi, pi);
   sks_result r;
   const cJSON *attrs;
-  long pos, nrm, uv, idx, mat;
+  long pos, nrm, uv, tan, idx, mat;
   size_t mode;
   if ((r = js_object(c, pj, "attributes", where, &attrs)) ||
       (r = js_index(c, attrs, "POSITION", where, 1, c->n_accessors, "accessor", &pos)) ||
       (r = js_index(c, attrs, "NORMAL", where, 0, c->n_accessors, "accessor", &nrm)) ||
       (r = js_index(c, attrs, "TEXCOORD_0", where, 0, c->n_accessors, "accessor", &uv)) ||
+      (r = js_index(c, attrs, "TANGENT", where, 0, c->n_accessors, "accessor", &tan)) ||
       (r = js_index(c, pj, "indices", where, 0, c->n_accessors, "accessor", &idx)) ||
       (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
       (r = js_size(c, pj, "mode", where, 0, 4, &mode)))
@@ -1140,6 +1172,15 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
     if (a.count != nv)
       return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
                      where, uv, a.count, nv);
+  }
+  if (tan >= 0) {
+    snprintf(usage, sizeof usage, "TANGENT of %s", where);
+    if ((r = acc_load_f(c, (size_t)tan, usage, 4, M_FLOAT | M_BYTE | M_SHORT, 0,
+                        "VEC4 of float / byte / short", &a, &part->tangents)))
+      return r;
+    if (a.count != nv)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TANGENT accessor %ld has %zu elements, POSITION %zu",
+                     where, tan, a.count, nv);
   }
   /* A skinned node's primitive without JOINTS_0 stays rigid (follows the node). */
   part->skin = -1;
@@ -1540,6 +1581,7 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
   for (size_t b = 0; b < c->n_buffers; ++b) {
     const gl_buffer *gb;
     if (buffer_get(c, b, &gb) != SKS_OK) {
+      if (c->resource_over) return c->status;
       c->status = SKS_OK;
       continue;
     }
@@ -1583,12 +1625,19 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
         continue;
       uint8_t *data = NULL;
       size_t size = 0;
-      if (sks_resource_read(path, SIZE_MAX, (size_t)512 << 20, &data, &size, c->name, what, c->err) ==
-          SKS_OK) {
+      uint64_t left = c->resource_cap - c->resource_used;
+      size_t limit = left < GL_MAX_IMAGE_BYTES ? (size_t)left : GL_MAX_IMAGE_BYTES;
+      sks_result rr = sks_resource_read(path, SIZE_MAX, limit, &data, &size, c->name, what, c->err);
+      free(path);
+      if (rr == SKS_OK) {
         src->images[i] = data;
         src->image_sizes[i] = size;
+        c->resource_used += size;
+      } else if (rr == SKS_ERR_UNSUPPORTED && !data && size > limit && size <= GL_MAX_IMAGE_BYTES) {
+        free(images.items);
+        c->resource_over = 1;
+        return resource_cap_fail(c, what, uj->valuestring, size);
       }
-      free(path);
     }
   }
   free(images.items);
@@ -1668,8 +1717,61 @@ static const uint8_t *image_bytes(gl_ctx *c, const sks_gltf_source *src, const c
   return src->images[ii];
 }
 
-/* The model's images (PNG / JPEG, by signature): the base colour image of
- * each material (pbrMetallicRoughness.baseColorTexture -> textures[].source),
+/* A sampler field: 0 (unset) or one of the glTF enums sks_texture_ref lists. */
+static int32_t sampler_field(const cJSON *smp, const char *key, int *bad) {
+  const cJSON *j = cJSON_GetObjectItemCaseSensitive(smp, key);
+  double v;
+  if (!j) return 0;
+  if (!js_is_uint(j, &v) || v > 65535) { *bad = 1; return 0; }
+  return (int32_t)v;
+}
+
+/* The glTF image a textureInfo samples, with its texture's sampler; SKS_OK
+ * and *ii = SIZE_MAX (after a warning) when it cannot be carried. */
+static sks_result texture_info(gl_ctx *c, sks_model *m, const cJSON *ti_json, const gl_vec *textures,
+                               const gl_vec *images, const gl_vec *samplers, size_t i, const char *mname,
+                               const char *slot, sks_texture_ref *ref, size_t *ii) {
+  double v;
+  *ii = SIZE_MAX;
+  const cJSON *tj = cJSON_IsObject(ti_json) ? cJSON_GetObjectItemCaseSensitive(ti_json, "index") : NULL;
+  if (!js_is_uint(tj, &v) || v >= (double)textures->count)
+    return gl_warn(c, m, "material %zu '%s': %s.index is not a texture index below %zu", i, mname, slot,
+                   textures->count);
+  size_t ti = (size_t)v;
+  const cJSON *tc = cJSON_GetObjectItemCaseSensitive(ti_json, "texCoord");
+  if (tc && (!js_is_uint(tc, &v) || v != 0))
+    return gl_warn(c, m, "material %zu '%s': %s (texture %zu) is sampled with a texCoord other than 0 "
+                   "(the model carries TEXCOORD_0 only)", i, mname, slot, ti);
+  const cJSON *sj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "source");
+  if (!js_is_uint(sj, &v) || v >= (double)images->count)
+    return gl_warn(c, m, "material %zu '%s': %s: texture %zu has no source image below %zu (an extension's "
+                   "image type?)", i, mname, slot, ti, images->count);
+  *ii = (size_t)v;
+  ref->tex_coord = 0;
+  const cJSON *smj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "sampler");
+  if (smj) {
+    if (!js_is_uint(smj, &v) || v >= (double)samplers->count)
+      return gl_warn(c, m, "material %zu '%s': %s: texture %zu: sampler is not an index below %zu (default "
+                     "sampling used)", i, mname, slot, ti, samplers->count);
+    const cJSON *smp = samplers->items[(size_t)v];
+    int bad = 0;
+    ref->mag_filter = sampler_field(smp, "magFilter", &bad);
+    ref->min_filter = sampler_field(smp, "minFilter", &bad);
+    ref->wrap_s = sampler_field(smp, "wrapS", &bad);
+    ref->wrap_t = sampler_field(smp, "wrapT", &bad);
+    ref->image = -1;
+    if (bad || !sks_texture_ref_valid(ref)) {
+      ref->mag_filter = ref->min_filter = ref->wrap_s = ref->wrap_t = 0;
+      return gl_warn(c, m, "material %zu '%s': %s: sampler %zu has a filter or wrap mode glTF does not "
+                     "define (default sampling used)", i, mname, slot, (size_t)v);
+    }
+  }
+  return SKS_OK;
+}
+
+/* The model's images (PNG / JPEG, by signature) of every texture slot of
+ * each material (base colour, metallic-roughness, normal, occlusion,
+ * emissive: textureInfo -> textures[].source, with the texture's sampler),
  * so a model written from scratch keeps its textures. Images are referenced,
  * never decoded; each used image is copied once, charged against the budget.
  * What cannot be carried is a warning, never an error (the kept document
@@ -1677,15 +1779,16 @@ static const uint8_t *image_bytes(gl_ctx *c, const sks_gltf_source *src, const c
 static sks_result read_images(gl_ctx *c, sks_model *m) {
   const sks_gltf_source *src = m->gltf_source;
   if (!c->n_materials || !src) return SKS_OK;
-  gl_vec textures = {0}, images = {0};
+  gl_vec textures = {0}, images = {0}, samplers = {0};
   int32_t *map = NULL; /* glTF image -> model image, -1 not yet, -2 left out */
   sks_result r = SKS_OK;
   sks_error saved;
   if (c->err) saved = *c->err;
-  if (js_vec(c, c->root, "textures", "", &textures) || js_vec(c, c->root, "images", "", &images)) {
+  if (js_vec(c, c->root, "textures", "", &textures) || js_vec(c, c->root, "images", "", &images) ||
+      js_vec(c, c->root, "samplers", "", &samplers)) {
     c->status = SKS_OK;
     if (c->err) *c->err = saved;
-    r = gl_warn(c, m, "'textures' or 'images' is not an array of objects: base colour textures");
+    r = gl_warn(c, m, "'textures', 'images' or 'samplers' is not an array of objects: textures");
     goto done;
   }
   if (!textures.count || !images.count) goto done;
@@ -1696,73 +1799,65 @@ static sks_result read_images(gl_ctx *c, sks_model *m) {
     goto done;
   }
   for (size_t i = 0; i < images.count; ++i) map[i] = -1;
+  static const char *const slot_name[SKS_TEXTURE_SLOT_COUNT] = {
+      "baseColorTexture", "metallicRoughnessTexture", "normalTexture", "occlusionTexture", "emissiveTexture"};
   for (size_t i = 0; i < c->n_materials && !r; ++i) {
     sks_material *mat = &m->materials[i];
-    const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(c->materials.items[i], "pbrMetallicRoughness");
-    const cJSON *bt = cJSON_IsObject(pbr) ? cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture") : NULL;
-    if (!bt) continue;
+    const cJSON *mj = c->materials.items[i];
+    const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(mj, "pbrMetallicRoughness");
     const char *mname = mat->name ? mat->name : "";
-    double v;
-    const cJSON *tj = cJSON_GetObjectItemCaseSensitive(bt, "index");
-    if (!cJSON_IsObject(bt) || !js_is_uint(tj, &v) || v >= (double)textures.count) {
-      r = gl_warn(c, m, "material %zu '%s': baseColorTexture.index is not a texture index below %zu", i,
-                  mname, textures.count);
-      continue;
-    }
-    size_t ti = (size_t)v;
-    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(bt, "texCoord");
-    if (tc && (!js_is_uint(tc, &v) || v != 0)) {
-      r = gl_warn(c, m, "material %zu '%s': texture %zu is sampled with a texCoord other than 0 "
-                  "(the model carries TEXCOORD_0 only)", i, mname, ti);
-      continue;
-    }
-    const cJSON *sj = cJSON_GetObjectItemCaseSensitive(textures.items[ti], "source");
-    if (!js_is_uint(sj, &v) || v >= (double)images.count) {
-      r = gl_warn(c, m, "material %zu '%s': texture %zu has no source image below %zu (an extension's "
-                  "image type?)", i, mname, ti, images.count);
-      continue;
-    }
-    size_t ii = (size_t)v;
-    if (map[ii] >= 0) {
-      mat->base_color_image = map[ii];
-      continue;
-    }
-    if (map[ii] == -2) continue; /* warned once */
-    map[ii] = -2;
-    char why[1024];
-    size_t size = 0;
-    const uint8_t *bytes = image_bytes(c, src, images.items[ii], ii, &size, why, sizeof why);
-    const char *mime = bytes ? sks_image_mime(bytes, size) : NULL;
-    if (!bytes) {
-      r = gl_warn(c, m, "material %zu '%s': image %zu: %s", i, mname, ii, why);
-    } else if (!mime) {
-      r = gl_warn(c, m, "material %zu '%s': image %zu is not a PNG or JPEG file (by its signature)", i,
-                  mname, ii);
-    } else if (size > c->budget) {
-      r = gl_warn(c, m, "material %zu '%s': image %zu (%zu bytes) is more than the file's memory budget "
-                  "allows", i, mname, ii, size);
-    } else {
-      sks_image *img = &m->images[m->image_count];
-      const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "name"));
-      const char *uri = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "uri"));
-      char buf[48];
-      if (!name && uri && strncmp(uri, "data:", 5) != 0) name = base_name(uri);
-      if (!name) {
-        snprintf(buf, sizeof buf, "embedded_%zu", ii);
-        name = buf;
+    for (int slot = 0; slot < SKS_TEXTURE_SLOT_COUNT && !r; ++slot) {
+      const cJSON *holder = slot <= SKS_TEXTURE_METALLIC_ROUGHNESS ? (cJSON_IsObject(pbr) ? pbr : NULL) : mj;
+      const cJSON *info = holder ? cJSON_GetObjectItemCaseSensitive(holder, slot_name[slot]) : NULL;
+      if (!info) continue;
+      sks_texture_ref ref = {.image = -1};
+      size_t ii;
+      if ((r = texture_info(c, m, info, &textures, &images, &samplers, i, mname, slot_name[slot], &ref, &ii)) ||
+          ii == SIZE_MAX)
+        continue;
+      if (map[ii] >= 0) {
+        ref.image = map[ii];
+        mat->textures[slot] = ref;
+        continue;
       }
-      if (!(img->data = gl_alloc(c, size, 1)) || !(img->name = gl_strdup(c, name)) ||
-          !(img->mime_type = gl_strdup(c, mime))) {
-        free(img->data);
-        free(img->name);
-        memset(img, 0, sizeof *img);
-        r = c->status;
-        break;
+      if (map[ii] == -2) continue; /* warned once */
+      map[ii] = -2;
+      char why[1024];
+      size_t size = 0;
+      const uint8_t *bytes = image_bytes(c, src, images.items[ii], ii, &size, why, sizeof why);
+      const char *mime = bytes ? sks_image_mime(bytes, size) : NULL;
+      if (!bytes) {
+        r = gl_warn(c, m, "material %zu '%s': image %zu: %s", i, mname, ii, why);
+      } else if (!mime) {
+        r = gl_warn(c, m, "material %zu '%s': image %zu is not a PNG or JPEG file (by its signature)", i,
+                    mname, ii);
+      } else if (size > c->budget) {
+        r = gl_warn(c, m, "material %zu '%s': image %zu (%zu bytes) is more than the file's memory budget "
+                    "allows", i, mname, ii, size);
+      } else {
+        sks_image *img = &m->images[m->image_count];
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "name"));
+        const char *uri = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(images.items[ii], "uri"));
+        char buf[48];
+        if (!name && uri && strncmp(uri, "data:", 5) != 0) name = base_name(uri);
+        if (!name) {
+          snprintf(buf, sizeof buf, "embedded_%zu", ii);
+          name = buf;
+        }
+        if (!(img->data = gl_alloc(c, size, 1)) || !(img->name = gl_strdup(c, name)) ||
+            !(img->mime_type = gl_strdup(c, mime))) {
+          free(img->data);
+          free(img->name);
+          memset(img, 0, sizeof *img);
+          r = c->status;
+          break;
+        }
+        memcpy(img->data, bytes, size);
+        img->size = size;
+        map[ii] = (int32_t)m->image_count++;
+        ref.image = map[ii];
+        mat->textures[slot] = ref;
       }
-      memcpy(img->data, bytes, size);
-      img->size = size;
-      map[ii] = (int32_t)m->image_count++;
-      mat->base_color_image = map[ii];
     }
   }
 done:
@@ -1773,6 +1868,7 @@ done:
   free(map);
   free(textures.items);
   free(images.items);
+  free(samplers.items);
   return r;
 }
 
@@ -1781,8 +1877,9 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
-                                const char *name_for_messages, sks_model *out, sks_error *err) {
+static sks_result load_memory(const void *data, size_t size, const char *base_dir,
+                              const char *name_for_messages, const sks_load_options *options,
+                              sks_model *out, sks_error *err) {
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf_memory: out is NULL");
   memset(out, 0, sizeof *out);
   const char *label = name_for_messages ? name_for_messages : "<memory>";
@@ -1794,6 +1891,8 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
   c.base_dir = base_dir;
   c.err = err;
   c.budget = ((size_t)256 << 20) + (size > SIZE_MAX / 64 ? SIZE_MAX / 64 : size) * 32;
+  c.resource_cap = options && options->max_resource_bytes ? options->max_resource_bytes
+                                                          : SKS_DEFAULT_MAX_RESOURCE_BYTES;
   sks_result r = size ? SKS_OK : gl_fail(&c, SKS_ERR_PARSE, "file is empty");
   if (!r) r = read_model(&c, data, size, out);
   if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
@@ -1811,7 +1910,17 @@ sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_
   return r;
 }
 
+sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
+                                const char *name_for_messages, sks_model *out, sks_error *err) {
+  return load_memory(data, size, base_dir, name_for_messages, NULL, out, err);
+}
+
 sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err) {
+  return sks_load_gltf_with(path, NULL, out, err);
+}
+
+sks_result sks_load_gltf_with(const char *path, const sks_load_options *options, sks_model *out,
+                              sks_error *err) {
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: out is NULL");
   memset(out, 0, sizeof *out);
   if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: path is NULL");
@@ -1832,7 +1941,7 @@ sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err) {
     if (n == 0) dir[n++] = '/';
     dir[n] = '\0';
   }
-  r = sks_load_gltf_memory(data, size, dir ? dir : ".", path, out, err);
+  r = load_memory(data, size, dir ? dir : ".", path, options, out, err);
   free(dir);
   free(data);
   return r;

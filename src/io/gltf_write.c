@@ -115,10 +115,17 @@ static size_t bin_append(gw_state *s, const void *data, size_t bytes) {
   return off;
 }
 
-/* Whether the material samples one of the model's images. */
-static int material_textured(const sks_model *m, const sks_material *mat) {
-  int32_t img = mat->base_color_image;
+/* Whether a texture slot samples one of the model's images. */
+static int slot_textured(const sks_model *m, const sks_texture_ref *t) {
+  int32_t img = t->image;
   return img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size;
+}
+
+/* Whether the material samples one of the model's images in any slot. */
+static int material_textured(const sks_model *m, const sks_material *mat) {
+  for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+    if (slot_textured(m, &mat->textures[t])) return 1;
+  return 0;
 }
 
 /* Adds a bufferView (no target) over bytes appended to BIN; returns its index. */
@@ -338,6 +345,17 @@ static sks_result check_model(gw_state *s) {
         return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', index %zu: vertex %u out of range (%zu vertices)",
                              file_label(s), p, part_label(m, p), i, part->indices[i], nv);
   }
+  for (size_t i = 0; i < m->material_count; ++i)
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+      const sks_texture_ref *ref = &m->materials[i].textures[t];
+      /* an image index past the images is no texture (slot_textured), as before */
+      if (slot_textured(m, ref) && !sks_texture_ref_valid(ref))
+        return sks_error_set(s->err, SKS_ERR_INVALID,
+                             "%s: material %zu '%s', texture slot %d: texCoord %d or a sampler setting is out "
+                             "of range (UV set 0 and glTF's filter / wrap enums only)",
+                             file_label(s), i, m->materials[i].name ? m->materials[i].name : "", t,
+                             ref->tex_coord);
+    }
   for (size_t i = 0; i < m->image_count; ++i)
     if (!sks_image_mime(m->images[i].data, m->images[i].size))
       return sks_error_set(s->err, SKS_ERR_INVALID, "%s: image %zu '%s': its bytes are not a PNG or JPEG file",
@@ -406,6 +424,21 @@ static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_glt
     }
     add_num_i(attr, "NORMAL", add_float_accessor(s, n, nv, 3, "VEC3", GL_ARRAY_BUFFER, 0));
     free(n);
+    if (part->tangents) { /* with the normals only: glTF's TANGENT needs NORMAL */
+      float *t = malloc(nv * 4 * sizeof(float));
+      if (!t) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
+      for (size_t v = 0; v < nv; ++v) {
+        const float *q = &part->tangents[4 * v];
+        sks_vec3 x = sks_v3(q[0], q[1], q[2]);
+        float l = sks_v3_len(x);
+        if (!isfinite(l) || l < 1e-12f) x = sks_v3(1, 0, 0); /* degenerate: any unit vector */
+        else if (fabsf(l - 1.0f) > 1e-6f) x = sks_v3_scale(x, 1.0f / l);
+        t[4 * v] = x.x; t[4 * v + 1] = x.y; t[4 * v + 2] = x.z;
+        t[4 * v + 3] = q[3] < 0 ? -1.0f : 1.0f;
+      }
+      add_num_i(attr, "TANGENT", add_float_accessor(s, t, nv, 4, "VEC4", GL_ARRAY_BUFFER, 0));
+      free(t);
+    }
   }
   if ((what & W_UV) && part->uvs)
     add_num_i(attr, "TEXCOORD_0", add_float_accessor(s, part->uvs, nv, 2, "VEC2", GL_ARRAY_BUFFER, 0));
@@ -865,11 +898,19 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   }
   free(scratch);
 
-  /* Materials, with their base colour images in the BIN chunk (one texture
-   * per image, one shared sampler: linear, mipmapped, repeat). */
+  /* Materials, with their images in the BIN chunk: one glTF texture per
+   * (image, sampler settings) used, one sampler per distinct settings. */
   if (m->material_count) {
     cJSON *mats = cJSON_AddArrayToObject(root, "materials");
-    int textured = 0;
+    size_t cap = m->material_count * SKS_TEXTURE_SLOT_COUNT;
+    sks_texture_ref *tex = malloc(cap * sizeof *tex), *smp = malloc(cap * sizeof *smp);
+    size_t *tex_smp = malloc(cap * sizeof *tex_smp);
+    size_t n_tex = 0, n_smp = 0;
+    if (!tex || !smp || !tex_smp) {
+      free(tex); free(smp); free(tex_smp); free(plain);
+      s->plain_material = NULL;
+      return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+    }
     for (size_t k = 0; k < m->material_count + n_plain; ++k) {
       size_t i = k;
       if (k >= m->material_count) /* the twin of the material whose plain[] is k */
@@ -885,41 +926,93 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       for (int e = 0; e < 4; ++e) c[e] = clamp01(mat->base_color[e], 0.0f);
       cJSON *pbr = cJSON_AddObjectToObject(mj, "pbrMetallicRoughness");
       cJSON_AddItemToObject(pbr, "baseColorFactor", num_array_f(c, 4));
-      int32_t img = mat->base_color_image;
-      if (k < m->material_count && material_textured(m, mat)) {
-        cJSON *t = cJSON_AddObjectToObject(pbr, "baseColorTexture");
-        add_num_i(t, "index", img);
-        textured = 1;
+      long tex_index[SKS_TEXTURE_SLOT_COUNT];
+      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+        const sks_texture_ref *ref = &mat->textures[t];
+        tex_index[t] = -1;
+        if (k >= m->material_count || !slot_textured(m, ref)) continue;
+        size_t ti, si;
+        for (si = 0; si < n_smp; ++si)
+          if (smp[si].mag_filter == ref->mag_filter && smp[si].min_filter == ref->min_filter &&
+              smp[si].wrap_s == ref->wrap_s && smp[si].wrap_t == ref->wrap_t)
+            break;
+        if (si == n_smp) smp[n_smp++] = *ref;
+        for (ti = 0; ti < n_tex; ++ti)
+          if (tex[ti].image == ref->image && tex_smp[ti] == si) break;
+        if (ti == n_tex) { tex[n_tex] = *ref; tex_smp[n_tex++] = si; }
+        tex_index[t] = (long)ti;
       }
+      if (tex_index[SKS_TEXTURE_BASE_COLOR] >= 0)
+        add_num_i(cJSON_AddObjectToObject(pbr, "baseColorTexture"), "index", tex_index[SKS_TEXTURE_BASE_COLOR]);
       cJSON_AddItemToObject(pbr, "metallicFactor", num_f(clamp01(mat->metallic, 0.0f)));
       float rough = clamp01(mat->roughness, 1.0f);
       if (rough != 1.0f) cJSON_AddItemToObject(pbr, "roughnessFactor", num_f(rough));
+      if (tex_index[SKS_TEXTURE_METALLIC_ROUGHNESS] >= 0)
+        add_num_i(cJSON_AddObjectToObject(pbr, "metallicRoughnessTexture"), "index",
+                  tex_index[SKS_TEXTURE_METALLIC_ROUGHNESS]);
+      if (tex_index[SKS_TEXTURE_NORMAL] >= 0) {
+        cJSON *t = cJSON_AddObjectToObject(mj, "normalTexture");
+        add_num_i(t, "index", tex_index[SKS_TEXTURE_NORMAL]);
+        if (isfinite(mat->normal_scale) && mat->normal_scale != 1.0f)
+          cJSON_AddItemToObject(t, "scale", num_f(mat->normal_scale));
+      }
+      if (tex_index[SKS_TEXTURE_OCCLUSION] >= 0) {
+        cJSON *t = cJSON_AddObjectToObject(mj, "occlusionTexture");
+        add_num_i(t, "index", tex_index[SKS_TEXTURE_OCCLUSION]);
+        float st = clamp01(mat->occlusion_strength, 1.0f);
+        if (st != 1.0f) cJSON_AddItemToObject(t, "strength", num_f(st));
+      }
+      if (tex_index[SKS_TEXTURE_EMISSIVE] >= 0)
+        add_num_i(cJSON_AddObjectToObject(mj, "emissiveTexture"), "index", tex_index[SKS_TEXTURE_EMISSIVE]);
+      float em[3];
+      int emissive = 0;
+      for (int e = 0; e < 3; ++e) emissive |= (em[e] = clamp01(mat->emissive[e], 0.0f)) != 0.0f;
+      if (emissive) cJSON_AddItemToObject(mj, "emissiveFactor", num_array_f(em, 3));
       if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
       if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
     }
-    if (textured) {
+    if (n_tex) {
+      /* only the images some texture uses (the validator flags unused ones) */
+      long *image_out = malloc(m->image_count * sizeof *image_out);
+      if (!image_out) {
+        free(tex); free(smp); free(tex_smp); free(plain);
+        s->plain_material = NULL;
+        return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+      }
+      for (size_t i = 0; i < m->image_count; ++i) image_out[i] = -1;
       cJSON *images = cJSON_AddArrayToObject(root, "images");
       cJSON *textures = cJSON_AddArrayToObject(root, "textures");
       cJSON *samplers = cJSON_AddArrayToObject(root, "samplers");
-      cJSON *smp = cJSON_CreateObject();
-      add_num_i(smp, "magFilter", 9729); /* LINEAR */
-      add_num_i(smp, "minFilter", 9987); /* LINEAR_MIPMAP_LINEAR */
-      cJSON_AddItemToArray(samplers, smp);
-      for (size_t i = 0; i < m->image_count; ++i) {
-        const sks_image *im = &m->images[i];
-        cJSON *ij = cJSON_CreateObject();
-        if (im->name) cJSON_AddStringToObject(ij, "name", im->name);
-        const char *mime = sks_image_mime(im->data, im->size); /* checked in check_model */
-        cJSON_AddStringToObject(ij, "mimeType", mime);
-        add_num_i(ij, "bufferView", add_view(s, im->data, im->size));
-        cJSON_AddItemToArray(images, ij);
+      long n_img = 0;
+      for (size_t si = 0; si < n_smp; ++si) {
+        cJSON *sj = cJSON_CreateObject();
+        if (smp[si].mag_filter) add_num_i(sj, "magFilter", smp[si].mag_filter);
+        if (smp[si].min_filter) add_num_i(sj, "minFilter", smp[si].min_filter);
+        if (smp[si].wrap_s) add_num_i(sj, "wrapS", smp[si].wrap_s);
+        if (smp[si].wrap_t) add_num_i(sj, "wrapT", smp[si].wrap_t);
+        cJSON_AddItemToArray(samplers, sj);
+      }
+      for (size_t ti = 0; ti < n_tex; ++ti) {
+        size_t ii = (size_t)tex[ti].image;
+        if (image_out[ii] < 0) {
+          const sks_image *im = &m->images[ii];
+          cJSON *ij = cJSON_CreateObject();
+          if (im->name) cJSON_AddStringToObject(ij, "name", im->name);
+          const char *mime = sks_image_mime(im->data, im->size); /* checked in check_model */
+          cJSON_AddStringToObject(ij, "mimeType", mime);
+          add_num_i(ij, "bufferView", add_view(s, im->data, im->size));
+          cJSON_AddItemToArray(images, ij);
+          image_out[ii] = n_img++;
+        }
         cJSON *tj = cJSON_CreateObject();
-        add_num_i(tj, "sampler", 0);
-        add_num_i(tj, "source", (long)i);
+        add_num_i(tj, "sampler", (long)tex_smp[ti]);
+        add_num_i(tj, "source", image_out[ii]);
         cJSON_AddItemToArray(textures, tj);
       }
+      free(image_out);
     }
+    free(tex); free(smp); free(tex_smp);
   }
 
   free(plain);
@@ -1224,7 +1317,8 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
     if (what & W_POS) drop_keys[0] = "POSITION";
     if (what & W_NRM) drop_keys[1] = "NORMAL";
     if (what & W_UV) drop_keys[2] = "TEXCOORD_0";
-    for (int k = 0; k < 3; ++k) {
+    if ((what & W_NRM) && part->tangents) drop_keys[3] = "TANGENT"; /* rewritten with the normals */
+    for (int k = 0; k < 4; ++k) {
       if (!drop_keys[k]) continue;
       long old = obj_index(attr, drop_keys[k]);
       if (old >= 0 && (size_t)old < n_acc) drop_acc[old] = 1;

@@ -44,7 +44,7 @@ sks_result sks_load(const char *path, const sks_load_options *options, sks_model
 
   int force_assimp = options && options->force_assimp;
   if (!force_assimp && (has_extension(path, "gltf") || has_extension(path, "glb")))
-    return sks_load_gltf(path, out, err);
+    return sks_load_gltf_with(path, options, out, err);
   if (options && options->assimp_in_process) return sks_load_assimp(path, out, err);
   return sks_load_assimp_isolated(path, options, out, err);
 }

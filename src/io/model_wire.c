@@ -1,13 +1,15 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE2" | str source_path
+ *   "SKSWIRE3" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
- *                 (1 normals, 2 uvs), u32 influences, f32 positions [normals]
- *                 [uvs], u16 joints, f32 weights, u64 indices, u32[],
+ *                 (1 normals, 2 uvs, 4 tangents), u32 influences, f32 positions
+ *                 [normals] [uvs] [tangents], u16 joints, f32 weights, u64 indices, u32[],
  *                 u64 dropped vertices, u64 first dropped, u32 file max }
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
- *                   i32 double sided (0/1), i32 base colour image (-1 = none) }
+ *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
+ *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
+ *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -20,7 +22,9 @@
 #include "io/model_wire.h"
 #include "io/resource.h"
 
-#define WIRE_MAGIC "SKSWIRE2"
+/* The version is in the magic: a parent refuses a child of another build
+ * ("no header") instead of misreading its layout. */
+#define WIRE_MAGIC "SKSWIRE3"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -85,12 +89,13 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put_i32(&b, p->skin);
     put_i32(&b, p->node);
     put_u64(&b, p->vertex_count);
-    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u));
+    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u) | (p->tangents ? 4u : 0u));
     put_u32(&b, p->influence_count);
     size_t v = p->vertex_count, k = p->influence_count;
     put(&b, p->positions, v * 3 * sizeof(float));
     if (p->normals) put(&b, p->normals, v * 3 * sizeof(float));
     if (p->uvs) put(&b, p->uvs, v * 2 * sizeof(float));
+    if (p->tangents) put(&b, p->tangents, v * 4 * sizeof(float));
     put(&b, p->joints, v * k * sizeof(uint16_t));
     put(&b, p->weights, v * k * sizeof(float));
     put_u64(&b, p->index_count);
@@ -106,7 +111,18 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put(&b, &m->materials[i].metallic, sizeof(float));
     put(&b, &m->materials[i].roughness, sizeof(float));
     put_i32(&b, m->materials[i].double_sided);
-    put_i32(&b, m->materials[i].base_color_image);
+    put(&b, m->materials[i].emissive, 3 * sizeof(float));
+    put(&b, &m->materials[i].normal_scale, sizeof(float));
+    put(&b, &m->materials[i].occlusion_strength, sizeof(float));
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+      const sks_texture_ref *tr = &m->materials[i].textures[t];
+      put_i32(&b, tr->image);
+      put_i32(&b, tr->tex_coord);
+      put_i32(&b, tr->mag_filter);
+      put_i32(&b, tr->min_filter);
+      put_i32(&b, tr->wrap_s);
+      put_i32(&b, tr->wrap_t);
+    }
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -268,7 +284,7 @@ static void decode(rbuf *b, sks_model *m) {
     uint32_t has = get_u32(b);
     uint32_t k = get_u32(b);
     if (b->r != SKS_OK) break;
-    if (has > 3 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
+    if (has > 7 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
     if (p->material < -1 || p->skin < -1 || (p->skin >= 0 && (size_t)p->skin >= ns) ||
         p->node < 0 || (size_t)p->node >= nj || (p->skin >= 0 && k == 0) || (p->skin < 0 && k != 0)) {
       bad(b, SKS_ERR_PARSE, "part skin / node / influences");
@@ -279,6 +295,7 @@ static void decode(rbuf *b, sks_model *m) {
     p->positions = get_array(b, v, 3 * sizeof(float), "positions");
     if (has & 1) p->normals = get_array(b, v, 3 * sizeof(float), "normals");
     if (has & 2) p->uvs = get_array(b, v, 2 * sizeof(float), "uvs");
+    if (has & 4) p->tangents = get_array(b, v, 4 * sizeof(float), "tangents");
     if (k) {
       p->joints = get_array(b, v, k * sizeof(uint16_t), "joints");
       p->weights = get_array(b, v, k * sizeof(float), "weights");
@@ -301,7 +318,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -314,12 +331,27 @@ static void decode(rbuf *b, sks_model *m) {
     take(b, &mat->metallic, sizeof(float));
     take(b, &mat->roughness, sizeof(float));
     mat->double_sided = get_i32(b);
-    mat->base_color_image = get_i32(b);
+    take(b, mat->emissive, 3 * sizeof(float));
+    take(b, &mat->normal_scale, sizeof(float));
+    take(b, &mat->occlusion_strength, sizeof(float));
+    int refs_ok = 1;
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+      sks_texture_ref *tr = &mat->textures[t];
+      tr->image = get_i32(b);
+      tr->tex_coord = get_i32(b);
+      tr->mag_filter = get_i32(b);
+      tr->min_filter = get_i32(b);
+      tr->wrap_s = get_i32(b);
+      tr->wrap_t = get_i32(b);
+      refs_ok &= sks_texture_ref_valid(tr);
+    }
     if (b->r != SKS_OK) break;
     int finite = 1;
     for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
+    for (int k = 0; k < 3; ++k) finite &= mat->emissive[k] >= 0 && mat->emissive[k] <= 1;
     if (!finite || !(mat->metallic >= 0 && mat->metallic <= 1) || !(mat->roughness >= 0 && mat->roughness <= 1) ||
-        (mat->double_sided != 0 && mat->double_sided != 1) || mat->base_color_image < -1)
+        (mat->double_sided != 0 && mat->double_sided != 1) || !refs_ok || !isfinite(mat->normal_scale) ||
+        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1))
       bad(b, SKS_ERR_PARSE, "material factors");
   }
   for (size_t i = 0; i < np && b->r == SKS_OK; ++i)
@@ -342,7 +374,8 @@ static void decode(rbuf *b, sks_model *m) {
     if (!image_bytes_match(img->mime_type, img->data, n)) bad(b, SKS_ERR_PARSE, "image type");
   }
   for (size_t i = 0; i < nm && b->r == SKS_OK; ++i)
-    if (m->materials[i].base_color_image >= (int32_t)ni) bad(b, SKS_ERR_PARSE, "material image out of range");
+    for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+      if (m->materials[i].textures[t].image >= (int32_t)ni) bad(b, SKS_ERR_PARSE, "material image out of range");
 
   size_t nw = get_count(b, 8, "warning count");
   if (nw) {

@@ -135,6 +135,7 @@ sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, u
   size_t n = (size_t)st.st_size;
   if (max_bytes == SIZE_MAX && n > limit) {
     close(fd);
+    *size = n; /* the caller may say which limit it was */
     return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %s '%s' is %zu bytes, over the %zu-byte limit",
                          name, what, path, n, limit);
   }

@@ -19,7 +19,8 @@ sks_result sks_resource_resolve(const char *base_dir, const char *root, const ch
 
 /* Opens path non-blocking, refuses anything but a regular file, and reads
  * at most max_bytes (SIZE_MAX: the whole file, which must then be under
- * limit bytes). *size is what was read. */
+ * limit bytes: if not, SKS_ERR_UNSUPPORTED with *data NULL and *size the
+ * file's size). *size is what was read. */
 sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, uint8_t **data,
                              size_t *size, const char *name, const char *what, sks_error *err);
 

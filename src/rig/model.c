@@ -35,7 +35,7 @@ void sks_model_free(sks_model *model) {
   free(model->skins);
   for (size_t i = 0; i < model->part_count; ++i) {
     sks_mesh_part *p = &model->parts[i];
-    free(p->name); free(p->positions); free(p->normals); free(p->uvs);
+    free(p->name); free(p->positions); free(p->normals); free(p->uvs); free(p->tangents);
     free(p->joints); free(p->weights); free(p->indices);
   }
   free(model->parts);
@@ -111,6 +111,7 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
     b->positions = dup_mem(a->positions, v * 3 * sizeof(float), &fail);
     b->normals = dup_mem(a->normals, v * 3 * sizeof(float), &fail);
     b->uvs = dup_mem(a->uvs, v * 2 * sizeof(float), &fail);
+    b->tangents = dup_mem(a->tangents, v * 4 * sizeof(float), &fail);
     b->joints = dup_mem(a->joints, v * k * sizeof(uint16_t), &fail);
     b->weights = dup_mem(a->weights, v * k * sizeof(float), &fail);
     b->indices = dup_mem(a->indices, a->index_count * sizeof(uint32_t), &fail);
@@ -226,4 +227,20 @@ double sks_model_bind_diagonal(const sks_model *model) {
   if (!any) return 0.0;
   double dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
   return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+void sks_material_init(sks_material *mat) {
+  memset(mat, 0, sizeof *mat);
+  for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
+  mat->metallic = mat->roughness = 1.0f;
+  mat->normal_scale = mat->occlusion_strength = 1.0f;
+  for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) mat->textures[t].image = -1;
+}
+
+int sks_texture_ref_valid(const sks_texture_ref *t) {
+  int mag = t->mag_filter, min = t->min_filter, ws = t->wrap_s, wt = t->wrap_t;
+  int wrap_ok = (ws == 0 || ws == 33071 || ws == 33648 || ws == 10497) &&
+                (wt == 0 || wt == 33071 || wt == 33648 || wt == 10497);
+  return t->image >= -1 && t->tex_coord == 0 && (mag == 0 || mag == 9728 || mag == 9729) &&
+         (min == 0 || min == 9728 || min == 9729 || (min >= 9984 && min <= 9987)) && wrap_ok;
 }
