@@ -142,7 +142,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
      * pass over the vertices per trial was a fifth of the solve */
     F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
     double noise = 1e-13 * yy + 1e-300;
-    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise};
+    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise, 0};
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
