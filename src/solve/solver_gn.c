@@ -481,11 +481,19 @@ SKS_GN_INLINE int damped_solve_impl(const sks_gn_pattern *pt, const double *Hb, 
     for (uint32_t u = pt->upd_start[k]; u < pt->upd_start[k + 1]; ++u) { /* T_ij -= L_ik L_jk^T */
       double *T = &Lb[pt->upd[3 * u] * KK];
       const double *Li = &Lb[pt->upd[3 * u + 1] * KK], *Lj = &Lb[pt->upd[3 * u + 2] * KK];
+      /* two interleaved partial sums (K is even but for 7): one packed
+       * register instead of a chain of K dependent scalar adds, the
+       * factorisation's hot loop */
       for (int r = 0; r < K; ++r)
         for (int c = 0; c < K; ++c) {
-          double v = 0;
-          for (int q = 0; q < K; ++q) v += Li[r * K + q] * Lj[c * K + q];
-          T[r * K + c] -= v;
+          double v0 = 0, v1 = 0;
+          int q = 0;
+          for (; q + 2 <= K; q += 2) {
+            v0 += Li[r * K + q] * Lj[c * K + q];
+            v1 += Li[r * K + q + 1] * Lj[c * K + q + 1];
+          }
+          if (q < K) v0 += Li[r * K + q] * Lj[c * K + q];
+          T[r * K + c] -= v0 + v1;
         }
     }
   }
