@@ -199,20 +199,25 @@ double sks_moments_eval(const sks_solve_problem *p, const double *Y, const doubl
 
 double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {
   size_t B = p->bone_count;
-  memset(Y, 0, 9 * B * sizeof(double));
-  memset(ybar, 0, 3 * B * sizeof(double));
   double yy = 0;
   for (size_t b = 0; b < B; ++b) {
-    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
+    /* local sums: Y and ybar may alias y, so sums kept in them went through
+     * memory at every entry (15 % of a bake) */
+    double s00 = 0, s01 = 0, s02 = 0, s10 = 0, s11 = 0, s12 = 0, s20 = 0, s21 = 0, s22 = 0;
+    double t0 = 0, t1 = 0, t2 = 0;
     for (uint32_t en = p->bstart[b]; en < p->bstart[b + 1]; ++en) {
       const double *yv3 = &y[3 * p->bvertex[en]], *pl = &p->bp[3 * en];
-      double w = p->bw[en];
-      for (int r = 0; r < 3; ++r) {
-        double wp = w * pl[r];
-        Yb[r * 3] += wp * yv3[0]; Yb[r * 3 + 1] += wp * yv3[1]; Yb[r * 3 + 2] += wp * yv3[2];
-        yb[r] += w * yv3[r];
-      }
+      double w = p->bw[en], y0 = yv3[0], y1 = yv3[1], y2 = yv3[2];
+      double p0 = w * pl[0], p1 = w * pl[1], p2 = w * pl[2];
+      s00 += p0 * y0; s01 += p0 * y1; s02 += p0 * y2;
+      s10 += p1 * y0; s11 += p1 * y1; s12 += p1 * y2;
+      s20 += p2 * y0; s21 += p2 * y1; s22 += p2 * y2;
+      t0 += w * y0; t1 += w * y1; t2 += w * y2;
     }
+    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
+    Yb[0] = s00; Yb[1] = s01; Yb[2] = s02; Yb[3] = s10; Yb[4] = s11; Yb[5] = s12;
+    Yb[6] = s20; Yb[7] = s21; Yb[8] = s22;
+    yb[0] = t0; yb[1] = t1; yb[2] = t2;
   }
   for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
   return yy;
@@ -484,6 +489,7 @@ SKS_GN_INLINE int damped_solve_impl(const sks_gn_pattern *pt, const double *Hb, 
       /* two interleaved partial sums (K is even but for 7): one packed
        * register instead of a chain of K dependent scalar adds, the
        * factorisation's hot loop */
+      double P[144]; /* the product first: T may alias Li, Lj for the compiler */
       for (int r = 0; r < K; ++r)
         for (int c = 0; c < K; ++c) {
           double v0 = 0, v1 = 0;
@@ -493,8 +499,9 @@ SKS_GN_INLINE int damped_solve_impl(const sks_gn_pattern *pt, const double *Hb, 
             v1 += Li[r * K + q + 1] * Lj[c * K + q + 1];
           }
           if (q < K) v0 += Li[r * K + q] * Lj[c * K + q];
-          T[r * K + c] -= v0 + v1;
+          P[r * K + c] = v0 + v1;
         }
+      for (size_t e = 0; e < KK; ++e) T[e] -= P[e];
     }
   }
   /* permuted right-hand side */
