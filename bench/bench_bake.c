@@ -7,7 +7,10 @@
  * for 24 frames x up to 5000 constraints on the Fox and on Testwuson, sweeps
  * per frame, the Fox Walk control time (to mean <= 0.001% D and worst <=
  * 0.01% D), the seed's BCD against the default solver, and the quality table
- * for the Fox onto every rig in fox_targets/ in both modes. Best of `reps`. */
+ * for the Fox onto every rig in fox_targets/ in both modes. Best of `reps`.
+ * Between them: rotation-only against free mode per clip (solve ms ratio,
+ * iterations per frame) on the Fox onto fox_rig_autoweights and the godot
+ * controls (SKS_BENCH_BAKE=modes: that section only). */
 #define _DEFAULT_SOURCE /* getloadavg */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -222,6 +225,54 @@ static void parallel_bench(const char *fox, const char *tw, const char *dir, int
   }
 }
 
+/* Rotation-only against free mode, single thread, same run: --mode both,
+ * per clip the solve CPU ms of each mode (best of reps), their ratio and the
+ * iterations per frame. */
+static void modes_case(const char *label, const char *spath, const char *tpath, int reps) {
+  sks_model s, t;
+  if (!load(spath, &s)) return;
+  if (!load(tpath, &t)) { sks_model_free(&s); return; }
+  sks_bake_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.threads = 1;
+  opt.mode = SKS_SOLVE_BOTH;
+  sks_bake_result r;
+  if (bake_best(&s, &t, &opt, reps, &r)) {
+    printf("\n%s: rotation-only vs free, solve ms (thread CPU time, best of %d), 1 thread\n", label, reps);
+    printf("  %-32s %6s %9s %9s %7s %9s %9s\n", "clip", "frames", "free ms", "rot ms", "rot/free", "it/fr free",
+           "it/fr rot");
+    double sf = 0, sr = 0, worst = 0;
+    for (size_t i = 0; i + 1 < r.clip_count; i += 2) {
+      const sks_baked_clip *f = &r.clips[i], *o = &r.clips[i + 1];
+      if (f->mode != SKS_SOLVE_FREE || o->mode != SKS_SOLVE_ROTATION_ONLY) continue;
+      double q = f->solve_ms > 0 ? o->solve_ms / f->solve_ms : 0;
+      if (f->frame_count > 1 && q > worst) worst = q;
+      sf += f->solve_ms;
+      sr += o->solve_ms;
+      printf("  %-32s %6zu %9.2f %9.2f %6.2fx %10.2f %9.2f\n", f->name, f->frame_count, f->solve_ms, o->solve_ms, q,
+             f->sweeps_per_frame, o->sweeps_per_frame);
+    }
+    printf("  %-32s %6s %9.2f %9.2f %6.2fx   (worst clip of more than one frame: %.2fx)\n", "all clips", "", sf, sr,
+           sf > 0 ? sr / sf : 0, worst);
+    sks_bake_result_free(&r);
+  }
+  sks_model_free(&s);
+  sks_model_free(&t);
+}
+
+static void modes_bench(const char *fox, const char *dir, int reps) {
+  char p[2200];
+  snprintf(p, sizeof p, "%s/fox_rig_autoweights.glb", dir);
+  modes_case("Fox -> fox_rig_autoweights", fox, p, reps);
+  static const char *const humans[] = {"godot/godot_player.glb", "godot/godot_mannequiny.glb"};
+  for (size_t i = 0; i < sizeof humans / sizeof humans[0]; ++i) {
+    snprintf(p, sizeof p, "%s/%s", SKS_SHARED_DATA, humans[i]);
+    char label[256];
+    snprintf(label, sizeof label, "%s control", humans[i]);
+    modes_case(label, p, p, reps);
+  }
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
   if (reps < 1) reps = 1;
@@ -229,9 +280,11 @@ int main(int argc, char **argv) {
   snprintf(fox, sizeof fox, "%s/Fox/Fox.glb", SKS_SHARED_DATA);
   snprintf(tw, sizeof tw, "%s/X/Testwuson.X", SKS_ASSIMP_MODELS);
   snprintf(dir, sizeof dir, "%s/fox_targets", SKS_SHARED_DATA);
-  const char *only = getenv("SKS_BENCH_BAKE"); /* "parallel": the parallel section only */
-  parallel_bench(fox, tw, dir, reps < 5 ? 5 : reps);
+  const char *only = getenv("SKS_BENCH_BAKE"); /* "parallel" / "modes": that section only */
+  if (!only || strcmp(only, "modes") != 0) parallel_bench(fox, tw, dir, reps < 5 ? 5 : reps);
   if (only && strcmp(only, "parallel") == 0) return 0;
+  modes_bench(fox, dir, reps);
+  if (only && strcmp(only, "modes") == 0) return 0;
   printf("\nbench_bake: best of %d runs, single thread\n", reps);
 
   /* 1. Fox Walk control at its own key times (18 frames): the Dem Bones bar */

@@ -19,6 +19,7 @@ void sks_solve_problem_free(sks_solve_problem *p) {
   free(p->bstart); free(p->bvertex); free(p->bw); free(p->bp);
   free(p->pairs);
   free(p->affine);
+  sks_gn_pattern_free(&p->gn);
   memset(p, 0, sizeof *p);
 }
 
@@ -126,6 +127,7 @@ int sks_solve_problem_build(sks_solve_problem *p, const sks_influences *full, si
         }
       }
   free(pair_index);
+  if (!sks_gn_pattern_build(p)) { sks_solve_problem_free(p); return 0; }
   return 1;
 }
 

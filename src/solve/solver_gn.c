@@ -30,6 +30,107 @@ static size_t scratch_for(const sks_solve_problem *p, size_t K) {
 
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p) { return scratch_for(p, 7); }
 
+void sks_gn_pattern_free(sks_gn_pattern *g) {
+  free(g->act); free(g->pos); free(g->col_start); free(g->row);
+  free(g->pair_slot); free(g->pair_trans); free(g->upd_start); free(g->upd);
+  memset(g, 0, sizeof *g);
+}
+
+/* The factor's pattern, once per problem. Elimination order: minimum degree
+ * on the graph of bone pairs that share a vertex (ties: the highest bone
+ * index, i.e. leaves of a parent-first skeleton first), eliminating a bone
+ * joins its remaining neighbours (the fill). Fox onto fox_rig_autoweights:
+ * 22 bones, 83 blocks, no fill, 146 updates. Bounded by the bone count (<= SKS_GN_MAX_BONES): nb^2
+ * bytes of work, at most nb^3 / 6 updates. */
+int sks_gn_pattern_build(sks_solve_problem *p) {
+  sks_gn_pattern *g = &p->gn;
+  memset(g, 0, sizeof *g);
+  size_t B = p->bone_count;
+  if (B > SKS_GN_MAX_BONES) return 1; /* the solver declines such a problem (act NULL) */
+  size_t nb = 0;
+  g->act = malloc((B ? B : 1) * sizeof(int32_t));
+  if (!g->act) return 0;
+  for (size_t b = 0; b < B; ++b) g->act[b] = p->wsum2[b] > 0 ? (int32_t)nb++ : -1;
+  g->nb = nb;
+  size_t nn = nb ? nb * nb : 1, np = p->pair_count ? p->pair_count : 1;
+  uint8_t *adj = calloc(nn, 1), *lpat = calloc(nn, 1), *done = calloc(nb ? nb : 1, 1);
+  uint32_t *order = malloc((nb ? nb : 1) * sizeof(uint32_t)), *slot_of = malloc(nn * sizeof(uint32_t));
+  g->pos = malloc((nb ? nb : 1) * sizeof(uint32_t));
+  g->col_start = malloc((nb + 1) * sizeof(uint32_t));
+  g->upd_start = malloc((nb + 1) * sizeof(uint32_t));
+  g->pair_slot = malloc(np * sizeof(uint32_t));
+  g->pair_trans = calloc(np, 1);
+  int ok = adj && lpat && done && order && slot_of && g->pos && g->col_start && g->upd_start &&
+           g->pair_slot && g->pair_trans;
+  if (ok) {
+    for (size_t k = 0; k < p->pair_count; ++k) {
+      int32_t a = g->act[p->pairs[k].b], c = g->act[p->pairs[k].c];
+      if (a >= 0 && c >= 0 && a != c) adj[(size_t)a * nb + (size_t)c] = adj[(size_t)c * nb + (size_t)a] = 1;
+    }
+    for (size_t step = 0; step < nb; ++step) {
+      size_t best = nb, bestdeg = 0;
+      for (size_t v = nb; v-- > 0;) {
+        if (done[v]) continue;
+        size_t dg = 0;
+        for (size_t u = 0; u < nb; ++u) dg += !done[u] && adj[v * nb + u];
+        if (best == nb || dg < bestdeg) { best = v; bestdeg = dg; }
+      }
+      done[best] = 1;
+      g->pos[best] = (uint32_t)step;
+      order[step] = (uint32_t)best;
+      for (size_t u = 0; u < nb; ++u) {
+        if (done[u] || !adj[best * nb + u]) continue;
+        lpat[best * nb + u] = 1;
+        for (size_t w = 0; w < nb; ++w)
+          if (w != u && !done[w] && adj[best * nb + w]) adj[u * nb + w] = 1;
+      }
+    }
+    /* slots by columns: the diagonal, then the rows in elimination order */
+    size_t slots = 0, upds = 0;
+    for (size_t k = 0; k < nb; ++k) {
+      size_t v = order[k], m = 0;
+      g->col_start[k] = (uint32_t)slots;
+      slot_of[k * nb + k] = (uint32_t)slots++;
+      for (size_t i = k + 1; i < nb; ++i)
+        if (lpat[v * nb + order[i]]) { slot_of[i * nb + k] = (uint32_t)slots++; ++m; }
+      upds += m * (m + 1) / 2;
+    }
+    g->col_start[nb] = (uint32_t)slots;
+    g->slot_count = slots;
+    g->row = malloc((slots ? slots : 1) * sizeof(uint32_t));
+    g->upd = malloc((upds ? 3 * upds : 1) * sizeof(uint32_t));
+    ok = g->row && g->upd;
+    size_t u = 0;
+    for (size_t k = 0; ok && k < nb; ++k) {
+      size_t v = order[k];
+      g->row[g->col_start[k]] = (uint32_t)k;
+      g->upd_start[k] = (uint32_t)u;
+      for (size_t i = k + 1; i < nb; ++i) {
+        if (!lpat[v * nb + order[i]]) continue;
+        g->row[slot_of[i * nb + k]] = (uint32_t)i;
+        for (size_t j = k + 1; j <= i; ++j) { /* (i, j) is in the pattern: the fill clique */
+          if (!lpat[v * nb + order[j]]) continue;
+          g->upd[3 * u] = slot_of[i * nb + j];
+          g->upd[3 * u + 1] = slot_of[i * nb + k];
+          g->upd[3 * u + 2] = slot_of[j * nb + k];
+          ++u;
+        }
+      }
+    }
+    if (ok) g->upd_start[nb] = (uint32_t)u;
+    for (size_t k = 0; ok && k < p->pair_count; ++k) {
+      int32_t a = g->act[p->pairs[k].b], c = g->act[p->pairs[k].c];
+      if (a < 0 || c < 0) { g->pair_slot[k] = UINT32_MAX; continue; }
+      size_t I = g->pos[a], J = g->pos[c];
+      g->pair_trans[k] = I < J;
+      g->pair_slot[k] = I >= J ? slot_of[I * nb + J] : slot_of[J * nb + I];
+    }
+  }
+  free(adj); free(lpat); free(done); free(order); free(slot_of);
+  if (!ok) sks_gn_pattern_free(g);
+  return ok;
+}
+
 static void skew(const double *a, double *m) {
   m[0] = 0;     m[1] = -a[2]; m[2] = a[1];
   m[3] = a[2];  m[4] = 0;     m[5] = -a[0];
@@ -98,35 +199,48 @@ double sks_moments_eval(const sks_solve_problem *p, const double *Y, const doubl
 
 double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {
   size_t B = p->bone_count;
-  memset(Y, 0, 9 * B * sizeof(double));
-  memset(ybar, 0, 3 * B * sizeof(double));
   double yy = 0;
   for (size_t b = 0; b < B; ++b) {
-    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
+    /* local sums: Y and ybar may alias y, so sums kept in them went through
+     * memory at every entry (15 % of a bake) */
+    double s00 = 0, s01 = 0, s02 = 0, s10 = 0, s11 = 0, s12 = 0, s20 = 0, s21 = 0, s22 = 0;
+    double t0 = 0, t1 = 0, t2 = 0;
     for (uint32_t en = p->bstart[b]; en < p->bstart[b + 1]; ++en) {
       const double *yv3 = &y[3 * p->bvertex[en]], *pl = &p->bp[3 * en];
-      double w = p->bw[en];
-      for (int r = 0; r < 3; ++r) {
-        double wp = w * pl[r];
-        Yb[r * 3] += wp * yv3[0]; Yb[r * 3 + 1] += wp * yv3[1]; Yb[r * 3 + 2] += wp * yv3[2];
-        yb[r] += w * yv3[r];
-      }
+      double w = p->bw[en], y0 = yv3[0], y1 = yv3[1], y2 = yv3[2];
+      double p0 = w * pl[0], p1 = w * pl[1], p2 = w * pl[2];
+      s00 += p0 * y0; s01 += p0 * y1; s02 += p0 * y2;
+      s10 += p1 * y0; s11 += p1 * y1; s12 += p1 * y2;
+      s20 += p2 * y0; s21 += p2 * y1; s22 += p2 * y2;
+      t0 += w * y0; t1 += w * y1; t2 += w * y2;
     }
+    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
+    Yb[0] = s00; Yb[1] = s01; Yb[2] = s02; Yb[3] = s10; Yb[4] = s11; Yb[5] = s12;
+    Yb[6] = s20; Yb[7] = s21; Yb[8] = s22;
+    yb[0] = t0; yb[1] = t1; yb[2] = t2;
   }
   for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
   return yy;
 }
 
-/* J^T J in 6x6 blocks, lower block triangle, bones in REVERSE order (block
- * index nb-1-act[b]): bones are parent-first, so leaves are eliminated first
- * and the block Cholesky of this tree-like pattern creates little fill. */
-static void assemble(const sks_solve_problem *p, const double *R, const int32_t *act, size_t nb,
-                     int K, double *Hb, uint8_t *nz) {
-  const int KK = K * K;
-  memset(nz, 0, nb * nb);
+/* J^T J in KxK blocks, in the slots of the factor's pattern (p->gn): pair
+ * (b, c)'s block Jb^T Jc goes to slot (pos b, pos c) when pos b >= pos c,
+ * else transposed to (pos c, pos b); fill blocks are zero. Each slot holds
+ * at most one pair (pairs are unique). */
+static void store_block(const sks_gn_pattern *pt, size_t k, const double *blk, int K, double *Hb) {
+  double *dst = &Hb[(size_t)pt->pair_slot[k] * (size_t)(K * K)];
+  if (!pt->pair_trans[k]) { memcpy(dst, blk, (size_t)(K * K) * sizeof(double)); return; }
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < K; ++j) dst[j * K + i] = blk[i * K + j];
+}
+
+static void assemble(const sks_solve_problem *p, const double *R, int K, double *Hb) {
+  const sks_gn_pattern *pt = &p->gn;
+  const int32_t *act = pt->act;
+  memset(Hb, 0, pt->slot_count * (size_t)(K * K) * sizeof(double));
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
-    if (act[pm->b] < 0 || act[pm->c] < 0) continue;
+    if (pt->pair_slot[k] == UINT32_MAX) continue;
     const double *Rb = &R[9 * pm->b], *Rc = &R[9 * pm->c];
     /* Q = Rc P^T Rb^T */
     double T[9], Q[9];
@@ -142,9 +256,7 @@ static void assemble(const sks_solve_problem *p, const double *R, const int32_t 
     sks_dm3_apply(Rc, pm->mc, mc);
     skew(ma, Sa);
     skew(mc, Sc);
-    size_t I = nb - 1 - (size_t)act[pm->b], J = nb - 1 - (size_t)act[pm->c]; /* I >= J */
-    double *blk = &Hb[(I * nb + J) * KK];
-    if (!nz[I * nb + J]) { memset(blk, 0, KK * sizeof(double)); nz[I * nb + J] = 1; }
+    double blk[49] = {0};
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         blk[i * K + j] += (i == j ? tr : 0.0) - Q[i * 3 + j];
@@ -165,7 +277,9 @@ static void assemble(const sks_solve_problem *p, const double *R, const int32_t 
       }
       blk[6 * K + 6] += tr;
     }
+    store_block(pt, k, blk, K, Hb);
   }
+  (void)act;
 }
 
 /* ---- the generic path (some bone affine): K = 12 ------------------------- */
@@ -270,13 +384,14 @@ static double eval_generic(const sks_solve_problem *p, const double *Y, const do
 
 /* J^T J for K = 12 (layout as assemble): block(b,c) = sum_mn M_mn E_m^bT E_n^c,
  * M = [s mc^T; mb P]. Uses the E of the last eval_generic at this R. */
-static void assemble_generic(const sks_solve_problem *p, const int32_t *act, size_t nb,
-                             const double *E, double *Hb, uint8_t *nz) {
+static void assemble_generic(const sks_solve_problem *p, const double *E, double *Hb) {
   const int K = 12, KK = 144;
-  memset(nz, 0, nb * nb);
+  const sks_gn_pattern *pt = &p->gn;
+  const int32_t *act = pt->act;
+  memset(Hb, 0, pt->slot_count * KK * sizeof(double));
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
-    if (act[pm->b] < 0 || act[pm->c] < 0) continue;
+    if (pt->pair_slot[k] == UINT32_MAX) continue;
     const double *Eb = &E[144 * (size_t)act[pm->b]], *Ec = &E[144 * (size_t)act[pm->c]];
     double M[16];
     M[0] = pm->s;
@@ -285,9 +400,7 @@ static void assemble_generic(const sks_solve_problem *p, const int32_t *act, siz
       M[(1 + q) * 4] = pm->mb[q];
       for (int r = 0; r < 3; ++r) M[(1 + q) * 4 + 1 + r] = pm->P[q * 3 + r];
     }
-    size_t I = nb - 1 - (size_t)act[pm->b], J = nb - 1 - (size_t)act[pm->c];
-    double *blk = &Hb[(I * nb + J) * KK];
-    if (!nz[I * nb + J]) { memset(blk, 0, KK * sizeof(double)); nz[I * nb + J] = 1; }
+    double blk[144] = {0};
     for (int n = 0; n < 4; ++n) {
       double T[36]; /* T_n = sum_m M_mn E_m^b (3x12) */
       memset(T, 0, sizeof T);
@@ -304,12 +417,12 @@ static void assemble_generic(const sks_solve_problem *p, const int32_t *act, siz
           for (int j = 0; j < K; ++j) blk[i * K + j] += t * En[r * 12 + j];
         }
     }
+    store_block(pt, k, blk, K, Hb);
   }
   /* a rigid bone's unused slots: identity rows (g = 0 there, so x = 0) */
   for (size_t b = 0; b < p->bone_count; ++b) {
     if (act[b] < 0 || p->affine[b]) continue;
-    size_t I = nb - 1 - (size_t)act[b];
-    double *blk = &Hb[(I * nb + I) * KK];
+    double *blk = &Hb[(size_t)pt->col_start[pt->pos[act[b]]] * KK];
     for (int i = p->similarity ? 7 : 6; i < K; ++i) blk[i * K + i] = 1.0;
   }
 }
@@ -344,29 +457,25 @@ SKS_GN_INLINE int cholK(double *a, const int K, double *inv) {
   return 1;
 }
 
-/* Solves (H + (lam + 1e-12) diag(H) + floor) x = -g with a block Cholesky
- * that skips zero blocks. H (Hb, nz) is copied into L (Lb, lz) first. */
-SKS_GN_INLINE int damped_solve_impl(const double *Hb, const uint8_t *nz, size_t nb, const int K,
-                                    const double *g, const int32_t *act, size_t B, double lam,
-                                    double floor_, double *Lb, uint8_t *lz, double *y, double *x) {
-  const int KK = K * K;
+/* Solves (H + (lam + 1e-12) diag(H) + floor) x = -g by the block Cholesky of
+ * the pattern (p->gn): the slots are copied into L (one memcpy, fill
+ * included), then each column is factorised, its blocks scaled and its
+ * precomputed Schur updates applied; no zero block is visited. */
+SKS_GN_INLINE int damped_solve_impl(const sks_gn_pattern *pt, const double *Hb, const int K,
+                                    const double *g, double lam, double floor_, double *Lb,
+                                    double *y, double *x) {
+  const size_t KK = (size_t)(K * K), nb = pt->nb;
   double inv[12 * SKS_GN_MAX_BONES];
-  for (size_t i = 0; i < nb; ++i)
-    for (size_t j = 0; j <= i; ++j) {
-      lz[i * nb + j] = nz[i * nb + j];
-      if (nz[i * nb + j]) memcpy(&Lb[(i * nb + j) * KK], &Hb[(i * nb + j) * KK], KK * sizeof(double));
-    }
+  memcpy(Lb, Hb, pt->slot_count * KK * sizeof(double));
   for (size_t i = 0; i < nb; ++i) {
-    if (!lz[i * nb + i]) return 0;
-    double *d = &Lb[(i * nb + i) * KK];
+    double *d = &Lb[pt->col_start[i] * KK];
     for (int k = 0; k < K; ++k) d[k * (K + 1)] += (lam + 1e-12) * d[k * (K + 1)] + floor_;
   }
   for (size_t k = 0; k < nb; ++k) {
-    double *Lkk = &Lb[(k * nb + k) * KK], *ik = &inv[K * k];
+    double *Lkk = &Lb[pt->col_start[k] * KK], *ik = &inv[K * k];
     if (!cholK(Lkk, K, ik)) return 0;
-    for (size_t i = k + 1; i < nb; ++i) {
-      if (!lz[i * nb + k]) continue;
-      double *A = &Lb[(i * nb + k) * KK]; /* A <- A Lkk^-T: rows solve Lkk z = a */
+    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
+      double *A = &Lb[sl * KK]; /* A <- A Lkk^-T: rows solve Lkk z = a */
       for (int r = 0; r < K; ++r)
         for (int c = 0; c < K; ++c) {
           double v = A[r * K + c];
@@ -374,70 +483,70 @@ SKS_GN_INLINE int damped_solve_impl(const double *Hb, const uint8_t *nz, size_t 
           A[r * K + c] = v * ik[c];
         }
     }
-    for (size_t i = k + 1; i < nb; ++i) { /* Schur update T_ij -= L_ik L_jk^T */
-      if (!lz[i * nb + k]) continue;
-      const double *Li = &Lb[(i * nb + k) * KK];
-      for (size_t j = k + 1; j <= i; ++j) {
-        if (!lz[j * nb + k]) continue;
-        const double *Lj = &Lb[(j * nb + k) * KK];
-        double *T = &Lb[(i * nb + j) * KK];
-        if (!lz[i * nb + j]) { memset(T, 0, KK * sizeof(double)); lz[i * nb + j] = 1; }
-        for (int r = 0; r < K; ++r)
-          for (int c = 0; c < K; ++c) {
-            double v = 0;
-            for (int q = 0; q < K; ++q) v += Li[r * K + q] * Lj[c * K + q];
-            T[r * K + c] -= v;
+    for (uint32_t u = pt->upd_start[k]; u < pt->upd_start[k + 1]; ++u) { /* T_ij -= L_ik L_jk^T */
+      double *T = &Lb[pt->upd[3 * u] * KK];
+      const double *Li = &Lb[pt->upd[3 * u + 1] * KK], *Lj = &Lb[pt->upd[3 * u + 2] * KK];
+      /* two interleaved partial sums (K is even but for 7): one packed
+       * register instead of a chain of K dependent scalar adds, the
+       * factorisation's hot loop */
+      double P[144]; /* the product first: T may alias Li, Lj for the compiler */
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < K; ++c) {
+          double v0 = 0, v1 = 0;
+          int q = 0;
+          for (; q + 2 <= K; q += 2) {
+            v0 += Li[r * K + q] * Lj[c * K + q];
+            v1 += Li[r * K + q + 1] * Lj[c * K + q + 1];
           }
-      }
+          if (q < K) v0 += Li[r * K + q] * Lj[c * K + q];
+          P[r * K + c] = v0 + v1;
+        }
+      for (size_t e = 0; e < KK; ++e) T[e] -= P[e];
     }
   }
   /* permuted right-hand side */
-  for (size_t b = 0; b < B; ++b)
-    if (act[b] >= 0)
-      for (int k = 0; k < K; ++k) y[K * (nb - 1 - (size_t)act[b]) + k] = -g[K * (size_t)act[b] + k];
-  for (size_t i = 0; i < nb; ++i) { /* forward: L y = b */
-    double *yi = &y[K * i];
-    for (size_t k = 0; k < i; ++k) {
-      if (!lz[i * nb + k]) continue;
-      const double *A = &Lb[(i * nb + k) * KK];
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) yi[r] -= A[r * K + c] * y[K * k + c];
-    }
-    const double *D = &Lb[(i * nb + i) * KK];
+  for (size_t a = 0; a < nb; ++a)
+    for (int k = 0; k < K; ++k) y[K * (size_t)pt->pos[a] + k] = -g[K * a + k];
+  for (size_t k = 0; k < nb; ++k) { /* forward, by columns: L y = b */
+    double *yk = &y[K * k];
+    const double *D = &Lb[pt->col_start[k] * KK];
     for (int r = 0; r < K; ++r) {
-      double v = yi[r];
-      for (int c = 0; c < r; ++c) v -= D[r * K + c] * yi[c];
-      yi[r] = v * inv[K * i + r];
+      double v = yk[r];
+      for (int c = 0; c < r; ++c) v -= D[r * K + c] * yk[c];
+      yk[r] = v * inv[K * k + r];
     }
-  }
-  for (size_t i = nb; i-- > 0;) { /* backward: L^T x = y */
-    double *yi = &y[K * i];
-    for (size_t j = i + 1; j < nb; ++j) {
-      if (!lz[j * nb + i]) continue;
-      const double *A = &Lb[(j * nb + i) * KK];
+    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
+      const double *A = &Lb[sl * KK];
+      double *yi = &y[K * (size_t)pt->row[sl]];
       for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) yi[r] -= A[c * K + r] * y[K * j + c];
-    }
-    const double *D = &Lb[(i * nb + i) * KK];
-    for (int r = K - 1; r >= 0; --r) {
-      double v = yi[r];
-      for (int c = r + 1; c < K; ++c) v -= D[c * K + r] * yi[c];
-      yi[r] = v * inv[K * i + r];
+        for (int c = 0; c < K; ++c) yi[r] -= A[r * K + c] * yk[c];
     }
   }
-  for (size_t b = 0; b < B; ++b)
-    if (act[b] >= 0)
-      for (int k = 0; k < K; ++k) x[K * (size_t)act[b] + k] = y[K * (nb - 1 - (size_t)act[b]) + k];
+  for (size_t k = nb; k-- > 0;) { /* backward: L^T x = y */
+    double *yk = &y[K * k];
+    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
+      const double *A = &Lb[sl * KK], *yi = &y[K * (size_t)pt->row[sl]];
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < K; ++c) yk[r] -= A[c * K + r] * yi[c];
+    }
+    const double *D = &Lb[pt->col_start[k] * KK];
+    for (int r = K - 1; r >= 0; --r) {
+      double v = yk[r];
+      for (int c = r + 1; c < K; ++c) v -= D[c * K + r] * yk[c];
+      yk[r] = v * inv[K * k + r];
+    }
+  }
+  for (size_t a = 0; a < nb; ++a)
+    for (int k = 0; k < K; ++k) x[K * a + k] = y[K * (size_t)pt->pos[a] + k];
   return 1;
 }
 
-static int damped_solve(const double *Hb, const uint8_t *nz, size_t nb, int K, const double *g,
-                        const int32_t *act, size_t B, double lam, double floor_, double *Lb,
-                        uint8_t *lz, double *y, double *x) {
+static int damped_solve(const sks_gn_pattern *pt, const double *Hb, int K, const double *g, double lam,
+                        double floor_, double *Lb, double *y, double *x) {
   switch (K) {
-  case 6: return damped_solve_impl(Hb, nz, nb, 6, g, act, B, lam, floor_, Lb, lz, y, x);
-  case 7: return damped_solve_impl(Hb, nz, nb, 7, g, act, B, lam, floor_, Lb, lz, y, x);
-  default: return damped_solve_impl(Hb, nz, nb, 12, g, act, B, lam, floor_, Lb, lz, y, x);
+  case 6: return damped_solve_impl(pt, Hb, 6, g, lam, floor_, Lb, y, x);
+  case 7: return damped_solve_impl(pt, Hb, 7, g, lam, floor_, Lb, y, x);
+  default: return damped_solve_impl(pt, Hb, 12, g, lam, floor_, Lb, y, x);
   }
 }
 
@@ -445,8 +554,9 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
                  size_t max_iterations, double tol, sks_solve_stats *stats, double *scratch,
                  size_t scratch_count) {
   size_t B = p->bone_count;
-  int32_t act[SKS_GN_MAX_BONES];
-  if (B > SKS_GN_MAX_BONES) return 0;
+  const sks_gn_pattern *pt = &p->gn;
+  const int32_t *act = pt->act;
+  if (B > SKS_GN_MAX_BONES || !act) return 0;
   const int generic = p->affine_count > 0 && p->affine && s->stretch;
   const int K = generic ? 12 : (p->similarity ? 7 : 6), KK = K * K;
   double *own = NULL;
@@ -457,14 +567,12 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   } else if (scratch_count < scratch_for(p, 7)) {
     return 0;
   }
-  size_t nb = 0;
-  for (size_t b = 0; b < B; ++b) act[b] = p->wsum2[b] > 0 ? (int32_t)nb++ : -1;
+  size_t nb = pt->nb;
   size_t n = (size_t)K * nb;
   double *Hb = scratch, *Lb = Hb + B * B * KK, *g = Lb + B * B * KK, *x = g + n, *g2 = x + n,
          *yv = g2 + n;
   double *Rt = yv + n, *ut = Rt + 9 * B, *Y = ut + 3 * B, *ybar = Y + 9 * B;
   double *sct = ybar + 3 * B;
-  uint8_t *nz = (uint8_t *)(sct + B), *lz = nz + nb * nb;
   /* generic path: Jacobian bases at the current and the trial state, G */
   double *E = NULL, *E2 = NULL, *G = NULL;
   if (generic) {
@@ -480,20 +588,19 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
   double F = generic ? eval_generic(p, Y, ybar, yy, s->R, s->u, act, nb, E, G, g)
                      : sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
   sks_lm_control lm = {1e-6, 1e300, tol, d,
-                       (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise};
+                       (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise, 0};
   size_t it = 0;
   int converged = 0;
   while (it < max_iterations && !converged) {
     ++it;
     double maxdiag = 0;
     int solved = 0;
-    if (generic) assemble_generic(p, act, nb, E, Hb, nz);
-    else assemble(p, s->R, act, nb, K, Hb, nz);
+    if (generic) assemble_generic(p, E, Hb);
+    else assemble(p, s->R, K, Hb);
     for (size_t i = 0; i < nb; ++i)
-      if (nz[i * nb + i])
-        for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(i * nb + i) * KK + k * (K + 1)]);
+      for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(size_t)pt->col_start[i] * KK + k * (K + 1)]);
     for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
-      if (!damped_solve(Hb, nz, nb, K, g, act, B, lm.lam, 1e-30 * maxdiag + 1e-300, Lb, lz, yv, x)) {
+      if (!damped_solve(pt, Hb, K, g, lm.lam, 1e-30 * maxdiag + 1e-300, Lb, yv, x)) {
         lm.lam = fmax(lm.lam * 10, 1e-9);
         continue;
       }

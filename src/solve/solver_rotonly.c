@@ -20,14 +20,17 @@
 #include <string.h>
 #include "solve/solve_internal.h"
 
-static int dense_solve(const double *H, const double *g, size_t n, double lam, double *L,
-                       double *x) {
+/* dd: the damping's scale per unknown (diag of J^T J: H's own diagonal may be
+ * lowered by the second-order term). */
+static int dense_solve(const double *H, const double *dd, const double *g, size_t n, double lam,
+                       double *L, double *x) {
+  double inv[900]; /* 1 / L_ii; n <= 900 (sks_solve_rotonly_gn) */
   double maxd = 0;
-  for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, H[i * n + i]);
+  for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, dd[i]);
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j <= i; ++j) {
       double s = H[i * n + j];
-      if (i == j) s += (lam + 1e-12) * H[i * n + i] + 1e-30 * maxd + 1e-300;
+      if (i == j) s += (lam + 1e-12) * dd[i] + 1e-30 * maxd + 1e-300;
       { /* four partial sums: the single chain of dependent adds was the
          * solver's hot loop */
         const double *li = &L[i * n], *lj = &L[j * n];
@@ -43,19 +46,20 @@ static int dense_solve(const double *H, const double *g, size_t n, double lam, d
       if (i == j) {
         if (!(s > 0)) return 0;
         L[i * n + i] = sqrt(s);
+        inv[i] = 1.0 / L[i * n + i];
       } else {
-        L[i * n + j] = s / L[j * n + j];
+        L[i * n + j] = s * inv[j]; /* a multiply: the division was a tenth of the solve */
       }
     }
   for (size_t i = 0; i < n; ++i) {
     double s = -g[i];
     for (size_t k = 0; k < i; ++k) s -= L[i * n + k] * x[k];
-    x[i] = s / L[i * n + i];
+    x[i] = s * inv[i];
   }
   for (size_t i = n; i-- > 0;) {
     double s = x[i];
     for (size_t k = i + 1; k < n; ++k) s -= L[k * n + i] * x[k];
-    x[i] = s / L[i * n + i];
+    x[i] = s * inv[i];
   }
   return 1;
 }
@@ -90,6 +94,50 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
   }
 }
 
+/* The second-order term of the Hessian, sum_v e_v . d2 x_v / dw_a dw_b, added
+ * to H (J^T J). Gauss-Newton leaves it out, which is harmless when the
+ * residual e is small or the parameters are local (the free solver rotates a
+ * bone about its own centroid); here a joint rotates its whole subtree about
+ * its pivot o_a, so the term grows with the subtree's extent and, on a rig
+ * that cannot follow its source (a Mixamo-style control in rotation-only:
+ * 0.1-0.5 %D mean residual), the steps zigzag: 10-30 LM iterations per frame
+ * with rejected trials. With the increments applied parent-first (apply_step),
+ * for an influence point x (weight w) of a bone in the subtree of b, d = x -
+ * o_b:  (b, b): w [ (d e^T + e d^T) / 2 - (e.d) I ],  (a, b), a a strict
+ * ancestor of b: w [ e d^T - (e.d) I ] (rows: a), and (b, a) its transpose;
+ * joints on different branches and the root translations have none. Per
+ * bone c, G_c = sum w e x^T (from the pairs' world moments of the J^T J
+ * assembly) and E_c = sum w e (ec); sum w e d^T = G_c - E_c o_b^T. */
+static void second_order(const sks_solve_problem *p, const double *ec, const double *piv, const int32_t *ridx,
+                         const uint32_t *anc_start, const uint32_t *anc, const double *Gm, double *H, size_t n) {
+  size_t B = p->bone_count;
+  /* Gm: filled by the J^T J assembly (from the pairs' world moments) */
+  for (size_t c = 0; c < B; ++c) {
+    if (ridx[c] < 0) continue;
+    const double *G = &Gm[9 * c], *E = &ec[6 * c + 3];
+    for (uint32_t qb = anc_start[c]; qb < anc_start[c + 1]; ++qb) {
+      uint32_t b = anc[qb];
+      int ib = ridx[b];
+      double M[9], tr;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[i * 3 + j] = G[i * 3 + j] - E[i] * piv[3 * b + j]; /* sum w e d_b^T */
+      tr = M[0] + M[4] + M[8];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          H[(size_t)(ib + i) * n + (size_t)(ib + j)] += 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0);
+      for (uint32_t qa = anc_start[c]; qa < qb; ++qa) { /* strict ancestors of b (the path above it) */
+        int ia = ridx[anc[qa]];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            double v = M[i * 3 + j] - (i == j ? tr : 0.0);
+            H[(size_t)(ia + i) * n + (size_t)(ib + j)] += v;
+            H[(size_t)(ib + j) * n + (size_t)(ia + i)] += v;
+          }
+      }
+    }
+  }
+}
+
 int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
                          const sks_rotonly *ro, size_t max_iterations, double tol,
                          sks_solve_stats *stats) {
@@ -106,7 +154,19 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   uint32_t *anc = malloc((nsub ? nsub : 1) * sizeof(uint32_t)), *fill = calloc(B ? B : 1, sizeof(uint32_t));
   int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
   double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
-  double *g = malloc(n * 2 * sizeof(double)), *dx = g + n;
+  double *Hs = malloc(n * n * sizeof(double)); /* H + the second-order term */
+  double *g = malloc(n * 3 * sizeof(double)), *dx = g + n, *dd = dx + n;
+  /* per bone: G_c = sum w e x^T over its influences (x: the influence's
+   * current position), for the second-order term */
+  double *Gm = calloc((B ? B : 1) * 9, sizeof(double));
+  /* active bones (ascending = parent-first), each one's nearest active
+   * ancestor, and the per-(bone, bone) world moments (16 each: X, alpha,
+   * beta, s); nA <= 300 (n <= 900) */
+  size_t nA = 0;
+  for (size_t b = 0; b < B; ++b) nA += ridx[b] >= 0;
+  uint32_t *abone = malloc((nA ? nA : 1) * sizeof(uint32_t));
+  int32_t *apar = malloc((nA ? nA : 1) * sizeof(int32_t));
+  double *Am = malloc((nA ? nA * nA : 1) * 16 * sizeof(double));
   /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
   double *ec = malloc((B ? B : 1) * 12 * sizeof(double)), *ec2 = ec + 6 * B;
   double *piv = malloc((B ? B : 1) * 3 * sizeof(double));
@@ -118,7 +178,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
   tr.sc = malloc((B ? B : 1) * sizeof(double));
   tr.stretch = NULL;
-  int ok = anc_start && anc && fill && root_of && H && L && g && ec && piv && Y && act &&
+  int ok = anc_start && anc && fill && root_of && H && Hs && L && g && Gm && abone && apar && Am && ec && piv && Y && act &&
            tr.q && tr.R && tr.u && tr.sc;
   size_t it = 0;
   double F = 0;
@@ -133,6 +193,14 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         anc[anc_start[c] + fill[c]++] = (uint32_t)b;
         if (ro->bone_is_root[b]) root_of[c] = (int32_t)b;
       }
+    for (size_t b = 0, k = 0; b < B; ++b) {
+      if (ridx[b] < 0) continue;
+      abone[k] = (uint32_t)b;
+      apar[k] = -1;
+      for (uint32_t q = anc_start[b + 1]; q-- > anc_start[b];) /* ancestors ascending, b itself last */
+        if (anc[q] != b && ridx[anc[q]] >= 0) { apar[k] = ridx[anc[q]] / 3; break; }
+      ++k;
+    }
     double d = p->scale > 0 ? p->scale : 1.0;
     /* per-bone gradient sums from the frame moments (one pass over the
      * constraints per frame) and the pair moments; the objective exactly */
@@ -142,7 +210,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
      * pass over the vertices per trial was a fifth of the solve */
     F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
     double noise = 1e-13 * yy + 1e-300;
-    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise};
+    sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise, 0};
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
@@ -169,66 +237,119 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (tidx[a] >= 0) for (int r = 0; r < 3; ++r) g[tidx[a] + r] += E[r];
         }
       }
-      /* J^T J from the per-bone-pair moments (no pass over the vertices):
-       * every ordered pair of influence bones (c1, c2) adds to the blocks of
-       * all their constrained ancestors-or-self (a, b) */
+      /* J^T J from the per-bone-pair moments (no pass over the vertices).
+       * Block (a, b) sums, over the ordered influence-bone pairs (c1, c2)
+       * with c1 in a's subtree and c2 in b's, G = sum w1 w2 (x1 - o_a)(x2 -
+       * o_b)^T = X - o_a beta^T - alpha o_b^T + s o_a o_b^T with the pair's
+       * world moments X = sum w1 w2 x1 x2^T, alpha = sum w1 w2 x1, beta =
+       * sum w1 w2 x2, s = sum w1 w2: those are summed per (c1, c2) once, then
+       * up the tree (columns, then rows), nb^2 work instead of pairs x
+       * depth^2 3x3 blocks (the rotation-only solve's hot loop). */
+      memset(Am, 0, nA * nA * 16 * sizeof(double));
       for (size_t k = 0; k < p->pair_count; ++k) {
         const sks_pair_moments *pm = &p->pairs[k];
+        if (ridx[pm->b] < 0 || ridx[pm->c] < 0) continue;
         for (int swap = 0; swap < (pm->b == pm->c ? 1 : 2); ++swap) {
           uint32_t c1 = swap ? pm->c : pm->b, c2 = swap ? pm->b : pm->c;
-          const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2];
-          double m1[3], m2[3], T[9], PR[9];
+          const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2], *u1 = &s->u[3 * c1], *u2 = &s->u[3 * c2];
+          double m1[3], m2[3], PR[9];
           sks_dm3_apply(R1, swap ? pm->mc : pm->mb, m1);
           sks_dm3_apply(R2, swap ? pm->mb : pm->mc, m2);
-          /* T = R1 P12 R2^T with P12 = sum w1 w2 p1 p2^T (P or P^T) */
-          for (int i = 0; i < 3; ++i)
+          for (int i = 0; i < 3; ++i) /* R1 P12, P12 = sum w1 w2 p1 p2^T (P or P^T) */
             for (int j = 0; j < 3; ++j) {
               double v = 0;
               for (int q = 0; q < 3; ++q) v += R1[i * 3 + q] * (swap ? pm->P[j * 3 + q] : pm->P[q * 3 + j]);
-              PR[i * 3 + j] = v; /* (R1 P12)[i][j] */
+              PR[i * 3 + j] = v;
             }
+          double *A = &Am[((size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3)) * 16];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-              T[i * 3 + j] = PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2];
-          for (uint32_t qa = anc_start[c1]; qa < anc_start[c1 + 1]; ++qa) {
-            uint32_t a = anc[qa];
-            int ia = ridx[a], ta = tidx[a];
-            double d1[3], va[3], Ga[9];
-            for (int r = 0; r < 3; ++r) d1[r] = s->u[3 * c1 + r] - piv[3 * a + r];
-            for (int r = 0; r < 3; ++r) va[r] = m1[r] + pm->s * d1[r]; /* sum w1 w2 (x1 - o_a) */
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j) Ga[i * 3 + j] = T[i * 3 + j] + d1[i] * m2[j];
-            for (uint32_t qb = anc_start[c2]; qb < anc_start[c2 + 1]; ++qb) {
-              uint32_t b = anc[qb];
-              int ib = ridx[b], tb = tidx[b];
-              double d2[3], G[9];
-              for (int r = 0; r < 3; ++r) d2[r] = s->u[3 * c2 + r] - piv[3 * b + r];
-              /* G = sum w1 w2 (x1 - o_a)(x2 - o_b)^T */
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) G[i * 3 + j] = Ga[i * 3 + j] + va[i] * d2[j];
-              double trG = G[0] + G[4] + G[8];
-              /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T */
-              for (int r = 0; r < 3; ++r)
-                for (int cc = 0; cc < 3; ++cc)
-                  H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
-              /* rot a - trans b: [va]x ; trans a - trans b: S I */
-              if (tb >= 0) {
-                double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
-                for (int r = 0; r < 3; ++r)
-                  for (int cc = 0; cc < 3; ++cc) {
-                    H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
-                    H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
-                  }
-                if (ta >= 0)
-                  for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += pm->s;
-              }
-            }
+              A[i * 3 + j] += PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2] +
+                              u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
+          for (int i = 0; i < 3; ++i) {
+            A[9 + i] += m1[i] + pm->s * u1[i];
+            A[12 + i] += m2[i] + pm->s * u2[i];
           }
+          A[15] += pm->s;
         }
       }
-      int solved = 0;
+      /* per bone c, G_c = sum w e x^T (the second-order term's) from the
+       * unsummed X: sum_c1 X(c1, c) - sum w y x^T */
+      for (size_t kc = 0; kc < nA; ++kc) {
+        size_t c = abone[kc];
+        const double *R = &s->R[9 * c], *Yc = &Y[9 * c], *u = &s->u[3 * c], *yb = &ybar[3 * c];
+        double *G = &Gm[9 * c];
+        for (int i = 0; i < 3; ++i) /* sum w y (R p + u)^T = Y^T R^T + ybar u^T */
+          for (int j = 0; j < 3; ++j) {
+            double v = 0;
+            for (int q = 0; q < 3; ++q) v += Yc[q * 3 + i] * R[j * 3 + q];
+            G[i * 3 + j] = -(v + yb[i] * u[j]);
+          }
+        for (size_t k1 = 0; k1 < nA; ++k1) {
+          const double *A = &Am[(k1 * nA + kc) * 16];
+          if (A[15] == 0) continue;
+          for (int e = 0; e < 9; ++e) G[e] += A[e];
+        }
+      }
+      for (size_t k2 = nA; k2-- > 0;) /* columns: c2 up to its ancestors (children first) */
+        if (apar[k2] >= 0)
+          for (size_t k1 = 0; k1 < nA; ++k1) {
+            const double *src = &Am[(k1 * nA + k2) * 16];
+            if (src[15] == 0) continue; /* no pair (s = sum w1 w2 > 0 for any) */
+            double *dst = &Am[(k1 * nA + (size_t)apar[k2]) * 16];
+            for (int e = 0; e < 16; ++e) dst[e] += src[e];
+          }
+      for (size_t k1 = nA; k1-- > 0;) /* rows */
+        if (apar[k1] >= 0)
+          for (size_t k2 = 0; k2 < nA; ++k2) {
+            const double *src = &Am[(k1 * nA + k2) * 16];
+            if (src[15] == 0) continue;
+            double *dst = &Am[((size_t)apar[k1] * nA + k2) * 16];
+            for (int e = 0; e < 16; ++e) dst[e] += src[e];
+          }
+      for (size_t ka = 0; ka < nA; ++ka)
+        for (size_t kb = 0; kb < nA; ++kb) {
+          const double *A = &Am[(ka * nA + kb) * 16], *al = A + 9, *be = A + 12;
+          double sw = A[15];
+          if (sw == 0) continue;
+          size_t a = abone[ka], b = abone[kb];
+          int ia = ridx[a], ta = tidx[a], ib = ridx[b], tb = tidx[b];
+          const double *oa = &piv[3 * a], *ob = &piv[3 * b];
+          double G[9];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              G[i * 3 + j] = A[i * 3 + j] - oa[i] * be[j] - al[i] * ob[j] + sw * oa[i] * ob[j];
+          double trG = G[0] + G[4] + G[8];
+          /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T */
+          for (int r = 0; r < 3; ++r)
+            for (int cc = 0; cc < 3; ++cc)
+              H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
+          /* rot a - trans b: [va]x, va = sum w1 w2 (x1 - o_a); trans a - trans b: s I */
+          if (tb >= 0) {
+            double va[3] = {al[0] - sw * oa[0], al[1] - sw * oa[1], al[2] - sw * oa[2]};
+            double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
+            for (int r = 0; r < 3; ++r)
+              for (int cc = 0; cc < 3; ++cc) {
+                H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
+                H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
+              }
+            if (ta >= 0)
+              for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += sw;
+          }
+        }
+      for (size_t i = 0; i < n; ++i) dd[i] = H[i * n + i];
+      memcpy(Hs, H, n * n * sizeof(double));
+      second_order(p, ec, piv, ridx, anc_start, anc, Gm, Hs, n);
+      /* the Newton step (Hs) first; when Hs is not positive definite at this
+       * damping (far from the minimum) or its step is rejected, the
+       * Gauss-Newton matrix for the rest of the iteration */
+      int solved = 0, newton = 1;
       for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
-        if (!dense_solve(H, g, n, lm.lam, L, dx)) { lm.lam = fmax(lm.lam * 10, 1e-9); continue; }
+        if (!dense_solve(newton ? Hs : H, dd, g, n, lm.lam, L, dx)) {
+          if (newton) { newton = 0; continue; }
+          lm.lam = fmax(lm.lam * 10, 1e-9);
+          continue;
+        }
         double step = 0;
         for (size_t b = 0; b < B; ++b) {
           if (ridx[b] < 0) continue;
@@ -248,6 +369,8 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           memcpy(ec, ec2, 6 * B * sizeof(double));
           solved = 1;
           converged = sks_lm_accepted(&lm, step, decrease, F);
+        } else if (newton) {
+          newton = 0; /* the same damping, Gauss-Newton */
         } else {
           sks_lm_rejected(&lm);
         }
@@ -259,7 +382,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->iterations = it;
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
-  free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(L); free(g);
+  free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(Hs); free(L); free(g); free(Gm); free(abone); free(apar); free(Am);
   free(ec); free(piv); free(Y); free(act); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
   return ok;
 }
