@@ -101,14 +101,18 @@ int main(void) {
   CHECK_OK(sks_load(maya_path, NULL, &astro_maya, &err), &err);
   CHECK_OK(sks_load(cesium_path, NULL, &cesium, &err), &err);
   CHECK_OK(sks_load(manq_path, NULL, &manq, &err), &err);
+  /* under the sanitizers (SKS_SANITIZED=1, ~10x slower) half of the pairs
+   * run: one astronaut direction, the base pair, one parent and the data
+   * conventions variant, the A-pose control */
+  int full = getenv("SKS_SANITIZED") == NULL;
   printf("%-44s | alignment found                             | quality    | mean / worst\n", "pair");
 
   /* one character, two exporters: inches (Max) vs centimetres (Maya) */
   sks_variant_numbers mm = sks_variant_bake("astronaut Max -> Maya (other mesh, units)", &astro_max, &astro_maya, NULL);
   CHECK_MSG(mm.ok && fabs(mm.scale - 2.54) < 0.01 && mm.q > 99.9 && mm.mean < 0.01 && mm.worst < 0.5,
             "Max -> Maya: scale %.5f, %.4f %% / %.5f / %.4f %%D", mm.scale, mm.q, mm.mean, mm.worst);
-  sks_variant_numbers my = sks_variant_bake("astronaut Maya -> Max", &astro_maya, &astro_max, NULL);
-  CHECK_MSG(my.ok && fabs(my.scale - 1 / 2.54) < 0.01 / 2.54 && my.q > 99.9 && my.mean < 0.01 && my.worst < 0.5,
+  sks_variant_numbers my = full ? sks_variant_bake("astronaut Maya -> Max", &astro_maya, &astro_max, NULL) : mm;
+  if (full) CHECK_MSG(my.ok && fabs(my.scale - 1 / 2.54) < 0.01 / 2.54 && my.q > 99.9 && my.mean < 0.01 && my.worst < 0.5,
             "Maya -> Max: scale %.5f, %.4f %% / %.5f / %.4f %%D", my.scale, my.q, my.mean, my.worst);
 
   /* two characters; the same pair re-exported with other conventions */
@@ -119,9 +123,11 @@ int main(void) {
   sks_model_clone(&manq, &b, &err); sks_variant_add_parent(&b, cm);
   sks_variant_same("target parent scale 0.01", sks_variant_bake("... target parent scale 0.01 (cm)", &cesium, &b, NULL), base);
   sks_model_free(&b);
-  sks_model_clone(&cesium, &a, &err); sks_variant_add_parent(&a, zup);
-  sks_variant_same("source parent Z-up + offset", sks_variant_bake("... source parent Z-up + offset", &a, &manq, NULL), base);
-  sks_model_free(&a);
+  if (full) {
+    sks_model_clone(&cesium, &a, &err); sks_variant_add_parent(&a, zup);
+    sks_variant_same("source parent Z-up + offset", sks_variant_bake("... source parent Z-up + offset", &a, &manq, NULL), base);
+    sks_model_free(&a);
+  }
   /* conventions baked into the vertex data (an exporter's "apply transform"
    * to Z-up in cm; a model turned to face -Z, in mm) */
   sks_model_clone(&cesium, &a, &err);
@@ -131,23 +137,26 @@ int main(void) {
   sks_variant_same("data conventions", sks_variant_bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL), base);
   sks_model_free(&b);
   sks_model_free(&a);
-  /* an arbitrary rotation (no axis convention) with scale and offset baked
-   * into the source's data: the alignment's hypotheses come from the shapes'
-   * principal frames, not the files' axes, so the same answer comes out */
-  sks_model_clone(&cesium, &a, &err);
-  sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
-  sks_variant_same("source data rot37 (1,2,3) x3", sks_variant_bake("... src data rot37 about (1,2,3), x3", &a, &manq, NULL), base);
-  sks_model_free(&a);
-  /* KNOWN LIMIT (README, "Align"): the same on the target's side. The float
-   * rounding of the rotated data moves one of the similarity's ICP fixed
-   * points (scale 1.0399 instead of 1.0354; the basin is flat), and the
-   * registration carries it on: 96.82 vs 96.89 %, mean 2.6 % and worst 6.6 %
-   * off. Asserted: it bakes, within 0.15 point and 10 %. */
-  sks_model_clone(&manq, &b, &err);
-  sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
-  sks_variant_numbers dt = sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL);
-  CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.15 && fabs(dt.mean - base.mean) < 0.1 * base.mean &&
-            fabs(dt.worst - base.worst) < 0.1 * base.worst, "target data rot73: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
+  if (full) {
+    /* an arbitrary rotation (no axis convention) with scale and offset baked
+     * into the source's data: the alignment's hypotheses come from the shapes'
+     * principal frames, not the files' axes, so the same answer comes out */
+    sks_model_clone(&cesium, &a, &err);
+    sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
+    sks_variant_same("source data rot37 (1,2,3) x3", sks_variant_bake("... src data rot37 about (1,2,3), x3", &a, &manq, NULL), base);
+    sks_model_free(&a);
+    /* KNOWN LIMIT (README, "Align"): the same on the target's side. The float
+     * rounding of the rotated data moves one of the similarity's ICP fixed
+     * points (scale 1.0399 instead of 1.0354; the basin is flat), and the
+     * registration carries it on: 96.82 vs 96.89 %, mean 2.6 % and worst 6.6 %
+     * off. Asserted: it bakes, within 0.15 point and 10 %. */
+    sks_model_clone(&manq, &b, &err);
+    sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
+    sks_variant_numbers dt = sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL);
+    CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.15 && fabs(dt.mean - base.mean) < 0.1 * base.mean &&
+              fabs(dt.worst - base.worst) < 0.1 * base.worst, "target data rot73: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
+    sks_model_free(&b);
+  }
 
   /* A-pose re-bind of the T-pose mannequiny */
   static const char *const arms[] = {"upperarm.l", "upperarm.r"};
@@ -157,7 +166,7 @@ int main(void) {
   sks_variant_numbers ctl = sks_variant_bake("mannequiny -> its A-pose re-bind (control)", &manq, &apose, "run_root.001");
   CHECK_MSG(ctl.ok && ctl.q > 99.99 && ctl.mean < 0.001 && ctl.worst < 0.01, "A-pose control: %.5f %% / %.6f / %.6f %%D",
             ctl.q, ctl.mean, ctl.worst);
-  sks_variant_numbers ca = sks_variant_bake("CesiumMan -> mannequiny A-pose re-bind", &cesium, &apose, NULL);
+  sks_variant_numbers ca = full ? sks_variant_bake("CesiumMan -> mannequiny A-pose re-bind", &cesium, &apose, NULL) : base;
   /* the re-bound rig is another rig (its bind surface is the LBS blend of
    * the A pose), so its sks_variant_numbers need not equal the T-pose's; what must hold
    * is that the arms are found (no refusal, not flagged) and that the
