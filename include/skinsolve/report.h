@@ -47,6 +47,9 @@ typedef struct sks_report_plan {
 sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan *plan, sks_error *err);
 
 sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err);
+/* The same page in memory (caller frees *html), for a caller that writes
+ * it together with other outputs (all or nothing). */
+sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err);
 
 #ifdef __cplusplus
 }

@@ -58,4 +58,12 @@ int sks_cli_opt_report_max_mb(int argc, char **argv, int *i, size_t *max_bytes);
  * `path` printed) when nothing fits the budget; else 0. */
 int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet);
 
+/* Writes -o (model to out_path, when given) and --report (the page of `in`
+ * to report_path, when given) all or nothing (src/io/atomic.h): both are
+ * staged complete before either replaces its destination; on any failure
+ * (message naming the file printed, SKS_EXIT_OUTPUT) neither is touched.
+ * Prints "wrote PATH" per file unless json. */
+int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
+                          const sks_report_input *in, int json);
+
 #endif

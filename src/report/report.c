@@ -962,6 +962,18 @@ sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan 
 
 sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err) {
   if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output path");
+  char *html = NULL;
+  size_t size = 0;
+  sks_result rc = sks_report_html(input, &html, &size, err);
+  if (rc == SKS_OK) rc = sks_write_file_atomic(path, html, size, err);
+  free(html);
+  return rc;
+}
+
+sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err) {
+  if (!html || !size) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output buffer");
+  *html = NULL;
+  *size = 0;
   const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
   if (!tmpl || !css || !js)
     return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
@@ -1028,12 +1040,16 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     p = close + 2;
   }
   if (rc == SKS_OK && (out.oom || data.oom || summary.oom))
-    rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
+    rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing the page");
   /* The plan is an upper bound; a page over the budget is a bug, never written. */
   if (rc == SKS_OK && out.len > plan.max_bytes)
-    rc = sks_error_set(err, SKS_ERR_UNSUPPORTED, "report: %s would be %zu bytes, over its budget of %zu",
-                       path, out.len, plan.max_bytes);
-  if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
+    rc = sks_error_set(err, SKS_ERR_UNSUPPORTED, "report: the page would be %zu bytes, over its budget of %zu",
+                       out.len, plan.max_bytes);
+  if (rc == SKS_OK) {
+    *html = out.data;
+    *size = out.len;
+    out.data = NULL;
+  }
   free(data.data); free(summary.data); free(out.data);
   layout_free(&L);
   return rc;
