@@ -518,11 +518,19 @@ static void test_bake_bounds(void) {
   CHECK(frames == 4); /* 2 + 1 keys + 1 */
   /* ... and over all the clips of one bake: each clip within its limits,
    * their sum not (2,000 clips of 10,002 frames) */
-  CHECK_OK(sks_bake_total_bounds(&src, 2000, 2000.0 * 499, 3, 0, &err), &err);
-  CHECK(sks_bake_total_bounds(&src, 2000, 2000.0 * 10002, 3, 0, &err) == SKS_ERR_INVALID &&
+  CHECK_OK(sks_bake_total_bounds(&src, 2000, 2000.0 * 499, 3, 0, 146, 1, &err), &err);
+  CHECK(sks_bake_total_bounds(&src, 2000, 2000.0 * 10002, 3, 0, 146, 1, &err) == SKS_ERR_INVALID &&
         strstr(err.message, "2000 clips: 2e+07 frames in all"));
-  CHECK(sks_bake_total_bounds(&src, 20, 20.0 * 10002, 3, 1000, &err) == SKS_ERR_INVALID &&
+  CHECK(sks_bake_total_bounds(&src, 20, 20.0 * 10002, 3, 1000, 2000, 1, &err) == SKS_ERR_INVALID &&
         strstr(err.message, "leave out --report"));
+  /* the work: frames x (target + source vertices) x modes, without --report
+   * (100,002 frames of a 2,400-vertex ribbon onto itself at --fps 10000:
+   * ~30 s of CPU, refused; 10,001 frames x 23,200: 7 s, accepted) */
+  CHECK_OK(sks_bake_total_bounds(&src, 1, 10001, 3, 0, 23200, 1, &err), &err);
+  CHECK(sks_bake_total_bounds(&src, 1, 10001, 3, 0, 23200, 2, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "x 2 modes = 4.64e+08 vertex-frames") && strstr(err.message, "lower --fps"));
+  CHECK(sks_bake_total_bounds(&src, 1, 100002, 3, 0, 4800, 1, &err) == SKS_ERR_INVALID &&
+        strstr(err.message, "1 clip: 1e+05 frames in all x 4800 vertices"));
   sks_model_free(&src);
 }
 

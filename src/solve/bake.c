@@ -1058,7 +1058,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, s
       sks_correspondence_free(&cc);
       if (!sks_correspondence_build(&cc, SKS_CORRESPOND_CLOSEST_POINT, z, Vt, tv->tris, tv->tri_count, q, n,
                                     sv->diagonal, c->pool)) {
-        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        r = sks_correspondence_fail(&cc, model_name(c->tg, "target"), err); /* over its work bound, or OOM */
         goto done;
       }
       for (size_t k = 0; k < n; ++k)
@@ -1183,7 +1183,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
   int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
-  if (!ok) { free(aligned); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence"); }
+  if (!ok) { free(aligned); return sks_correspondence_fail(&c->corr, model_name(c->src, "source"), err); }
   al->similarity_residual_pct = c->corr.mean_distance / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
    * target's bind surface, for the best similarity and its runners-up (and
@@ -1228,7 +1228,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       memset(&trial, 0, sizeof trial);
       if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) {
         free(NP); free(best_NP); free(posed); free(aligned);
-        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+        return sks_correspondence_fail(&trial, model_name(c->src, "source"), err);
       }
       if (trial.mean_distance < 0.8 * best && trial.mean_distance < best) {
         best = trial.mean_distance;
@@ -1321,7 +1321,10 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
                              kept, &nf, err);
     total_frames += (double)nf;
   }
-  if (r == SKS_OK) r = sks_bake_total_bounds(source, nclips, total_frames, target->skeleton.joint_count, kept, err);
+  if (r == SKS_OK)
+    r = sks_bake_total_bounds(source, nclips, total_frames, target->skeleton.joint_count, kept,
+                              sks_model_total_vertex_count(target) + sks_model_total_vertex_count(source),
+                              opt->mode == SKS_SOLVE_BOTH ? 2 : 1, err);
   if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);
