@@ -3,8 +3,10 @@
 # the CLI, with rigs made here by tests/util/gen_rigs.py (each < 1 MB):
 #  1. the report's budget: over --report-max-mb the viewer shows every k-th
 #     frame, says so on stderr and in the page, and its numbers stay those of
-#     all frames (compared with the CLI's --json); refused (exit 3, naming
-#     the report) when even one frame per clip does not fit;
+#     all frames (compared with the CLI's --json); a dense mesh that does not
+#     fit even at one frame per clip is shown simplified (fewer vertices,
+#     said so, numbers of all vertices); refused (exit 3, naming the
+#     report) when nothing fits (2,000 clips in 1 MB);
 #  2. a refused or failing run never touches an earlier run's outputs (-o and
 #     --report of bake, control, refit; a bad later --clips file);
 #  3. hostile rigs (a far-away vertex, 30,000 keys, 2,000 clips, 1,000
@@ -66,6 +68,35 @@ for key in ("quality", "mean_error_pct", "worst_error_pct", "vertex_frames_at_ra
 for i, v in enumerate(b["frame_worst_error_pct"]):
     assert abs(v - ref["frame_worst_error_pct"][i * k]) <= 1e-6 * max(1e-9, abs(v)), i
 print("step", k, "of", F, "frames; quality", b["quality"])
+PY
+# a dense mesh (11,600 vertices) in 1 MB: not even one frame per clip of the
+# whole mesh fits, so the viewer's mesh is simplified (vertex clustering);
+# stderr and the page say so, and the numbers stay those of all vertices
+N="$T/dense.gltf"
+"$CLI" control "$N" --fps 30 --json --report "$T/vd.html" --report-max-mb 1 >"$T/vd.json" 2>"$T/vd.err"
+[ $? = 0 ] && ok || { bad "control dense --report-max-mb 1: exit"; cat "$T/vd.err" >&2; }
+has "$T/vd.err" "report: 301 frames x 11,600 vertices do not fit the 1 MB budget even at one frame per clip: the viewer shows a simplified mesh of " "stderr says the mesh is simplified"
+has "$T/vd.html" 'id="vertex-decimation"' "the page says so"
+s=$(stat -c %s "$T/vd.html")
+[ "$s" -le 1048576 ] && ok || bad "vd.html is $s bytes, over its 1 MB budget"
+"$CLI" control "$N" --fps 30 --report "$T/vfull.html" --quiet >/dev/null 2>&1 || bad "control dense --report (default budget)"
+python3 - "$T/vd.html" "$T/vd.json" "$T/vfull.html" <<'PY' && ok || bad "simplified report numbers vs the CLI --json"
+import json, re, sys
+def data(p):
+    h = open(p).read()
+    return json.loads(re.search(r'id="sks-data">(.*?)</script>', h, re.S).group(1))
+d, cli, full = data(sys.argv[1]), json.load(open(sys.argv[2])), data(sys.argv[3])
+m, fm = d["mesh"], full["mesh"]
+assert m["source_vertex_count"] == fm["vertex_count"] == 11600 and m["vertex_count"] < 11600, (m["vertex_count"],)
+assert fm["source_vertex_count"] == 11600 and fm["decimation_cell"] == 0
+b, fb, ref = d["clips"][0]["baked"][0], full["clips"][0]["baked"][0], cli["clips"][0]
+for key in ("quality", "mean_error_pct", "worst_error_pct", "vertex_frames_at_ramp_max", "gpu_check_pct"):
+    assert b[key] == fb[key], (key, b[key], fb[key])   # over all vertices and frames
+assert abs(b["quality"] * 100 - ref["quality"]) < 1e-9
+k = d["clips"][0]["frame_step"]
+for i, v in enumerate(b["frame_worst_error_pct"]):
+    assert abs(v - ref["frame_worst_error_pct"][i * k]) <= 1e-6 * max(1e-9, abs(v)), i
+print("simplified:", m["vertex_count"], "of", m["source_vertex_count"], "vertices, frame step", k)
 PY
 # refused: 2,000 clips need ~7 MB even at one frame each; earlier outputs stay
 C="$T/clips.gltf"

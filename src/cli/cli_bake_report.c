@@ -217,7 +217,21 @@ int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet)
   memset(&err, 0, sizeof err);
   if (sks_report_plan_views(in, &plan, &err) != SKS_OK)
     return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", path, err.message);
-  if (plan.frame_step > 1 && !quiet) {
+  if (plan.vertices_shown < plan.vertex_count && !quiet) {
+    char a[32], b[32], f[32], every[96] = "every frame";
+    size_t k = plan.frame_step;
+    if (k > 1)
+      snprintf(every, sizeof every, "every %zu%s frame (%zu frames)", k,
+               k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th",
+               plan.frames_shown);
+    fprintf(stderr,
+            "report: %s frames x %s vertices do not fit the %.0f MB budget even at one frame per clip: the "
+            "viewer shows a simplified mesh of %s vertices (%zu of %zu triangles; vertex clustering, cell %.3g) "
+            "and %s; numbers stay those of all vertices and frames\n",
+            grouped(plan.frames, f, sizeof f), grouped(plan.vertex_count, a, sizeof a),
+            (double)plan.max_bytes / 1048576.0, grouped(plan.vertices_shown, b, sizeof b), plan.triangles_shown,
+            plan.triangles, plan.cell, every);
+  } else if (plan.frame_step > 1 && !quiet) {
     char f[32], v[32];
     size_t k = plan.frame_step;
     const char *th = k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
