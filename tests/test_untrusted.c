@@ -514,9 +514,14 @@ static void test_bake_bounds(void) {
         strstr(err.message, "leave out --report") && frames == 0);
   src.clips[0].duration = NAN;
   CHECK(sks_bake_frame_count(&src, &src.clips[0], 30, 1, 0, &frames, &err) == SKS_ERR_INVALID);
-  /* key times (fps 0): bounded by the total key count */
+  /* key times (fps 0): bounded by the total key count (2 + 1 keys + 1),
+   * then counted as the bake will: the union of the tracks' key times */
   CHECK_OK(sks_bake_frame_count(&src, &src.clips[0], 0, 3, 4, &frames, &err), &err);
-  CHECK(frames == 4); /* 2 + 1 keys + 1 */
+  float *kt = NULL;
+  size_t kc = 0;
+  CHECK_OK(sks_clip_key_times(&src.clips[0], &kt, &kc, &err), &err);
+  free(kt);
+  CHECK_MSG(frames == (kc ? kc : 1) && frames <= 4, "%zu frames, %zu key times", frames, kc);
   /* ... and over all the clips of one bake: each clip within its limits,
    * their sum not (2,000 clips of 10,002 frames) */
   CHECK_OK(sks_bake_total_bounds(&src, 2000, 2000.0 * 499, 3, 0, 146, 1, &err), &err);
