@@ -19,6 +19,7 @@ static const abi_struct k_structs[] = {
   S(sks_check_options), S(sks_finding), S(sks_findings), S(sks_repair_report),
   S(sks_sampling_job), S(sks_local_to_model_job),
   S(sks_bake_options), S(sks_joint_diagnosis), S(sks_diagnosis), S(sks_baked_clip), S(sks_bake_alignment), S(sks_bake_result), S(sks_report_input),
+  S(sks_report_plan),
 };
 
 static const abi_field k_fields[] = {
@@ -101,6 +102,10 @@ static const abi_field k_fields[] = {
   F(sks_bake_result, source_weights_normalised),
   F(sks_report_input, title), F(sks_report_input, source), F(sks_report_input, target),
   F(sks_report_input, results), F(sks_report_input, result_count), F(sks_report_input, max_bytes),
+  F(sks_report_plan, max_bytes), F(sks_report_plan, frame_step), F(sks_report_plan, frames),
+  F(sks_report_plan, frames_shown), F(sks_report_plan, vertex_count), F(sks_report_plan, bytes),
+  F(sks_report_plan, bytes_all), F(sks_report_plan, vertices_shown), F(sks_report_plan, triangles),
+  F(sks_report_plan, triangles_shown), F(sks_report_plan, cell),
 };
 
 size_t sks_abi_sizeof(const char *struct_name) {

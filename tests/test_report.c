@@ -460,6 +460,148 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   free(html);
 }
 
+/* A page whose viewer shows a clustered mesh (issue 11): every kept vertex is
+ * a real one (its bind position, skinned by the palette onto the solver's
+ * surface AT THAT VERTEX), coloured by an error at least its own; the
+ * numbers are those of all vertices and frames. */
+static void check_decimated_page(const char *path, const sks_model *m, const sks_bake_result *const *res,
+                                 size_t nres, const sks_report_plan *plan) {
+  size_t size = 0;
+  char *html = read_all(path, &size);
+  CHECK_MSG(html != NULL, "%s not written", path);
+  if (!html) return;
+  CHECK_MSG(size <= plan->max_bytes, "%zu bytes over the budget of %zu", size, plan->max_bytes);
+  char note[160];
+  snprintf(note, sizeof note, "id=\"vertex-decimation\" data-vertices=\"%zu\" data-source-vertices=\"%zu\"",
+           plan->vertices_shown, plan->vertex_count);
+  CHECK_MSG(strstr(html, note) != NULL, "the page does not say it shows %zu of %zu vertices", plan->vertices_shown,
+            plan->vertex_count);
+  cJSON *d = page_data(html);
+  CHECK(d != NULL);
+  if (!d) { free(html); return; }
+  size_t V = sks_model_vertex_count(m), n = plan->vertices_shown;
+  double D = res[0]->diagonal;
+  const cJSON *mesh = cJSON_GetObjectItem(d, "mesh");
+  CHECK(cJSON_GetObjectItem(mesh, "vertex_count")->valuedouble == (double)n && n < V && n > 0);
+  CHECK(cJSON_GetObjectItem(mesh, "source_vertex_count")->valuedouble == (double)V);
+  CHECK(cJSON_GetObjectItem(mesh, "triangle_count")->valuedouble == (double)plan->triangles_shown);
+  size_t nk = 0, np = 0, nj = 0, nw = 0, ni = 0;
+  uint32_t *keep = blob(mesh, "kept_vertices", &nk), *idx = blob(mesh, "indices", &ni);
+  float *pos = blob(mesh, "positions", &np), *weights = blob(mesh, "weights", &nw);
+  uint16_t *joints = blob(mesh, "joints", &nj);
+  size_t K = (size_t)cJSON_GetObjectItem(mesh, "influences")->valuedouble;
+  size_t P = (size_t)cJSON_GetObjectItem(mesh, "palette_size")->valuedouble;
+  CHECK(nk == n * 4 && np == n * 12 && nj == n * K * 2 && nw == n * K * 4 && ni == plan->triangles_shown * 12);
+  int ok_keep = keep && nk == n * 4;
+  for (size_t k = 0; ok_keep && k < n; ++k) ok_keep = keep[k] < V && (k == 0 || keep[k] > keep[k - 1]);
+  CHECK_MSG(ok_keep, "kept vertices not ascending mesh vertices");
+  size_t bad_idx = 0;
+  for (size_t i = 0; idx && i < ni / 4; ++i) bad_idx += idx[i] >= n;
+  CHECK(bad_idx == 0);
+  /* a kept vertex's bind position is the mesh's own (part order) */
+  size_t off_pos = 0;
+  for (size_t k = 0; ok_keep && pos && k < n; ++k) {
+    size_t v = keep[k], base = 0, pi = 0;
+    while (v >= base + m->parts[pi].vertex_count) base += m->parts[pi++].vertex_count;
+    off_pos += memcmp(pos + 3 * k, m->parts[pi].positions + 3 * (v - base), 3 * sizeof(float)) != 0;
+  }
+  CHECK_MSG(off_pos == 0, "%zu kept vertices are not at a mesh vertex's bind position", off_pos);
+  /* the documented rule, recomputed: cells of data-cell from the bind box's
+   * low corner; one kept vertex per occupied cell; cell_of[v] = its kept k */
+  double cell = cJSON_GetObjectItem(mesh, "decimation_cell")->valuedouble, lo[3] = {1e300, 1e300, 1e300};
+  CHECK(cell > 0 && cell == plan->cell);
+  float *all = malloc(V * 3 * sizeof(float));
+  for (size_t pi = 0, o = 0; pi < m->part_count; o += m->parts[pi].vertex_count, ++pi)
+    memcpy(all + 3 * o, m->parts[pi].positions, m->parts[pi].vertex_count * 3 * sizeof(float));
+  for (size_t v = 0; v < V; ++v)
+    for (int a = 0; a < 3; ++a) lo[a] = fmin(lo[a], all[3 * v + a]);
+  long *key = malloc(V * 3 * sizeof(long));
+  for (size_t v = 0; v < V; ++v)
+    for (int a = 0; a < 3; ++a) key[3 * v + a] = (long)floor((all[3 * v + a] - lo[a]) / cell);
+  size_t *cell_of = malloc(V * sizeof(size_t)), orphans = 0, shared = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t hits = 0;
+    cell_of[v] = n;
+    for (size_t k = 0; ok_keep && k < n; ++k)
+      if (memcmp(&key[3 * v], &key[3 * keep[k]], 3 * sizeof(long)) == 0) { cell_of[v] = k; ++hits; }
+    orphans += hits == 0;
+    shared += hits > 1;
+  }
+  CHECK_MSG(orphans == 0 && shared == 0, "%zu vertices in no kept vertex's cell, %zu in a cell kept twice", orphans, shared);
+  const cJSON *clips = cJSON_GetObjectItem(d, "clips");
+  double worst_skin = 0;
+  size_t under = 0, over_worst = 0, checked = 0, not_max = 0;
+  for (int c = 0; ok_keep && c < cJSON_GetArraySize(clips); ++c) {
+    const cJSON *cj = cJSON_GetArrayItem(clips, c);
+    size_t F = (size_t)cJSON_GetObjectItem(cj, "frame_count")->valuedouble;
+    size_t ks = (size_t)cJSON_GetObjectItem(cj, "frame_step")->valuedouble;
+    CHECK(ks == plan->frame_step);
+    size_t ng = 0;
+    int8_t *gt = blob(cj, "gt_residual", &ng);
+    CHECK(ng == F * n * 3);
+    free(gt);
+    const cJSON *baked = cJSON_GetObjectItem(cj, "baked");
+    for (size_t r = 0; r < nres; ++r) {
+      const cJSON *bj = cJSON_GetArrayItem(baked, (int)r);
+      const sks_baked_clip *ref = &res[r]->clips[c];
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "quality")->valuedouble, ref->quality, 1e-15);
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "mean_error_pct")->valuedouble, ref->mean_error_pct, 1e-15);
+      CHECK_NEAR(cJSON_GetObjectItem(bj, "worst_error_pct")->valuedouble, ref->worst_error_pct, 1e-15);
+      size_t over = 0;
+      for (size_t i = 0; i < ref->frame_count * V; ++i) over += ref->vertex_error[i] / D * 100.0 >= 3.0;
+      CHECK(cJSON_GetObjectItem(bj, "vertex_frames_at_ramp_max")->valuedouble == (double)over);
+      for (size_t f = 0; f < F; ++f)
+        CHECK((float)cJSON_GetArrayItem(cJSON_GetObjectItem(bj, "frame_worst_error_pct"), (int)f)->valuedouble ==
+              ref->frame_worst_error_pct[f * ks]);
+      size_t npal = 0, ne = 0;
+      float *pal = blob(bj, "palettes", &npal);
+      uint16_t *eh = blob(bj, "vertex_error", &ne);
+      CHECK(npal == F * P * 48 && ne == F * n * 2);
+      for (size_t f = 0; pal && eh && npal == F * P * 48 && ne == F * n * 2 && f < F; ++f) {
+        /* the frame's worst vertex is in some cell: that cell's colour */
+        double top = 0, want = ref->frame_worst_error_pct[f * ks];
+        for (size_t k = 0; k < n; ++k) top = fmax(top, half_to_double(eh[f * n + k]));
+        double *cmax = calloc(n + 1, sizeof(double)); /* the largest error in each kept vertex's cell */
+        for (size_t v = 0; v < V; ++v)
+          cmax[cell_of[v]] = fmax(cmax[cell_of[v]], ref->vertex_error[f * ks * V + v] / D * 100);
+        for (size_t k = 0; k < n; ++k) not_max += fabs(half_to_double(eh[f * n + k]) - cmax[k]) > cmax[k] / 1024 + 1e-7;
+        free(cmax);
+        CHECK_MSG(fabs(top - want) <= want / 1024 + 1e-7, "%s frame %zu: largest colour %g, worst vertex %g %%D",
+                  ref->name, f * ks, top, want);
+        for (size_t k = 0; k < n; ++k) {
+          size_t v = keep[k];
+          double p[3] = {0, 0, 0};
+          for (size_t q = 0; q < K; ++q) {
+            const float *row = pal + (f * P + joints[K * k + q]) * 12;
+            for (int a = 0; a < 3; ++a)
+              p[a] += weights[K * k + q] * (row[4 * a] * pos[3 * k] + row[4 * a + 1] * pos[3 * k + 1] +
+                                            row[4 * a + 2] * pos[3 * k + 2] + row[4 * a + 3]);
+          }
+          const float *sv = ref->solved_surface + (f * ks * V + v) * 3;
+          double dd = sqrt((p[0] - sv[0]) * (p[0] - sv[0]) + (p[1] - sv[1]) * (p[1] - sv[1]) +
+                           (p[2] - sv[2]) * (p[2] - sv[2])) / D;
+          if (dd > worst_skin) worst_skin = dd;
+          double e = half_to_double(eh[f * n + k]), own = ref->vertex_error[f * ks * V + v] / D * 100;
+          under += e < own * (1 - 1.0 / 1024) - 1e-7; /* never below its own error */
+          over_worst += e > ref->frame_worst_error_pct[f * ks] * (1 + 1.0 / 1024) + 1e-7;
+          ++checked;
+        }
+      }
+      free(pal); free(eh);
+    }
+  }
+  CHECK_MSG(checked > 0 && worst_skin < 1e-5, "kept vertices skinned %g D off the solved surface", worst_skin);
+  CHECK_MSG(under == 0 && over_worst == 0, "%zu colours below the vertex's own error, %zu above the frame's worst",
+            under, over_worst);
+  CHECK_MSG(not_max == 0, "%zu colours are not the largest error of the kept vertex's cell", not_max);
+  free(all); free(key); free(cell_of);
+  printf("%s: %zu bytes, %zu of %zu vertices shown, frame step %zu; kept vertices skinned within %.2g D\n",
+         path, size, n, V, plan->frame_step, worst_skin);
+  free(keep); free(idx); free(pos); free(weights); free(joints);
+  cJSON_Delete(d);
+  free(html);
+}
+
 /* The CLI's --json shape (issue 3/4), for the browser test to compare against. */
 static void write_cli_json(const char *path, const sks_bake_result *const *res, size_t nres) {
   cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
@@ -606,6 +748,52 @@ int main(int argc, char **argv) {
     free(h); free(h2);
     free_result(&lf);
     free_result(&lr);
+  }
+
+  /* A budget too small for one frame per clip of the whole mesh: the
+   * viewer's mesh is clustered (issue 11). Shrinking budgets: first every
+   * vertex at growing frame steps, then fewer vertices, then refused. */
+  {
+    sks_bake_result vf, vr;
+    make_result(&m, &vf, SKS_SOLVE_FREE, 0.8f, 2, 40, 8);
+    make_result(&m, &vr, SKS_SOLVE_ROTATION_ONLY, 0.95f, 2, 40, 8);
+    const sks_bake_result *two[2] = {&vf, &vr};
+    sks_report_input vin = {"Procedural two-bone rig: simplified viewer mesh", &m, &m, two, 2, 0};
+    sks_report_plan all, plan;
+    CHECK_OK(sks_report_plan_views(&vin, &all, &err), &err);
+    CHECK(all.vertices_shown == all.vertex_count && all.cell == 0 && all.triangles_shown == all.triangles);
+    size_t V = sks_model_vertex_count(&m), last_step = 1, frames_first = 0, found = 0;
+    for (double b = (double)all.bytes_all; b > 4096 && !found; b *= 0.93) {
+      vin.max_bytes = (size_t)b;
+      if (sks_report_plan_views(&vin, &plan, &err) != SKS_OK) break;
+      CHECK(plan.bytes <= vin.max_bytes);
+      if (plan.vertices_shown == V) {
+        CHECK(plan.frame_step >= last_step); /* frames go first */
+        last_step = plan.frame_step;
+        frames_first += plan.frame_step > 1;
+      } else {
+        found = 1;
+        CHECK(plan.vertices_shown < V && plan.cell > 0 && plan.triangles_shown < plan.triangles);
+      }
+    }
+    CHECK_MSG(found && frames_first > 0, "no budget gave a simplified mesh after frame steps (%zu)", frames_first);
+    if (found) {
+      char vp[1100], vj[1100];
+      snprintf(vp, sizeof vp, "%s/report_vertex_decimated.html", dir);
+      snprintf(vj, sizeof vj, "%s/report_vertex_decimated.json", dir);
+      CHECK_OK(sks_report_write_html(vp, &vin, &err), &err);
+      check_decimated_page(vp, &m, two, 2, &plan);
+      write_cli_json(vj, two, 2);
+      /* the same input and budget: the same page, byte for byte */
+      size_t n1 = 0, n2 = 0;
+      char *h1 = read_all(vp, &n1);
+      CHECK_OK(sks_report_write_html(vp, &vin, &err), &err);
+      char *h2 = read_all(vp, &n2);
+      CHECK(h1 && h2 && n1 == n2 && memcmp(h1, h2, n1) == 0);
+      free(h1); free(h2);
+    }
+    free_result(&vf);
+    free_result(&vr);
   }
 
   /* More than 4 non-zero influences: the page switches to 8 on the GPU. */

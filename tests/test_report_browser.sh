@@ -9,7 +9,9 @@
 #
 # 1. procedural rig (tests/test_report.c --write): two modes with known
 #    errors, a near-exact control, and a report over its size budget that
-#    shows every k-th frame (the numbers shown still those of frame k*f);
+#    shows every k-th frame (the numbers shown still those of frame k*f),
+#    and one too dense even for one frame per clip: a simplified viewer
+#    mesh, the page says so (tools/report_check.mjs --decimated);
 # 2. the Fox baked through the library (test_report --write, with the CLI
 #    --json shape written from the result): onto fox_rig_autoweights, and
 #    onto itself (control);
@@ -43,6 +45,9 @@ node "$CHECK" --html "$OUT/report_8_influences.html" --json "$OUT/report_8_influ
   --screens "$OUT" --name procedural_8_influences --imperfect || fail=1
 node "$CHECK" --html "$OUT/report_decimated.html" --json "$OUT/report_decimated.json" \
   --screens "$OUT" --name procedural_decimated --imperfect || fail=1
+# over its budget even at one frame per clip: a simplified viewer mesh
+node "$CHECK" --html "$OUT/report_vertex_decimated.html" --json "$OUT/report_vertex_decimated.json" \
+  --screens "$OUT" --name procedural_vertex_decimated --imperfect --decimated || fail=1
 
 # Written by test_report --write when ../shared/data has the Fox (library bake).
 if [ -f "$OUT/report_fox_lib_bake.html" ]; then

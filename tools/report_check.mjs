@@ -15,7 +15,10 @@
 // blank page), not from the viewer's own code.
 //
 // usage: node report_check.mjs --html R.html --json CLI.json --screens DIR
-//                              --name NAME (--imperfect | --control)
+//                              --name NAME (--imperfect | --control) [--decimated]
+// --decimated: the viewer's mesh is simplified (over the size budget): the
+// page says so (a visible note naming the shown and total vertex counts)
+// and the mesh embedded is smaller than the target's.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,6 +30,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i += 1) {
     const a = argv[i];
     if (a === "--imperfect") out.imperfect = true;
+    else if (a === "--decimated") out.decimated = true;
     else if (a === "--control") out.control = true;
     else if (a.startsWith("--")) {
       out[a.slice(2)] = argv[i + 1];
@@ -169,6 +173,27 @@ try {
   check(ready === "1", `viewer not ready: data-ready="${ready}" (${consoleErrors.join("; ")})`);
   console.log(`${args.name}: ready after ${Date.now() - t0} ms`);
   await page.evaluate(() => window.sksReport.pause());
+  {
+    const note = await page.evaluate(() => {
+      const n = document.getElementById("vertex-decimation");
+      if (!n) return null;
+      const r = n.getBoundingClientRect();
+      return { text: n.textContent, visible: r.width > 0 && r.height > 0, shown: Number(n.dataset.vertices),
+        total: Number(n.dataset.sourceVertices) };
+    });
+    if (args.decimated) {
+      check(note !== null && note.visible, "simplified viewer mesh: no visible note on the page");
+      if (note) {
+        check(note.shown === data.mesh.vertex_count && note.total === data.mesh.source_vertex_count &&
+          note.shown < note.total, `note says ${note.shown} of ${note.total} vertices, data ${data.mesh.vertex_count}`);
+        check(note.text.includes(`${note.shown} of the ${note.total} vertices`), `note text: ${note.text}`);
+        console.log(`${args.name}: the page says: ${note.text.slice(0, 160)}...`);
+      }
+    } else {
+      check(note === null && data.mesh.vertex_count === (data.mesh.source_vertex_count ?? data.mesh.vertex_count),
+        "a simplified mesh where none was expected");
+    }
+  }
 
   const viewer = page.locator("#viewport");
   const canvasBox = await page.locator("#view-canvas").boundingBox();
@@ -370,6 +395,27 @@ try {
     const st = await page.evaluate(() => window.sksReport.state());
     check(st.playing && st.frame > 0, `Play did not advance the frame (${JSON.stringify(st)})`);
     await page.evaluate(() => window.sksReport.pause());
+  {
+    const note = await page.evaluate(() => {
+      const n = document.getElementById("vertex-decimation");
+      if (!n) return null;
+      const r = n.getBoundingClientRect();
+      return { text: n.textContent, visible: r.width > 0 && r.height > 0, shown: Number(n.dataset.vertices),
+        total: Number(n.dataset.sourceVertices) };
+    });
+    if (args.decimated) {
+      check(note !== null && note.visible, "simplified viewer mesh: no visible note on the page");
+      if (note) {
+        check(note.shown === data.mesh.vertex_count && note.total === data.mesh.source_vertex_count &&
+          note.shown < note.total, `note says ${note.shown} of ${note.total} vertices, data ${data.mesh.vertex_count}`);
+        check(note.text.includes(`${note.shown} of the ${note.total} vertices`), `note text: ${note.text}`);
+        console.log(`${args.name}: the page says: ${note.text.slice(0, 160)}...`);
+      }
+    } else {
+      check(note === null && data.mesh.vertex_count === (data.mesh.source_vertex_count ?? data.mesh.vertex_count),
+        "a simplified mesh where none was expected");
+    }
+  }
   }
   await page.selectOption("#clip-select", String(clipCount - 1));
   const picked = await page.evaluate(() => window.sksReport.state().clip);

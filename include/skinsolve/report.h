@@ -23,9 +23,12 @@ typedef struct sks_report_input {
    * blank), so when the data would not fit, the animated views (viewer,
    * per-frame arrays of the data blob) show every k-th frame, the smallest
    * k that fits; the table, plots and every number (quality, mean / worst
-   * error, viewer check) stay those of all frames. The page and
-   * sks_report_plan_views say so. Refused (SKS_ERR_UNSUPPORTED) when even one
-   * frame per clip does not fit. */
+   * error, viewer check) stay those of all frames. When even one frame per
+   * clip does not fit (a very dense mesh), the viewer's mesh is simplified
+   * too (vertex clustering, README "The report"): the finest grid whose page
+   * at one frame per clip takes at most half the budget, then the smallest
+   * frame step that fits. The page and sks_report_plan_views say so.
+   * Refused (SKS_ERR_UNSUPPORTED) when nothing fits. */
   size_t max_bytes;
 } sks_report_input;
 
@@ -40,6 +43,13 @@ typedef struct sks_report_plan {
   size_t vertex_count;  /* target vertices in the views (all of them) */
   size_t bytes;         /* upper bound of the file's size at frame_step */
   size_t bytes_all;     /* the same with every frame shown */
+  /* Vertex decimation (only when one frame per clip of the full mesh does
+   * not fit): vertices_shown < vertex_count, on a grid of cells `cell`
+   * wide (bind-space units); else vertices_shown == vertex_count, cell 0. */
+  size_t vertices_shown;
+  size_t triangles;       /* triangles of the target mesh */
+  size_t triangles_shown; /* in the viewer (after clustering) */
+  double cell;
 } sks_report_plan;
 
 /* The plan sks_report_write_html follows, without writing anything; an error
@@ -47,6 +57,9 @@ typedef struct sks_report_plan {
 sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan *plan, sks_error *err);
 
 sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err);
+/* The same page in memory (caller frees *html), for a caller that writes
+ * it together with other outputs (all or nothing). */
+sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err);
 
 #ifdef __cplusplus
 }

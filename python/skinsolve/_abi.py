@@ -209,11 +209,19 @@ class sks_report_input(C.Structure):
                 ("max_bytes", c_size)]
 
 
+class sks_report_plan(C.Structure):
+    _fields_ = [("max_bytes", c_size), ("frame_step", c_size), ("frames", c_size),
+                ("frames_shown", c_size), ("vertex_count", c_size), ("bytes", c_size),
+                ("bytes_all", c_size), ("vertices_shown", c_size), ("triangles", c_size),
+                ("triangles_shown", c_size), ("cell", C.c_double)]
+
+
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,
            sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
-           sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input]
+           sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input,
+           sks_report_plan]
 
 # Structs whose fields the library reports (value types sks_vec3/quat/mat4 are
 # checked by size only).

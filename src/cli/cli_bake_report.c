@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "cli_bake_report.h"
+#include "io/atomic.h"
 
 static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
@@ -216,7 +217,21 @@ int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet)
   memset(&err, 0, sizeof err);
   if (sks_report_plan_views(in, &plan, &err) != SKS_OK)
     return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", path, err.message);
-  if (plan.frame_step > 1 && !quiet) {
+  if (plan.vertices_shown < plan.vertex_count && !quiet) {
+    char a[32], b[32], f[32], every[96] = "every frame";
+    size_t k = plan.frame_step;
+    if (k > 1)
+      snprintf(every, sizeof every, "every %zu%s frame (%zu frames)", k,
+               k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th",
+               plan.frames_shown);
+    fprintf(stderr,
+            "report: %s frames x %s vertices do not fit the %.0f MB budget even at one frame per clip: the "
+            "viewer shows a simplified mesh of %s vertices (%zu of %zu triangles; vertex clustering, cell %.3g) "
+            "and %s; numbers stay those of all vertices and frames\n",
+            grouped(plan.frames, f, sizeof f), grouped(plan.vertex_count, a, sizeof a),
+            (double)plan.max_bytes / 1048576.0, grouped(plan.vertices_shown, b, sizeof b), plan.triangles_shown,
+            plan.triangles, plan.cell, every);
+  } else if (plan.frame_step > 1 && !quiet) {
     char f[32], v[32];
     size_t k = plan.frame_step;
     const char *th = k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
@@ -225,6 +240,53 @@ int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet)
             "%.0f MB budget; all frames: %.1f MB); numbers stay those of all frames\n",
             grouped(plan.frames, f, sizeof f), grouped(plan.vertex_count, v, sizeof v), k, th, plan.frames_shown,
             (double)plan.bytes / 1048576.0, (double)plan.max_bytes / 1048576.0, (double)plan.bytes_all / 1048576.0);
+  }
+  return SKS_EXIT_OK;
+}
+
+int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
+                          const sks_report_input *in, int json) {
+  sks_staged_output st[2];
+  size_t n = 0;
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  if (report_path) {
+    char *html = NULL;
+    size_t size = 0;
+    if (sks_report_html(in, &html, &size, &err) != SKS_OK)
+      return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", report_path, err.message);
+    sks_result r = sks_stage_output(&st[n], report_path, html, size, &err);
+    free(html);
+    if (r != SKS_OK) return sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);
+    ++n;
+  }
+  if (out_path && model) {
+    sks_result sr = sks_stage_output_path(&st[n], out_path, &err);
+    if (sr != SKS_OK) {
+      sks_discard_outputs(st, n);
+      return sks_cli_fail(sks_cli_exit_for_write(sr), "%s", err.message);
+    }
+    ++n;
+    /* the writer's own temp + rename lands on the hidden name */
+    sks_result wr = sks_write_glb(st[n - 1].tmp, model, NULL, &err);
+    if (wr != SKS_OK) {
+      /* the writer names the hidden file: name the output instead */
+      char msg[2 * sizeof err.message + 64];
+      const char *at = strstr(err.message, st[n - 1].tmp);
+      if (at)
+        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err.message), err.message, out_path,
+                 at + strlen(st[n - 1].tmp));
+      else
+        snprintf(msg, sizeof msg, "%s: %s", out_path, err.message);
+      sks_discard_outputs(st, n); /* the hidden name was never created */
+      return sks_cli_fail(sks_cli_exit_for_write(wr), "%s", msg);
+    }
+    st[n - 1].named = 1;
+  }
+  if (sks_commit_outputs(st, n, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
+  if (!json) {
+    if (out_path && model) printf("wrote %s\n", out_path);
+    if (report_path) printf("wrote %s\n", report_path);
   }
   return SKS_EXIT_OK;
 }

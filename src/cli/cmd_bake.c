@@ -319,19 +319,13 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       code = sks_cli_report_plan(report_path, &in, quiet);
     }
   }
-  if (have_baked && code == SKS_EXIT_OK) {
-    if (sks_write_glb(out_path, &baked, NULL, &err) != SKS_OK)
-      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-    else if (!json)
-      printf("wrote %s\n", out_path);
-  }
+  /* All or nothing: the report is built in memory and staged (complete,
+   * fsynced, unnamed), -o is written to a hidden name beside it, and only
+   * then are both renamed into place; a failure in either (a full disk, a
+   * file size limit) leaves both earlier outputs as they were. */
+  if (code == SKS_EXIT_OK && (have_baked || report_path))
+    code = sks_cli_write_outputs(have_baked ? out_path : NULL, have_baked ? &baked : NULL, report_path, &in, json);
   if (have_baked) sks_model_free(&baked);
-  if (report_path && code == SKS_EXIT_OK) {
-    if (sks_report_write_html(report_path, &in, &err) != SKS_OK)
-      code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-    else if (!json)
-      printf("wrote %s\n", report_path);
-  }
   free(split);
   sks_bake_result_free(&res);
 done_models:

@@ -239,15 +239,8 @@ int sks_cmd_refit(int argc, char **argv) {
       code = sks_cli_report_plan(report_path, &in, 0);
     }
   }
-  if (code == SKS_EXIT_OK) {
-    sks_result wr = sks_write_glb(out_path, &res.model, NULL, &err);
-    if (wr != SKS_OK) code = sks_cli_fail(sks_cli_exit_for_write(wr), "%s", err.message);
-    else if (!json) printf("wrote %s\n", out_path);
-  }
-  if (report_path && code == SKS_EXIT_OK) {
-    if (sks_report_write_html(report_path, &in, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
-    else if (!json) printf("wrote %s\n", report_path);
-  }
+  /* -o and --report all or nothing (a write error in either keeps both) */
+  if (code == SKS_EXIT_OK) code = sks_cli_write_outputs(out_path, &res.model, report_path, &in, json);
   if (have_br) sks_bake_result_free(&br);
   free(all);
 out_models:

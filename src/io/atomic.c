@@ -3,12 +3,18 @@
  * complete new one, never a half-written file; on any error nothing is left
  * behind (the temp file is removed and the destination is untouched).
  *
+ * Several outputs of one command (bake -o --report) are all-or-nothing
+ * (atomic.h): each is staged complete and fsynced first; only when every
+ * one is staged are they renamed over their destinations, so a write error
+ * in any of them (a full disk, a file size limit) leaves every earlier
+ * output as it was.
+ *
  * SIGKILL: where the file system supports O_TMPFILE (Linux ext4, xfs,
  * btrfs, tmpfs) the data is written to an unnamed file, which the kernel
- * drops if the process dies; only once it is complete and fsynced is it
- * linked as ".NAME.tmpXXXXXX" and renamed over NAME, so a kill leaves at
- * most a complete hidden temp for the microseconds between link and
- * rename. Elsewhere a named mkstemp temp is used, as before. */
+ * drops if the process dies; only once every output is complete and
+ * fsynced is it linked as ".NAME.tmpXXXXXX" and renamed over NAME, so a kill
+ * leaves at most a complete hidden temp for the microseconds between link
+ * and rename. Elsewhere a named mkstemp temp is used, as before. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +25,22 @@
 #include <time.h>
 #include <unistd.h>
 #include "skinsolve/io.h"
+#include "io/atomic.h"
 
-sks_result sks_write_file_atomic(const char *path, const void *data, size_t size, sks_error *err) {
+static void staged_release(sks_staged_output *s) {
+  if (s->fd >= 0) close(s->fd);
+  free(s->path);
+  free(s->tmp);
+  memset(s, 0, sizeof *s);
+  s->fd = -1;
+}
+
+/* path is a file name we may replace; s->path / s->tmp ("DIR/.NAME.tmpXXXXXX") set. */
+static sks_result staged_init(sks_staged_output *s, const char *path, sks_error *err) {
+  memset(s, 0, sizeof *s);
+  s->fd = -1;
   if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "no output path given");
-  if (!data && size) return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: no data to write", path);
   const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) : 0;
   const char *base = slash ? slash + 1 : path;
   if (!*base) return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: output path names a folder", path);
   struct stat dst;
@@ -35,36 +51,54 @@ sks_result sks_write_file_atomic(const char *path, const void *data, size_t size
                          "%s: refusing to replace it: it is not a regular file (a device, FIFO or "
                          "socket)", path);
   size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  s->path = strdup(path);
+  s->tmp = malloc(n);
+  if (!s->path || !s->tmp) { staged_release(s); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path); }
+  size_t dir_len = slash ? (size_t)(slash - path) : 0;
   if (slash)
-    snprintf(tmp, n, "%.*s/.%s.tmpXXXXXX", (int)dir_len, path, base); /* dir_len 0: "/" */
+    snprintf(s->tmp, n, "%.*s/.%s.tmpXXXXXX", (int)dir_len, path, base); /* dir_len 0: "/" */
   else
-    snprintf(tmp, n, ".%s.tmpXXXXXX", base);
+    snprintf(s->tmp, n, ".%s.tmpXXXXXX", base);
+  return SKS_OK;
+}
 
-  /* O_TMPFILE: unnamed until complete (see above). */
-  int unnamed = 1;
+/* The folder of path ("." when none; "/" for "/x"), in buf. */
+static const char *dir_of(const char *path, char *buf, size_t cap) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return ".";
+  size_t dl = slash > path ? (size_t)(slash - path) : 1;
+  if (dl >= cap) return NULL;
+  memcpy(buf, path, dl);
+  buf[dl] = '\0';
+  return buf;
+}
+
+/* Fills the XXXXXX of s->tmp with a fresh suffix (pid, clock, attempt). */
+static void fresh_suffix(char *tmp, unsigned attempt) {
+  static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  size_t xs = strlen(tmp) - 6;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long v = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12) ^ (attempt * 2654435761ul);
+  for (int k = 0; k < 6; ++k) { tmp[xs + (size_t)k] = digits[v % 62]; v /= 62; }
+}
+
+sks_result sks_stage_output(sks_staged_output *s, const char *path, const void *data, size_t size,
+                            sks_error *err) {
+  if (!data && size) { memset(s, 0, sizeof *s); s->fd = -1; return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: no data to write", path); }
+  sks_result r = staged_init(s, path, err);
+  if (r != SKS_OK) return r;
   char dirbuf[4096];
-  const char *dir_for_tmp = ".";
-  if (slash) {
-    size_t dl = dir_len ? dir_len : 1;
-    if (dl < sizeof dirbuf) {
-      memcpy(dirbuf, path, dl);
-      dirbuf[dl] = '\0';
-      dir_for_tmp = dirbuf;
-    }
-  }
+  const char *dir = dir_of(path, dirbuf, sizeof dirbuf);
   int fd = -1;
 #ifdef O_TMPFILE
-  if (!slash || dir_len < sizeof dirbuf) fd = open(dir_for_tmp, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (dir) fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600); /* unnamed until committed */
 #endif
-  if (fd < 0) { unnamed = 0; fd = mkstemp(tmp); }
-  int have_name = !unnamed; /* a name of ours exists (to remove on error) */
+  if (fd < 0) { fd = mkstemp(s->tmp); s->named = fd >= 0; }
   if (fd < 0) {
     int e = errno;
-    sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot create a temporary file beside it: %s",
-                                 path, strerror(e));
-    free(tmp);
+    r = sks_error_set(err, SKS_ERR_IO, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+    staged_release(s);
     return r;
   }
   /* Keep the mode of a file we replace; new files get rw-r--r--. */
@@ -85,40 +119,93 @@ sks_result sks_write_file_atomic(const char *path, const void *data, size_t size
   }
   if (!e && fchmod(fd, mode) != 0) e = errno;
   if (!e && fsync(fd) != 0) e = errno;
-  if (!e && unnamed) {
-    /* Give the complete file a hidden name beside the output: the same
-     * pattern mkstemp would use, unique by retry. */
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    size_t xs = strlen(tmp) - 6;
-    int linked = 0;
-    for (unsigned attempt = 0; attempt < 64 && !linked; ++attempt) {
-      static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      unsigned long v = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12) ^ (attempt * 2654435761ul);
-      for (int k = 0; k < 6; ++k) { tmp[xs + (size_t)k] = digits[v % 62]; v /= 62; }
-      if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) linked = 1;
-      else if (errno != EEXIST) break;
-    }
-    if (!linked) e = errno ? errno : EEXIST;
-    have_name = linked;
+  if (s->named) {
+    if (close(fd) != 0 && !e) e = errno;
+    fd = -1;
   }
-  if (close(fd) != 0 && !e) e = errno;
-  if (!e && rename(tmp, path) != 0) e = errno;
+  s->fd = fd;
   if (e) {
-    if (have_name) unlink(tmp);
-    sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    free(tmp);
-    return r;
-  }
-  free(tmp);
-  /* Make the rename durable; failure here does not undo the write. */
-  char *dir = strndup(path, slash ? (dir_len ? dir_len : 1) : 0);
-  if (dir) {
-    int dfd = open(slash ? dir : ".", O_RDONLY);
-    if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
-    free(dir);
+    sks_discard_outputs(s, 1);
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", path, strerror(e));
   }
   return SKS_OK;
+}
+
+sks_result sks_stage_output_path(sks_staged_output *s, const char *path, sks_error *err) {
+  sks_result r = staged_init(s, path, err);
+  if (r != SKS_OK) return r;
+  for (unsigned attempt = 0; attempt < 64; ++attempt) {
+    fresh_suffix(s->tmp, attempt);
+    struct stat st;
+    if (lstat(s->tmp, &st) != 0 && errno == ENOENT) return SKS_OK;
+  }
+  r = sks_error_set(err, SKS_ERR_IO, "%s: cannot find a free temporary name beside it", path);
+  staged_release(s);
+  return r;
+}
+
+/* Gives an unnamed staged file its hidden name (unique by retry). */
+static int link_unnamed(sks_staged_output *s) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
+  int e = EEXIST;
+  for (unsigned attempt = 0; attempt < 64; ++attempt) {
+    fresh_suffix(s->tmp, attempt);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp, AT_SYMLINK_FOLLOW) == 0) {
+      s->named = 1;
+      e = 0;
+      break;
+    }
+    e = errno;
+    if (e != EEXIST) break;
+  }
+  int c = close(s->fd);
+  s->fd = -1;
+  if (!e && c != 0) e = errno;
+  return e;
+}
+
+void sks_discard_outputs(sks_staged_output *s, size_t n) {
+  for (size_t i = 0; s && i < n; ++i) {
+    if (s[i].named && s[i].tmp) unlink(s[i].tmp);
+    staged_release(&s[i]);
+  }
+}
+
+sks_result sks_commit_outputs(sks_staged_output *s, size_t n, sks_error *err) {
+  /* 1. every staged file named (nothing replaced yet: undoable) */
+  for (size_t i = 0; i < n; ++i) {
+    int e = 0;
+    if (s[i].fd >= 0) e = link_unnamed(&s[i]);
+    else if (!s[i].named) e = ENOENT; /* a path-staged writer did not write */
+    if (e) {
+      sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path ? s[i].path : "output",
+                                   strerror(e));
+      sks_discard_outputs(s, n);
+      return r;
+    }
+  }
+  /* 2. rename each over its destination (same folder: no data moves) */
+  sks_result r = SKS_OK;
+  for (size_t i = 0; i < n; ++i) {
+    if (r == SKS_OK && rename(s[i].tmp, s[i].path) != 0) {
+      int e = errno;
+      r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path, strerror(e));
+    }
+    if (r != SKS_OK) { sks_discard_outputs(&s[i], 1); continue; }
+    /* Make the rename durable; failure here does not undo the write. */
+    char dirbuf[4096];
+    const char *dir = dir_of(s[i].path, dirbuf, sizeof dirbuf);
+    int dfd = dir ? open(dir, O_RDONLY | O_CLOEXEC) : -1;
+    if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
+    staged_release(&s[i]);
+  }
+  return r;
+}
+
+sks_result sks_write_file_atomic(const char *path, const void *data, size_t size, sks_error *err) {
+  sks_staged_output s;
+  sks_result r = sks_stage_output(&s, path, data, size, err);
+  if (r != SKS_OK) return r;
+  return sks_commit_outputs(&s, 1, err);
 }

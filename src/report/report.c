@@ -315,6 +315,154 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
   return SKS_OK;
 }
 
+/* ---- vertex decimation (a mesh too dense for the report's budget) ------- */
+
+/* Vertex clustering (Rossignac-Borrel) on a grid of cubes `cell` wide from
+ * the bind box's low corner: each occupied cell keeps ONE real vertex, the
+ * one nearest its vertices' mean (ties: the lowest index), which stands for
+ * them; triangles are re-pointed at the kept vertices and those that
+ * collapse (two corners in one cell) or repeat (the same three kept
+ * vertices) are dropped. A kept vertex keeps its own bind position, normal
+ * and skin weights, so the GPU skins it exactly onto the solver's surface;
+ * its colour is the LARGEST error among the vertices it stands for (no bad
+ * vertex disappears from the heatmap). Deterministic: sorts by cell and
+ * index. */
+typedef struct report_decimation {
+  size_t kept, index_count;
+  uint32_t *keep;    /* shown vertex -> mesh vertex (ascending) */
+  uint32_t *rep;     /* mesh vertex -> shown vertex */
+  uint32_t *indices; /* shown triangles (shown vertex indices) */
+  double cell;
+} report_decimation;
+
+static void decimation_free(report_decimation *d) {
+  free(d->keep); free(d->rep); free(d->indices);
+  memset(d, 0, sizeof *d);
+}
+
+typedef struct cell_item { uint64_t key; uint32_t v, pad; } cell_item;
+static int cmp_cell_item(const void *a, const void *b) {
+  const cell_item *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->v < y->v ? -1 : x->v > y->v;
+}
+typedef struct tri_item { uint32_t k[3], i; } tri_item;
+static int cmp_tri_item(const void *a, const void *b) {
+  const tri_item *x = a, *y = b;
+  for (int q = 0; q < 3; ++q)
+    if (x->k[q] != y->k[q]) return x->k[q] < y->k[q] ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static sks_result report_cluster(const report_mesh *m, double cell, report_decimation *d, sks_error *err) {
+  memset(d, 0, sizeof *d);
+  size_t V = m->vertex_count, T = m->index_count / 3;
+  d->cell = cell;
+  double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX};
+  for (size_t v = 0; v < V; ++v)
+    for (int a = 0; a < 3; ++a) lo[a] = fmin(lo[a], (double)m->positions[3 * v + (size_t)a]);
+  cell_item *it = malloc((V ? V : 1) * sizeof *it);
+  uint32_t *leader = malloc((V ? V : 1) * sizeof *leader);
+  d->keep = malloc((V ? V : 1) * sizeof *d->keep);
+  d->rep = malloc((V ? V : 1) * sizeof *d->rep);
+  tri_item *tt = malloc((T ? T : 1) * sizeof *tt);
+  d->indices = malloc((T ? T : 1) * 3 * sizeof *d->indices);
+  if (!it || !leader || !d->keep || !d->rep || !tt || !d->indices) {
+    free(it); free(leader); free(tt); decimation_free(d);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory simplifying %zu vertices", V);
+  }
+  const double top = (double)((1u << 21) - 1);
+  for (size_t v = 0; v < V; ++v) {
+    uint64_t key = 0;
+    for (int a = 0; a < 3; ++a) {
+      double c = floor(((double)m->positions[3 * v + (size_t)a] - lo[a]) / cell);
+      if (!(c >= 0)) c = 0;
+      if (c > top) c = top;
+      key |= (uint64_t)c << (21 * a);
+    }
+    it[v].key = key;
+    it[v].v = (uint32_t)v;
+    it[v].pad = 0;
+  }
+  qsort(it, V, sizeof *it, cmp_cell_item);
+  for (size_t b = 0, e; b < V; b = e) {
+    double mean[3] = {0, 0, 0};
+    for (e = b; e < V && it[e].key == it[b].key; ++e)
+      for (int a = 0; a < 3; ++a) mean[a] += m->positions[3 * it[e].v + (size_t)a];
+    for (int a = 0; a < 3; ++a) mean[a] /= (double)(e - b);
+    uint32_t best = it[b].v;
+    double bd = DBL_MAX;
+    for (size_t i = b; i < e; ++i) { /* ascending index: the first nearest wins */
+      const float *p = m->positions + 3 * it[i].v;
+      double dx = p[0] - mean[0], dy = p[1] - mean[1], dz = p[2] - mean[2], dd = dx * dx + dy * dy + dz * dz;
+      if (dd < bd) { bd = dd; best = it[i].v; }
+    }
+    for (size_t i = b; i < e; ++i) leader[it[i].v] = best;
+  }
+  free(it);
+  /* kept vertices in mesh order; rep[] first marks them */
+  for (size_t v = 0; v < V; ++v) d->rep[v] = UINT32_MAX;
+  for (size_t v = 0; v < V; ++v) d->rep[leader[v]] = 0;
+  for (size_t v = 0; v < V; ++v)
+    if (d->rep[v] == 0) { d->rep[v] = (uint32_t)d->kept; d->keep[d->kept++] = (uint32_t)v; }
+  for (size_t v = 0; v < V; ++v) leader[v] = d->rep[leader[v]];
+  memcpy(d->rep, leader, V * sizeof *leader);
+  free(leader);
+  size_t n = 0;
+  for (size_t t = 0; t < T; ++t) {
+    uint32_t a = d->rep[m->indices[3 * t]], b = d->rep[m->indices[3 * t + 1]], c = d->rep[m->indices[3 * t + 2]], x;
+    if (a == b || b == c || a == c) continue; /* collapsed */
+    tt[n].i = (uint32_t)t;
+    if (a > b) { x = a; a = b; b = x; }
+    if (b > c) { x = b; b = c; c = x; }
+    if (a > b) { x = a; a = b; b = x; }
+    tt[n].k[0] = a; tt[n].k[1] = b; tt[n].k[2] = c;
+    ++n;
+  }
+  qsort(tt, n, sizeof *tt, cmp_tri_item);
+  unsigned char *use = calloc(T ? T : 1, 1);
+  if (!use) { free(tt); decimation_free(d); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory"); }
+  for (size_t i = 0; i < n; ++i) /* the first of each repeated set */
+    if (i == 0 || memcmp(tt[i].k, tt[i - 1].k, sizeof tt[i].k) != 0) use[tt[i].i] = 1;
+  free(tt);
+  for (size_t t = 0; t < T; ++t)
+    if (use[t])
+      for (int q = 0; q < 3; ++q) d->indices[d->index_count++] = d->rep[m->indices[3 * t + (size_t)q]];
+  free(use);
+  return SKS_OK;
+}
+
+/* The shown mesh: the kept vertices' data gathered (skin offsets shared). */
+static sks_result report_mesh_gather(const report_mesh *m, const report_decimation *d, report_mesh *out,
+                                     sks_error *err) {
+  memset(out, 0, sizeof *out);
+  size_t n = d->kept, K = m->influences;
+  out->vertex_count = n;
+  out->index_count = d->index_count;
+  out->palette_size = m->palette_size;
+  out->influences = K;
+  out->truncated = m->truncated;
+  out->dropped_weight = m->dropped_weight;
+  out->positions = malloc((n ? n : 1) * 3 * sizeof(float));
+  out->normals = malloc((n ? n : 1) * 3 * sizeof(float));
+  out->weights = malloc((n ? n : 1) * K * sizeof(float));
+  out->joints = malloc((n ? n : 1) * K * sizeof(uint16_t));
+  out->indices = malloc((d->index_count ? d->index_count : 1) * sizeof(uint32_t));
+  if (!out->positions || !out->normals || !out->weights || !out->joints || !out->indices) {
+    report_mesh_free(out);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  }
+  for (size_t k = 0; k < n; ++k) {
+    size_t v = d->keep[k];
+    memcpy(out->positions + 3 * k, m->positions + 3 * v, 3 * sizeof(float));
+    memcpy(out->normals + 3 * k, m->normals + 3 * v, 3 * sizeof(float));
+    memcpy(out->weights + K * k, m->weights + K * v, K * sizeof(float));
+    memcpy(out->joints + K * k, m->joints + K * v, K * sizeof(uint16_t));
+  }
+  memcpy(out->indices, d->indices, d->index_count * sizeof(uint32_t));
+  return SKS_OK;
+}
+
 /* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats)
  * at one frame, from that frame's solved locals. */
 static int report_palette(const sks_model *t, const report_mesh *m, const sks_transform *locals,
@@ -537,7 +685,8 @@ static void joint_color(int32_t j, unsigned char rgb[3]) {
 /* ,"dominant": each mesh vertex's dominant joint (int32, -1: none; the same
  * rule as the bake's diagnosis), ,"joint_names", ,"joint_colors" (3 bytes a
  * joint). */
-static sks_result write_dominant(sbuf *b, const sks_model *t, size_t V, sks_error *err) {
+static sks_result write_dominant(sbuf *b, const sks_model *t, size_t V, const report_decimation *dec,
+                                 sks_error *err) {
   size_t J = t->skeleton.joint_count;
   int32_t *dom = malloc((V ? V : 1) * sizeof *dom);
   unsigned char *col = malloc((J ? J : 1) * 3);
@@ -548,8 +697,13 @@ static sks_result write_dominant(sbuf *b, const sks_model *t, size_t V, sks_erro
   sks_result r = sks_dominant_joints(t, dom, V, err);
   if (r == SKS_OK) {
     for (size_t j = 0; j < J; ++j) joint_color((int32_t)j, col + 3 * j);
+    size_t shown = V;
+    if (dec) { /* the kept vertices' own */
+      for (size_t k = 0; k < dec->kept; ++k) dom[k] = dom[dec->keep[k]];
+      shown = dec->kept;
+    }
     sb_puts(b, ",\n\"dominant\":");
-    sb_base64(b, dom, V * sizeof *dom);
+    sb_base64(b, dom, shown * sizeof *dom);
     sb_puts(b, ",\n\"joint_colors\":");
     sb_base64(b, col, J * 3);
     sb_puts(b, ",\n\"joint_names\":[");
@@ -626,12 +780,16 @@ static const char *asset_text(const char *name) {
 /* Frames a view shows at step k: 0, k, 2k, ... < F. */
 static size_t shown_frames(size_t F, size_t step) { return (F + step - 1) / step; }
 
+/* m: the whole mesh (the viewer check runs on every vertex); vm, dec: the
+ * mesh the viewer shows (vm == m, dec NULL: every vertex). */
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
+                             const report_mesh *vm, const report_decimation *dec,
                              const report_column *cols, size_t ncols, const clip_row *rows,
                              size_t row_count, double D, size_t step, double *gpu_check_max,
                              sks_error *err) {
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
+  size_t Vs = vm->vertex_count; /* shown */
   sb_puts(b, "{\"version\":1,\"title\":");
   sb_json_str(b, in->title ? in->title : "skinsolve report");
   sb_puts(b, ",\"source\":");
@@ -646,18 +804,26 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
               mode_name(cols[r].mode), cols[r].result, in->results[cols[r].result]->constraint_count);
   sb_printf(b, "],\n\"mesh\":{\"vertex_count\":%zu,\"triangle_count\":%zu,\"palette_size\":%zu,"
                "\"joint_count\":%zu,\"influences\":%zu,\"truncated_influences\":%zu,\"largest_dropped_weight\":%.9g",
-            V, m->index_count / 3, P, J, m->influences, m->truncated, m->dropped_weight);
+            Vs, vm->index_count / 3, P, J, m->influences, m->truncated, m->dropped_weight);
+  /* the whole mesh's counts; with decimation the grid cell and the kept
+   * vertices' indices in it (vertex k of the view is mesh vertex kept[k]) */
+  sb_printf(b, ",\"source_vertex_count\":%zu,\"source_triangle_count\":%zu,\"decimation_cell\":%.17g",
+            V, m->index_count / 3, dec ? dec->cell : 0.0);
+  if (dec) {
+    sb_puts(b, ",\n\"kept_vertices\":");
+    sb_base64(b, dec->keep, dec->kept * sizeof(uint32_t));
+  }
   sb_puts(b, ",\n\"positions\":");
-  sb_base64(b, m->positions, V * 3 * sizeof(float));
+  sb_base64(b, vm->positions, Vs * 3 * sizeof(float));
   sb_puts(b, ",\n\"normals\":");
-  sb_base64(b, m->normals, V * 3 * sizeof(float));
+  sb_base64(b, vm->normals, Vs * 3 * sizeof(float));
   sb_puts(b, ",\n\"joints\":");
-  sb_base64(b, m->joints, V * m->influences * sizeof(uint16_t));
+  sb_base64(b, vm->joints, Vs * m->influences * sizeof(uint16_t));
   sb_puts(b, ",\n\"weights\":");
-  sb_base64(b, m->weights, V * m->influences * sizeof(float));
+  sb_base64(b, vm->weights, Vs * m->influences * sizeof(float));
   sb_puts(b, ",\n\"indices\":");
-  sb_base64(b, m->indices, m->index_count * sizeof(uint32_t));
-  sks_result drc = write_dominant(b, t, V, err);
+  sb_base64(b, vm->indices, vm->index_count * sizeof(uint32_t));
+  sks_result drc = write_dominant(b, t, V, dec, err);
   if (drc != SKS_OK) return drc;
   sb_puts(b, "},\n\"clips\":[");
 
@@ -668,7 +834,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     for (size_t r = 0; r < ncols; ++r)
       if (rows[c].baked[r] && rows[c].baked[r]->frame_count > maxF) maxF = rows[c].baked[r]->frame_count;
   size_t S = shown_frames(maxF, step);
-  size_t n_pal = S * P * 12, n_gt = S * V;
+  size_t n_pal = S * P * 12, n_gt = S * Vs;
   float *pal = malloc((n_pal ? n_pal : 1) * sizeof(float));
   float *pal1 = malloc((P ? P : 1) * 12 * sizeof(float));
   float *centers = malloc((S ? S : 1) * 3 * sizeof(float));
@@ -676,8 +842,9 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   int8_t *residual = malloc((n_gt ? n_gt : 1) * 3);
   uint16_t *eh = malloc((n_gt ? n_gt : 1) * sizeof(uint16_t));
   sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
-  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models) {
-    free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models);
+  float *emax = malloc((Vs ? Vs : 1) * sizeof(float)); /* a frame's largest error per shown vertex */
+  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax) {
+    free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", S);
   }
   sks_result rc = SKS_OK;
@@ -717,12 +884,14 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       }
       for (int k = 0; k < 3; ++k) centers[3 * i + (size_t)k] = lo[k] <= hi[k] ? 0.5f * (lo[k] + hi[k]) : 0.0f;
       scales[i] = (float)rmax;
-      for (size_t q = 0; q < V * 3; ++q) {
-        double r = (double)y[q] - (double)s[q];
-        double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * 127.0 : 0.0;
-        long qq = lround(u > 127 ? 127 : u);
-        residual[i * V * 3 + q] = (int8_t)(r < 0 ? -qq : qq);
-      }
+      for (size_t k = 0; k < Vs; ++k)
+        for (size_t a = 0; a < 3; ++a) {
+          size_t q = 3 * (dec ? dec->keep[k] : k) + a;
+          double r = (double)y[q] - (double)s[q];
+          double u = rmax > 0 && isfinite(r) ? sqrt(fabs(r) / rmax) * 127.0 : 0.0;
+          long qq = lround(u > 127 ? 127 : u);
+          residual[(i * Vs + k) * 3 + a] = (int8_t)(r < 0 ? -qq : qq);
+        }
     }
     sb_printf(b, ",\"gt_base\":%zu", base);
     sb_puts(b, ",\n\"frame_centers\":");
@@ -730,7 +899,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     sb_puts(b, ",\n\"gt_residual_scale\":");
     sb_base64(b, scales, Fs * sizeof(float));
     sb_puts(b, ",\n\"gt_residual\":");
-    sb_base64(b, residual, Fs * V * 3);
+    sb_base64(b, residual, Fs * Vs * 3);
     sb_puts(b, ",\n\"baked\":[");
     for (size_t r = 0; r < ncols; ++r) {
       const sks_baked_clip *bc = rows[c].baked[r];
@@ -753,13 +922,19 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
         }
         double d = report_gpu_check_frame(m, pf, bc->solved_surface + f * V * 3);
         if (!(d <= check)) check = d;
+        if (f % step == 0) for (size_t k = 0; k < Vs; ++k) emax[k] = 0;
         for (size_t v = 0; v < V; ++v) {
           float e = bc->vertex_error[f * V + v];
           double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
           if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
-          if (f % step == 0) eh[(f / step) * V + v] = half_from_float((float)pct);
+          if (f % step == 0) {
+            size_t k = dec ? dec->rep[v] : v; /* the largest of those a kept vertex stands for */
+            if ((float)pct > emax[k]) emax[k] = (float)pct;
+          }
           if (pct >= SKS_REPORT_RAMP_MAX_PCT) ++over;
         }
+        if (f % step == 0)
+          for (size_t k = 0; k < Vs; ++k) eh[(f / step) * Vs + k] = half_from_float(emax[k]);
       }
       if (rc != SKS_OK) break;
       if (D > 0) check /= D;
@@ -790,14 +965,14 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       sb_puts(b, "],\n\"palettes\":");
       sb_base64(b, pal, Fs * P * 12 * sizeof(float));
       sb_puts(b, ",\n\"vertex_error\":");
-      sb_base64(b, eh, Fs * V * sizeof(uint16_t));
+      sb_base64(b, eh, Fs * Vs * sizeof(uint16_t));
       write_joint_diagnosis(b, &bc->diagnosis);
       sb_puts(b, "}");
     }
     sb_puts(b, "]}");
   }
   sb_puts(b, "]}");
-  free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models);
+  free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
   return rc;
 }
 
@@ -813,10 +988,12 @@ typedef struct report_layout {
   size_t ncols, row_count;
   double D;
   sbuf table, plots, joints;
+  report_decimation dec; /* kept == 0: every vertex shown */
 } report_layout;
 
 static void layout_free(report_layout *L) {
   report_mesh_free(&L->mesh);
+  decimation_free(&L->dec);
   free(L->cols); free(L->rows); free(L->cells);
   free(L->table.data); free(L->plots.data); free(L->joints.data);
   memset(L, 0, sizeof *L);
@@ -876,10 +1053,13 @@ static double b64_bytes(double n) { return 4.0 * ceil(n / 3.0) + 2.0; }
 
 static double str_bytes(const char *s) { return s ? 6.0 * (double)strlen(s) : 0.0; } /* escaped */
 
-/* An upper bound of the file's size when the views show every step-th frame. */
-static double report_bytes(const sks_report_input *in, const report_layout *L, size_t step) {
+/* An upper bound of the file's size when the views show every step-th frame
+ * of a mesh of nv vertices and ni triangle indices. */
+static double report_bytes(const sks_report_input *in, const report_layout *L, size_t step, size_t nv,
+                           size_t ni) {
   const report_mesh *m = &L->mesh;
-  double V = (double)m->vertex_count, P = (double)m->palette_size, K = (double)m->influences;
+  double V = (double)nv, P = (double)m->palette_size, K = (double)m->influences;
+  int decimated = nv < m->vertex_count;
   const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
   double total = (double)((tmpl ? strlen(tmpl) : 0) + (css ? strlen(css) : 0) + (js ? strlen(js) : 0) +
                           L->table.len + L->plots.len + L->joints.len) + REPORT_SLACK_BYTES;
@@ -890,8 +1070,8 @@ static double report_bytes(const sks_report_input *in, const report_layout *L, s
   const char *src = in->source ? in->source->source_path : NULL, *tgt = in->target->source_path;
   total += 8 * (str_bytes(in->title) + str_bytes(src) + str_bytes(tgt) + 32); /* data, summary, {{title}} */
   total += 128.0 * (double)L->ncols;
-  total += 2 * b64_bytes(V * 12) + b64_bytes(V * K * 2) + b64_bytes(V * K * 4) +
-           b64_bytes((double)m->index_count * 4);
+  total += 2 * b64_bytes(V * 12) + b64_bytes(V * K * 2) + b64_bytes(V * K * 4) + b64_bytes((double)ni * 4) +
+           (decimated ? b64_bytes(V * 4) : 0); /* kept_vertices */
   for (size_t c = 0; c < L->row_count; ++c) {
     const sks_baked_clip *first = NULL;
     for (size_t r = 0; r < L->ncols && !first; ++r) first = L->rows[c].baked[r];
@@ -916,36 +1096,105 @@ static size_t report_budget(const sks_report_input *in) {
   return in && in->max_bytes ? in->max_bytes : SKS_REPORT_DEFAULT_MAX_BYTES;
 }
 
-/* The smallest frame step whose file fits the budget (the size only falls
- * as the step grows), or an error when one frame per clip does not fit. */
-static sks_result report_plan(const sks_report_input *in, const report_layout *L, sks_report_plan *plan,
+/* The smallest frame step at which a mesh of nv vertices / ni indices fits
+ * `budget` (the size only falls as the step grows); 0 when none does. */
+static size_t smallest_step(const sks_report_input *in, const report_layout *L, size_t frames, size_t nv,
+                            size_t ni, double budget) {
+  size_t lo = 1, hi = frames ? frames : 1;
+  if (report_bytes(in, L, hi, nv, ni) > budget) return 0;
+  while (lo < hi) { /* invariant: hi fits */
+    size_t mid = lo + (hi - lo) / 2;
+    if (report_bytes(in, L, mid, nv, ni) <= budget) hi = mid;
+    else lo = mid + 1;
+  }
+  return hi;
+}
+
+/* Does the mesh clustered on a grid of `cell` fit `budget` at one frame per
+ * clip? (d filled either way) */
+static int cluster_fits(const sks_report_input *in, const report_layout *L, size_t frames, double cell,
+                        double budget, report_decimation *d, sks_result *rc, sks_error *err) {
+  *rc = report_cluster(&L->mesh, cell, d, err);
+  return *rc == SKS_OK && report_bytes(in, L, frames ? frames : 1, d->kept, d->index_count) <= budget;
+}
+
+/* The plan: the smallest frame step whose file fits the budget; when even
+ * one frame per clip does not, the viewer's mesh is clustered (see
+ * report_cluster) on the finest grid of the bind box's longest side / r
+ * (r = 1 .. 2^20, binary search) whose page at one frame per clip takes at
+ * most HALF the budget (the other half for frames), then the smallest frame
+ * step that fits; an error when even the coarsest grid does not fit. */
+static sks_result report_plan(const sks_report_input *in, report_layout *L, sks_report_plan *plan,
                               sks_error *err) {
   memset(plan, 0, sizeof *plan);
+  decimation_free(&L->dec);
+  const report_mesh *m = &L->mesh;
   plan->max_bytes = report_budget(in);
-  plan->vertex_count = L->mesh.vertex_count;
+  plan->vertex_count = plan->vertices_shown = m->vertex_count;
+  plan->triangles = plan->triangles_shown = m->index_count / 3;
   for (size_t c = 0; c < L->row_count; ++c)
     for (size_t r = 0; r < L->ncols; ++r)
       if (L->rows[c].baked[r] && L->rows[c].baked[r]->frame_count > plan->frames)
         plan->frames = L->rows[c].baked[r]->frame_count;
-  double budget = (double)plan->max_bytes, all = report_bytes(in, L, 1);
+  double budget = (double)plan->max_bytes, all = report_bytes(in, L, 1, m->vertex_count, m->index_count);
   plan->bytes_all = all < (double)SIZE_MAX ? (size_t)all : SIZE_MAX;
-  size_t lo = 1, hi = plan->frames;
-  double at_hi = report_bytes(in, L, hi);
-  if (at_hi > budget)
-    return sks_error_set(err, SKS_ERR_UNSUPPORTED,
-                         "report: %zu clip(s) of up to %zu frames x %zu vertices need %.1f MB even with one frame "
-                         "shown per clip (%.1f MB with all), over the report budget of %.1f MB "
-                         "(raise --report-max-mb, or bake fewer clips)",
-                         L->row_count, plan->frames, plan->vertex_count, at_hi / 1048576.0, all / 1048576.0,
-                         budget / 1048576.0);
-  while (lo < hi) { /* invariant: hi fits */
-    size_t mid = lo + (hi - lo) / 2;
-    if (report_bytes(in, L, mid) <= budget) hi = mid;
-    else lo = mid + 1;
+  size_t step = smallest_step(in, L, plan->frames, m->vertex_count, m->index_count, budget);
+  if (step == 0) {
+    double at_hi = report_bytes(in, L, plan->frames, m->vertex_count, m->index_count);
+    double ext = 0;
+    for (int a = 0; a < 3; ++a) {
+      double lo = DBL_MAX, hi = -DBL_MAX;
+      for (size_t v = 0; v < m->vertex_count; ++v) {
+        lo = fmin(lo, (double)m->positions[3 * v + (size_t)a]);
+        hi = fmax(hi, (double)m->positions[3 * v + (size_t)a]);
+      }
+      if (hi - lo > ext) ext = hi - lo;
+    }
+    if (!(ext > 0) || !isfinite(ext)) ext = 1;
+    sks_result rc = SKS_OK;
+    report_decimation d;
+    /* the coarsest grid (a cell the size of the box) at half, then at the
+     * whole budget */
+    int half = cluster_fits(in, L, plan->frames, ext, budget / 2, &d, &rc, err);
+    int whole = half || (rc == SKS_OK && report_bytes(in, L, plan->frames, d.kept, d.index_count) <= budget);
+    if (rc != SKS_OK) return rc;
+    if (!whole) {
+      size_t kept = d.kept;
+      decimation_free(&d);
+      return sks_error_set(err, SKS_ERR_UNSUPPORTED,
+                           "report: %zu clip(s) of up to %zu frames x %zu vertices need %.1f MB even with one frame "
+                           "shown per clip and the viewer's mesh simplified to %zu vertices (%.1f MB with all), "
+                           "over the report budget of %.1f MB (raise --report-max-mb, or bake fewer clips)",
+                           L->row_count, plan->frames, plan->vertex_count, at_hi / 1048576.0, kept,
+                           all / 1048576.0, budget / 1048576.0);
+    }
+    size_t lo = 1, hi = (size_t)1 << 20; /* r: cells along the longest side */
+    if (half) {
+      while (lo < hi) { /* invariant: lo fits half the budget */
+        size_t mid = lo + (hi - lo + 1) / 2;
+        report_decimation t;
+        if (cluster_fits(in, L, plan->frames, ext / (double)mid, budget / 2, &t, &rc, err)) {
+          lo = mid;
+          decimation_free(&d);
+          d = t;
+        } else {
+          decimation_free(&t);
+          if (rc != SKS_OK) { decimation_free(&d); return rc; }
+          hi = mid - 1;
+        }
+      }
+    }
+    L->dec = d;
+    plan->vertices_shown = d.kept;
+    plan->triangles_shown = d.index_count / 3;
+    plan->cell = d.cell;
+    step = smallest_step(in, L, plan->frames, d.kept, d.index_count, budget);
+    if (step == 0) step = plan->frames ? plan->frames : 1; /* fits at one frame per clip (whole) */
   }
-  plan->frame_step = hi;
-  plan->frames_shown = shown_frames(plan->frames, hi);
-  double b = report_bytes(in, L, hi);
+  plan->frame_step = step;
+  plan->frames_shown = shown_frames(plan->frames, step);
+  double b = report_bytes(in, L, step, plan->vertices_shown, plan->vertices_shown < m->vertex_count ?
+                          L->dec.index_count : m->index_count);
   plan->bytes = b < (double)SIZE_MAX ? (size_t)b : SIZE_MAX;
   return SKS_OK;
 }
@@ -962,6 +1211,18 @@ sks_result sks_report_plan_views(const sks_report_input *input, sks_report_plan 
 
 sks_result sks_report_write_html(const char *path, const sks_report_input *input, sks_error *err) {
   if (!path || !*path) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output path");
+  char *html = NULL;
+  size_t size = 0;
+  sks_result rc = sks_report_html(input, &html, &size, err);
+  if (rc == SKS_OK) rc = sks_write_file_atomic(path, html, size, err);
+  free(html);
+  return rc;
+}
+
+sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err) {
+  if (!html || !size) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output buffer");
+  *html = NULL;
+  *size = 0;
   const char *tmpl = asset_text("report.html"), *css = asset_text("style.css"), *js = asset_text("viewer.js");
   if (!tmpl || !css || !js)
     return sks_error_set(err, SKS_ERR_INVALID, "report: viewer assets missing from the library build");
@@ -975,7 +1236,14 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
 
   sbuf data = {0}, summary = {0}, out = {0};
   double gpu_check = 0;
-  rc = write_data(&data, input, mesh, L.cols, L.ncols, L.rows, L.row_count, L.D, plan.frame_step, &gpu_check, err);
+  const report_decimation *dec = L.dec.kept ? &L.dec : NULL;
+  report_mesh shown;
+  memset(&shown, 0, sizeof shown);
+  if (dec) rc = report_mesh_gather(mesh, dec, &shown, err);
+  if (rc == SKS_OK)
+    rc = write_data(&data, input, mesh, dec ? &shown : mesh, dec, L.cols, L.ncols, L.rows, L.row_count, L.D,
+                    plan.frame_step, &gpu_check, err);
+  report_mesh_free(&shown);
 
   const char *title = input->title ? input->title : "skinsolve report";
   sb_puts(&summary, "<dl class=\"summary\"><dt>source</dt><dd>");
@@ -1003,6 +1271,17 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
               ordinal_suffix(plan.frame_step), plan.frames_shown, plan.frames, plan.vertex_count,
               (double)plan.bytes_all / 1048576.0);
 
+  if (dec)
+    sb_printf(&summary, "<p class=\"note\" id=\"vertex-decimation\" data-vertices=\"%zu\" data-source-vertices=\"%zu\" "
+                        "data-cell=\"%.9g\">To keep this file within its budget of %.3g MB (--report-max-mb), the viewer "
+                        "shows a simplified mesh: %zu of the %zu vertices and %zu of the %zu triangles (vertex "
+                        "clustering on a grid of %.3g %% of D: each cell keeps one real vertex, skinned by its own "
+                        "weights and coloured by the largest error of the vertices it stands for). The table, the "
+                        "plots and every number (quality, mean and worst error, viewer check) are over all "
+                        "vertices and frames.</p>\n",
+              plan.vertices_shown, plan.vertex_count, plan.cell, (double)plan.max_bytes / 1048576.0,
+              plan.vertices_shown, plan.vertex_count, plan.triangles_shown, plan.triangles,
+              L.D > 0 ? plan.cell / L.D * 100.0 : 0.0);
   /* Fill the template: {{name}} markers. */
   for (const char *p = tmpl; rc == SKS_OK && *p;) {
     const char *open = strstr(p, "{{");
@@ -1028,12 +1307,16 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
     p = close + 2;
   }
   if (rc == SKS_OK && (out.oom || data.oom || summary.oom))
-    rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing %s", path);
+    rc = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory while writing the page");
   /* The plan is an upper bound; a page over the budget is a bug, never written. */
   if (rc == SKS_OK && out.len > plan.max_bytes)
-    rc = sks_error_set(err, SKS_ERR_UNSUPPORTED, "report: %s would be %zu bytes, over its budget of %zu",
-                       path, out.len, plan.max_bytes);
-  if (rc == SKS_OK) rc = sks_write_file_atomic(path, out.data, out.len, err);
+    rc = sks_error_set(err, SKS_ERR_UNSUPPORTED, "report: the page would be %zu bytes, over its budget of %zu",
+                       out.len, plan.max_bytes);
+  if (rc == SKS_OK) {
+    *html = out.data;
+    *size = out.len;
+    out.data = NULL;
+  }
   free(data.data); free(summary.data); free(out.data);
   layout_free(&L);
   return rc;

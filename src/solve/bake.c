@@ -1098,9 +1098,10 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     for (size_t k = 0; k < n; ++k) memcpy(&cbind[3 * k], &ss.bind_pos[3 * ids[k]], 3 * sizeof(double));
     sks_surface_index *cix = sks_surface_index_build(SKS_CORRESPOND_NEAREST_VERTEX, cbind, n, NULL, 0);
     sks_correspondence cn;
+    memset(&cn, 0, sizeof cn);
     if (!cix || !sks_surface_index_query(cix, ss.bind_pos, Vs, &cn, c->pool)) {
       sks_surface_index_free(cix);
-      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+      r = sks_correspondence_fail(&cn, model_name(c->src, "source"), err); /* over its work bound, or OOM */
       goto done;
     }
     for (size_t v = 0; v < Vs; ++v) slot[v] = cn.idx[3 * v];
@@ -1129,7 +1130,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
       for (size_t k = 0; k < n; ++k) sks_daff_point(A, &q[3 * k], &qa[3 * k]);
       sks_correspondence_free(&cc);
       if (!sks_surface_index_query(tix, qa, n, &cc, c->pool)) {
-        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        r = sks_correspondence_fail(&cc, model_name(c->tg, "target"), err); /* over its work bound, or OOM */
         goto done;
       }
       for (size_t k = 0; k < n; ++k) {
@@ -1154,7 +1155,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
       sks_correspondence_free(&cb);
       if (!six || !sks_surface_index_query(six, zb, nb, &cb, c->pool)) {
         sks_surface_index_free(six);
-        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        r = sks_correspondence_fail(&cb, model_name(c->src, "source"), err); /* over its work bound, or OOM */
         goto done;
       }
       sks_surface_index_free(six);
@@ -1340,7 +1341,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (!aligned) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
   int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
-  if (!ok) { free(aligned); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence"); }
+  if (!ok) { free(aligned); return sks_correspondence_fail(&c->corr, model_name(c->src, "source"), err); }
   al->similarity_residual_pct = c->corr.mean_distance / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
    * target's bind surface, for the best similarity and its runners-up (and
@@ -1378,7 +1379,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       sks_correspondence_free(&trial);                                                                     \
       if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) { \
         free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); \
-        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");   \
+        return sks_correspondence_fail(&trial, model_name(c->src, "source"), err);                         \
       }                                                                                                    \
       double f_ = source_to_target(c, tix, aligned, Vs);                                                   \
       trial_sym = 0.5 * (trial.mean_distance + (f_ >= 0 ? f_ : trial.mean_distance));                     \
@@ -1522,7 +1523,10 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
                              kept, &nf, err);
     total_frames += (double)nf;
   }
-  if (r == SKS_OK) r = sks_bake_total_bounds(source, nclips, total_frames, target->skeleton.joint_count, kept, err);
+  if (r == SKS_OK)
+    r = sks_bake_total_bounds(source, nclips, total_frames, target->skeleton.joint_count, kept,
+                              sks_model_total_vertex_count(target) + sks_model_total_vertex_count(source),
+                              opt->mode == SKS_SOLVE_BOTH ? 2 : 1, err);
   if (r != SKS_OK) { free(clip_ids); return r; }
   bake_ctx c;
   memset(&c, 0, sizeof c);

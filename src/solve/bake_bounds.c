@@ -1,7 +1,9 @@
 /* Frame-count bounds of a bake (bake_bounds.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "solve/bake_bounds.h"
+#include "skinsolve/clip.h"
 
 static const char *file_name(const sks_model *m) {
   if (!m || !m->source_path) return "source";
@@ -34,6 +36,15 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
     if (!(n <= (double)SKS_BAKE_MAX_FRAMES))
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s': %.3g key times, more than the limit of %u frames",
                            file_name(source), name, n, SKS_BAKE_MAX_FRAMES);
+    /* the frames the bake will have: the union of the tracks' key times (a
+     * clip of 60 tracks x 400 keys at the same times is 400 frames, not
+     * 24,000), as bake.c's frame_times */
+    float *times = NULL;
+    size_t count = 0;
+    sks_result r = sks_clip_key_times(clip, &times, &count, err);
+    free(times);
+    if (r != SKS_OK) return r;
+    n = count ? (double)count : 1.0;
   }
   double elements = n * ((double)target_joints + (double)kept_vertices);
   if (!(elements <= (double)SKS_BAKE_MAX_FRAME_ELEMENTS))
@@ -47,7 +58,8 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
 }
 
 sks_result sks_bake_total_bounds(const sks_model *source, size_t clip_count, double total_frames,
-                                 size_t target_joints, size_t kept_vertices, sks_error *err) {
+                                 size_t target_joints, size_t kept_vertices, size_t vertices, int modes,
+                                 sks_error *err) {
   if (!(total_frames <= (double)SKS_BAKE_MAX_FRAMES))
     return sks_error_set(err, SKS_ERR_INVALID,
                          "%s: %zu clips: %.3g frames in all, more than the limit of %u for one bake "
@@ -61,5 +73,13 @@ sks_result sks_bake_total_bounds(const sks_model *source, size_t clip_count, dou
                          "--report)",
                          file_name(source), clip_count, total_frames, target_joints, kept_vertices, elements,
                          (double)SKS_BAKE_MAX_FRAME_ELEMENTS);
+  double work = total_frames * (double)vertices * (double)(modes > 1 ? modes : 1);
+  if (!(work <= (double)SKS_BAKE_MAX_VERTEX_FRAMES))
+    return sks_error_set(err, SKS_ERR_INVALID,
+                         "%s: %zu clip%s: %.3g frames in all x %zu vertices (target + source)%s = %.3g vertex-frames, "
+                         "more than the limit of %.3g for one bake (~15 s of CPU; lower --fps, or bake fewer clips "
+                         "with --clip)",
+                         file_name(source), clip_count, clip_count == 1 ? "" : "s", total_frames, vertices,
+                         modes > 1 ? " x 2 modes" : "", work, (double)SKS_BAKE_MAX_VERTEX_FRAMES);
   return SKS_OK;
 }

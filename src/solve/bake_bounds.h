@@ -24,11 +24,22 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
                                 size_t target_joints, size_t kept_vertices, size_t *frames,
                                 sks_error *err);
 
+/* At most this many vertex-frames in one bake: frames (all clips) x
+ * (target + source vertices) x modes (2 for SKS_SOLVE_BOTH). Each frame
+ * skins the source, solves and measures the target: ~1.6e7 vertex-frames
+ * per CPU second here (bench: a 11,600-vertex ribbon), so the limit is
+ * ~15 s of CPU, and no small file reaches 60 s at any --fps (10,002 frames
+ * x 11,600 vertices at --fps 10000 is refused). */
+#define SKS_BAKE_MAX_VERTEX_FRAMES 250000000ull
+
 /* The same limits over ALL the clips of one bake (frames add up in time, and
  * with kept surfaces in memory: 2,000 clips of 10,002 frames each passed
- * the per-clip limits and ran for minutes). total_frames = the sum of the
- * clips' frame counts. Error (SKS_ERR_INVALID) names the source file. */
+ * the per-clip limits and ran for minutes), and SKS_BAKE_MAX_VERTEX_FRAMES
+ * with vertices = target + source vertices, modes = 1 or 2. total_frames =
+ * the sum of the clips' frame counts. Error (SKS_ERR_INVALID) names the
+ * source file. */
 sks_result sks_bake_total_bounds(const sks_model *source, size_t clip_count, double total_frames,
-                                 size_t target_joints, size_t kept_vertices, sks_error *err);
+                                 size_t target_joints, size_t kept_vertices, size_t vertices, int modes,
+                                 sks_error *err);
 
 #endif

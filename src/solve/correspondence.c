@@ -6,7 +6,16 @@
  * every box farther than the best found, so its cost follows the surface
  * near the query, not the mesh's density, its bounding volume or how far
  * the query lies (different bodies, far-off parts). The hierarchy holds
- * fewer than 2 nodes per item: its memory is bounded by the input. */
+ * fewer than 2 nodes per item: its memory is bounded by the input.
+ *
+ * Work is bounded too. Triangles listed twice (the same three vertices, in
+ * any order: double-sided copies) are indexed once: the closest point is the
+ * same. But boxes of triangles that span the mesh all overlap every query,
+ * and pruning cannot skip them (5,800 such triangles made a bake's
+ * registration test every one per query: > 60 s), so a build counts its
+ * point / triangle tests and gives up past SKS_CORR_TESTS_PER_QUERY per
+ * query on average (real meshes: a few dozen), with over_budget set for a
+ * clear error (sks_correspondence_fail). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -176,7 +185,10 @@ static double box_dist2(const bvh_node *nd, const double *q) {
 }
 
 /* The target points of one piece: the closest source point of each, on
- * whichever pool thread runs it (the hierarchy is read-only). */
+ * whichever pool thread runs it (the hierarchy is read-only). A piece stops
+ * once its own tests pass the whole build's budget (the total is then over
+ * it, whatever the other pieces do: the outcome is the same on any number of
+ * threads). */
 typedef struct corr_run {
   const bvh *h;
   const double *src, *dst;
@@ -185,6 +197,8 @@ typedef struct corr_run {
   size_t dst_count, pieces;
   sks_correspondence *out;
   double *dist; /* dst_count: distance of each point */
+  uint64_t budget;
+  uint64_t *tests; /* per piece */
 } corr_run;
 
 static void closest_points(void *user, size_t piece, unsigned thread) {
@@ -197,7 +211,8 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
   /* depth-first, nearer child first; at most one pending sibling per level */
   uint32_t stack[2 * BVH_MAX_DEPTH + 8];
   double stack_d2[2 * BVH_MAX_DEPTH + 8];
-  for (size_t j = j0; j < j1; ++j) {
+  uint64_t tests = 0;
+  for (size_t j = j0; j < j1 && tests <= cr->budget; ++j) {
     const double *q = &cr->dst[3 * j];
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0};
@@ -209,6 +224,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
       if (stack_d2[sp] >= best) continue;
       const bvh_node *nd = &h->nodes[stack[sp]];
       if (nd->count) {
+        tests += nd->count;
         for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
           uint32_t it = h->items[k];
           if (cr->use_tris) {
@@ -239,12 +255,57 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
     for (int k = 0; k < 3; ++k) cr->out->bary[3 * j + k] = (float)bb[k];
     cr->dist[j] = sqrt(best);
   }
+  cr->tests[piece] = tests;
+}
+
+/* Triangles without repeats: the first of each set of three vertex indices
+ * (any order), in index order. Returns the kept count; keep[] their
+ * indices. */
+static int cmp_tri_key(const void *a, const void *b) {
+  const uint32_t *x = a, *y = b;
+  for (int k = 0; k < 4; ++k)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
+static uint32_t *unique_triangles(const uint32_t *tris, size_t n, size_t *kept) {
+  *kept = 0;
+  uint32_t *key = malloc((n ? n : 1) * 4 * sizeof(uint32_t));
+  uint32_t *out = malloc((n ? n : 1) * 3 * sizeof(uint32_t));
+  unsigned char *drop = calloc(n ? n : 1, 1);
+  if (!key || !out || !drop) { free(key); free(out); free(drop); return NULL; }
+  for (size_t t = 0; t < n; ++t) {
+    uint32_t a = tris[3 * t], b = tris[3 * t + 1], c = tris[3 * t + 2], x;
+    if (a > b) { x = a; a = b; b = x; }
+    if (b > c) { x = b; b = c; c = x; }
+    if (a > b) { x = a; a = b; b = x; }
+    key[4 * t] = a; key[4 * t + 1] = b; key[4 * t + 2] = c; key[4 * t + 3] = (uint32_t)t;
+  }
+  qsort(key, n, 4 * sizeof(uint32_t), cmp_tri_key); /* ties by index: the first copy leads */
+  for (size_t i = 1; i < n; ++i)
+    if (memcmp(&key[4 * i], &key[4 * (i - 1)], 3 * sizeof(uint32_t)) == 0) drop[key[4 * i + 3]] = 1;
+  for (size_t t = 0; t < n; ++t)
+    if (!drop[t]) { memcpy(&out[3 * *kept], &tris[3 * t], 3 * sizeof(uint32_t)); ++*kept; }
+  free(key);
+  free(drop);
+  return out;
+}
+
+sks_result sks_correspondence_fail(const sks_correspondence *c, const char *file, sks_error *err) {
+  if (!c->over_budget)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the correspondence");
+  return sks_error_set(err, SKS_ERR_INVALID,
+                       "%s: %zu triangles overlap so much that finding closest points on them would test "
+                       "over %d of them per point (a few dozen in a real mesh; e.g. thousands of triangles "
+                       "spanning the mesh): refused, it would take minutes",
+                       file ? file : "surface", c->tri_count, SKS_CORR_TESTS_PER_QUERY);
 }
 
 struct sks_surface_index {
   bvh h;
   const double *pts;
-  const uint32_t *tris;
+  uint32_t *tris; /* without repeats (owned) */
+  size_t tri_count;
   int use_tris;
 };
 
@@ -255,8 +316,12 @@ sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const d
   if (!ix) return NULL;
   ix->use_tris = kind == SKS_CORRESPOND_CLOSEST_POINT && tris && tri_count > 0;
   ix->pts = pts;
-  ix->tris = ix->use_tris ? tris : NULL;
-  if (!bvh_build(&ix->h, pts, ix->tris, ix->use_tris ? tri_count : count)) {
+  if (ix->use_tris) {
+    ix->tris = unique_triangles(tris, tri_count, &ix->tri_count);
+    if (!ix->tris) { free(ix); return NULL; }
+  }
+  if (!bvh_build(&ix->h, pts, ix->tris, ix->use_tris ? ix->tri_count : count)) {
+    free(ix->tris);
     free(ix);
     return NULL;
   }
@@ -266,6 +331,7 @@ sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const d
 void sks_surface_index_free(sks_surface_index *ix) {
   if (!ix) return;
   bvh_free(&ix->h);
+  free(ix->tris);
   free(ix);
 }
 
@@ -281,13 +347,29 @@ int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size
   out->idx = malloc((dst_count ? dst_count : 1) * 3 * sizeof(uint32_t));
   out->bary = malloc((dst_count ? dst_count : 1) * 3 * sizeof(float));
   double *dist = malloc((dst_count ? dst_count : 1) * sizeof(double));
-  if (!out->idx || !out->bary || !dist) {
-    free(dist);
+  uint64_t *tests = calloc(pieces, sizeof(uint64_t));
+  if (!out->idx || !out->bary || !dist || !tests) {
+    free(dist); free(tests);
     sks_correspondence_free(out);
     return 0;
   }
-  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist};
+  uint64_t budget = (uint64_t)SKS_CORR_TESTS_PER_QUERY * (uint64_t)dst_count + SKS_CORR_TESTS_FREE;
+  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist, budget, tests};
   sks_thread_pool_run(pool, closest_points, &cr, pieces);
+  uint64_t total = 0;
+  for (size_t k = 0; k < pieces; ++k) total += tests[k];
+  free(tests);
+  size_t tri_count = ix->use_tris ? ix->tri_count : 0;
+  if (total > budget) {
+    free(dist);
+    sks_correspondence_free(out);
+    out->over_budget = 1;
+    out->tests = total;
+    out->tri_count = tri_count;
+    return 0;
+  }
+  out->tests = total;
+  out->tri_count = tri_count;
   double sum = 0, maxd = 0; /* point order: the same sums for any thread count */
   for (size_t j = 0; j < dst_count; ++j) {
     sum += dist[j];

@@ -281,8 +281,18 @@ typedef struct sks_correspondence {
   float *bary;        /* 3 per target point */
   int identity;
   double max_distance, mean_distance;
+  uint64_t tests;    /* point / triangle tests the build made */
+  size_t tri_count;  /* distinct source triangles indexed */
+  int over_budget;   /* the build gave up: over SKS_CORR_TESTS_PER_QUERY */
 } sks_correspondence;
 void sks_correspondence_free(sks_correspondence *c);
+/* A build's bound on its work: tests per target point on average (plus a
+ * fixed allowance), correspondence.c. */
+#define SKS_CORR_TESTS_PER_QUERY 512
+#define SKS_CORR_TESTS_FREE 1000000u
+/* The error of a failed sks_correspondence_build: over its budget (naming
+ * file, the mesh whose triangles were queried) or out of memory. */
+sks_result sks_correspondence_fail(const sks_correspondence *c, const char *file, sks_error *err);
 /* src: source points (3 per vertex), tri: source triangles (3 indices each,
  * may be NULL for nearest vertex). pool: the target points split over its
  * threads (NULL: this thread); the same result, bit for bit, either way. */

@@ -14,8 +14,10 @@ usage: gen_rigs.py OUTDIR [NAME ...]   (no NAME: every rig below)
   parts    1,000 mesh parts of one triangle each, one skin
   joints   a 6,000-joint chain, every vertex on one joint
   long     a clip lasting 3e38 s (frame counts overflow a size_t)
-  bigtris  5,800 tiny triangles spread over a box plus 5,800 that span it
-           (every one in every cell of a correspondence grid)
+  bigtris  5,800 tiny triangles spread over a box plus 5,800 distinct ones
+           that span it (on the tiny ones' corners): every one near every
+           closest-point query
+  dense    an 11,600-vertex ribbon (the 10 s bend): work grows with --fps
 """
 import base64
 import json
@@ -146,8 +148,8 @@ TWO = [("root", -1, [0, 0, 0]), ("elbow", 0, [1.0, 0, 0])]
 
 def gen(out, name):
     path = os.path.join(out, name + ".gltf")
-    if name in ("ribbon", "far", "keys", "clips", "long"):
-        nx, ny = (60, 40) if name == "ribbon" else (12, 6)
+    if name in ("ribbon", "far", "keys", "clips", "long", "dense"):
+        nx, ny = (60, 40) if name == "ribbon" else (116, 100) if name == "dense" else (12, 6)
         pos, tri = ribbon(nx, ny)
         if name == "far":
             pos += [1e30, 0.0, 0.0]
@@ -192,10 +194,10 @@ def gen(out, name):
             b = len(pos) // 3
             pos += [x, y, z, x + 0.01, y, z, x, y + 0.01, z]
             tri += [b, b + 1, b + 2]
-        b = len(pos) // 3
-        pos += [0, 0, 0, 2, 2, 0, 0, 2, 2, 2, 0, 2]  # corners: big triangles reuse them
+        # 5,800 distinct triangles spanning the box, on the tiny triangles'
+        # corners (no repeated vertex set: de-duplication cannot drop them)
         for k in range(n):
-            tri += [b + k % 4, b + (k + 1) % 4, b + (k + 2) % 4]
+            tri += [3 * k, 3 * ((k + n // 3) % n) + 1, 3 * ((k + 2 * n // 3 + 7) % n) + 2]
         jw, ww = two_bone_weights(pos)
         write(path, pos, tri, TWO, jw, ww, [("bend", [(1, [0.0, 1.0], bend(0) + bend(0.8))])])
     else:
@@ -207,7 +209,7 @@ def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
     out = sys.argv[1]
-    names = sys.argv[2:] or ["ribbon", "far", "keys", "clips", "parts", "joints", "long", "bigtris"]
+    names = sys.argv[2:] or ["ribbon", "far", "keys", "clips", "parts", "joints", "long", "bigtris", "dense"]
     for n in names:
         p = gen(out, n)
         print("%s %d" % (p, os.path.getsize(p)))
