@@ -89,6 +89,31 @@ function decimals(text) {
   return m && m[1] ? m[1].length : 0;
 }
 
+// The simplified-mesh note (README "Report budget"): visible, with the
+// vertex counts of the data, when the report decimated vertices; absent
+// otherwise.
+async function checkDecimationNote(page, data) {
+  const note = await page.evaluate(() => {
+    const n = document.getElementById("vertex-decimation");
+    if (!n) return null;
+    const r = n.getBoundingClientRect();
+    return { text: n.textContent, visible: r.width > 0 && r.height > 0, shown: Number(n.dataset.vertices),
+      total: Number(n.dataset.sourceVertices) };
+  });
+  if (args.decimated) {
+    check(note !== null && note.visible, "simplified viewer mesh: no visible note on the page");
+    if (note) {
+      check(note.shown === data.mesh.vertex_count && note.total === data.mesh.source_vertex_count &&
+        note.shown < note.total, `note says ${note.shown} of ${note.total} vertices, data ${data.mesh.vertex_count}`);
+      check(note.text.includes(`${note.shown} of the ${note.total} vertices`), `note text: ${note.text}`);
+      console.log(`${args.name}: the page says: ${note.text.slice(0, 160)}...`);
+    }
+  } else {
+    check(note === null && data.mesh.vertex_count === (data.mesh.source_vertex_count ?? data.mesh.vertex_count),
+      "a simplified mesh where none was expected");
+  }
+}
+
 // ---- pixels ---------------------------------------------------------------
 
 // Classifies pixels of PNG screenshots in a blank page (the browser decodes
@@ -173,27 +198,7 @@ try {
   check(ready === "1", `viewer not ready: data-ready="${ready}" (${consoleErrors.join("; ")})`);
   console.log(`${args.name}: ready after ${Date.now() - t0} ms`);
   await page.evaluate(() => window.sksReport.pause());
-  {
-    const note = await page.evaluate(() => {
-      const n = document.getElementById("vertex-decimation");
-      if (!n) return null;
-      const r = n.getBoundingClientRect();
-      return { text: n.textContent, visible: r.width > 0 && r.height > 0, shown: Number(n.dataset.vertices),
-        total: Number(n.dataset.sourceVertices) };
-    });
-    if (args.decimated) {
-      check(note !== null && note.visible, "simplified viewer mesh: no visible note on the page");
-      if (note) {
-        check(note.shown === data.mesh.vertex_count && note.total === data.mesh.source_vertex_count &&
-          note.shown < note.total, `note says ${note.shown} of ${note.total} vertices, data ${data.mesh.vertex_count}`);
-        check(note.text.includes(`${note.shown} of the ${note.total} vertices`), `note text: ${note.text}`);
-        console.log(`${args.name}: the page says: ${note.text.slice(0, 160)}...`);
-      }
-    } else {
-      check(note === null && data.mesh.vertex_count === (data.mesh.source_vertex_count ?? data.mesh.vertex_count),
-        "a simplified mesh where none was expected");
-    }
-  }
+  await checkDecimationNote(page, data);
 
   const viewer = page.locator("#viewport");
   const canvasBox = await page.locator("#view-canvas").boundingBox();
@@ -395,27 +400,7 @@ try {
     const st = await page.evaluate(() => window.sksReport.state());
     check(st.playing && st.frame > 0, `Play did not advance the frame (${JSON.stringify(st)})`);
     await page.evaluate(() => window.sksReport.pause());
-  {
-    const note = await page.evaluate(() => {
-      const n = document.getElementById("vertex-decimation");
-      if (!n) return null;
-      const r = n.getBoundingClientRect();
-      return { text: n.textContent, visible: r.width > 0 && r.height > 0, shown: Number(n.dataset.vertices),
-        total: Number(n.dataset.sourceVertices) };
-    });
-    if (args.decimated) {
-      check(note !== null && note.visible, "simplified viewer mesh: no visible note on the page");
-      if (note) {
-        check(note.shown === data.mesh.vertex_count && note.total === data.mesh.source_vertex_count &&
-          note.shown < note.total, `note says ${note.shown} of ${note.total} vertices, data ${data.mesh.vertex_count}`);
-        check(note.text.includes(`${note.shown} of the ${note.total} vertices`), `note text: ${note.text}`);
-        console.log(`${args.name}: the page says: ${note.text.slice(0, 160)}...`);
-      }
-    } else {
-      check(note === null && data.mesh.vertex_count === (data.mesh.source_vertex_count ?? data.mesh.vertex_count),
-        "a simplified mesh where none was expected");
-    }
-  }
+  await checkDecimationNote(page, data);
   }
   await page.selectOption("#clip-select", String(clipCount - 1));
   const picked = await page.evaluate(() => window.sksReport.state().clip);

@@ -61,29 +61,6 @@ typedef struct grid {
 
 static void grid_free(grid *g) { free(g->nodes); free(g->items); g->nodes = NULL; g->items = NULL; }
 
-/* quickselect of items[b..e) on coordinate a (ties by index): items[b..m) <= items[m..e) */
-static void kd_select(uint32_t *items, const double *pts, size_t b, size_t m, size_t e, int a) {
-  while (e - b > 1) {
-    size_t mid = b + (e - b) / 2;
-    double pv = pts[3 * items[mid] + a];
-    uint32_t pi = items[mid];
-    size_t i = b, j = e - 1;
-    while (i <= j) {
-      while (pts[3 * items[i] + a] < pv || (pts[3 * items[i] + a] == pv && items[i] < pi)) ++i;
-      while (pts[3 * items[j] + a] > pv || (pts[3 * items[j] + a] == pv && items[j] > pi)) --j;
-      if (i <= j) {
-        uint32_t t = items[i]; items[i] = items[j]; items[j] = t;
-        ++i;
-        if (j == 0) break;
-        --j;
-      }
-    }
-    if (m <= j) e = j + 1;
-    else if (m >= i) b = i;
-    else return;
-  }
-}
-
 static int grid_build(grid *g, const double *pts, size_t n) {
   memset(g, 0, sizeof *g);
   g->pts = pts;
@@ -114,7 +91,7 @@ static int grid_build(grid *g, const double *pts, size_t n) {
     for (int a = 1; a < 3; ++a)
       if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
     size_t m = b + (e - b) / 2;
-    kd_select(g->items, pts, b, m, e, axis);
+    sks_select_median(g->items, pts, b, m, e, axis);
     nd->first = (uint32_t)count;
     nd->count = 0;
     stack[sp++] = count; stack[sp++] = b; stack[sp++] = m;

@@ -101,7 +101,7 @@ static void item_box(const double *pts, const uint32_t *tris, uint32_t it, doubl
 
 /* Deterministic quickselect on the items' centroid along axis a (key: centre
  * of the item's box, ties by index), so items[b..m) <= items[m..e). */
-static void select_median(uint32_t *items, const double *centre, size_t b, size_t m, size_t e, int a) {
+void sks_select_median(uint32_t *items, const double *centre, size_t b, size_t m, size_t e, int a) {
   while (e - b > 1) {
     size_t mid = b + (e - b) / 2;
     double pv = centre[3 * items[mid] + a];
@@ -162,7 +162,7 @@ static int bvh_build(bvh *h, const double *pts, const uint32_t *tris, size_t n) 
     for (int a = 1; a < 3; ++a)
       if (chi[a] - clo[a] > chi[axis] - clo[axis]) axis = a;
     size_t m = b + (e - b) / 2;
-    select_median(h->items, centre, b, m, e, axis);
+    sks_select_median(h->items, centre, b, m, e, axis);
     size_t l = h->node_count;
     h->node_count += 2;
     nd->first = (uint32_t)l;

@@ -310,6 +310,11 @@ int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size
                             sks_correspondence *out, sks_thread_pool *pool);
 void sks_surface_index_free(sks_surface_index *ix);
 
+/* Deterministic quickselect of items[b..e) on centre[3 * item + a] (ties by
+ * item index), so that items[b..m) <= items[m..e): the median split of the
+ * correspondence's and the alignment's trees. */
+void sks_select_median(uint32_t *items, const double *centre, size_t b, size_t m, size_t e, int a);
+
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
                                   const double *c, double *bary);
