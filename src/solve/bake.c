@@ -1129,7 +1129,11 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
        * round and candidate), brought back into the source's bind space */
       for (size_t k = 0; k < n; ++k) sks_daff_point(A, &q[3 * k], &qa[3 * k]);
       sks_correspondence_free(&cc);
-      if (!sks_surface_index_query(tix, qa, n, &cc, c->pool)) {
+      /* the registration queries this surface again and again: each call
+       * must keep to the per-point bound itself (no allowance for small
+       * calls), or hostile triangles cost minutes over all rounds */
+      if (!sks_surface_index_query(tix, qa, n, &cc, c->pool) ||
+          (cc.tests > (uint64_t)SKS_CORR_TESTS_PER_QUERY * n && (cc.over_budget = 1))) {
         r = sks_correspondence_fail(&cc, model_name(c->tg, "target"), err); /* over its work bound, or OOM */
         goto done;
       }
