@@ -167,7 +167,7 @@ static const char *outcome_name(int code) {
 static int run_batch(const char *manifest_path, const char *out_opt, const char *shard_opt,
                      const char *count_opt, long jobs_opt, int json, double stale_after,
                      int retry_failed) {
-  long index, count;
+  long index = 0, count = 1;
   char shard_source[32];
   int rc = resolve_shard(shard_opt, count_opt, &index, &count, shard_source, sizeof shard_source);
   if (rc) return rc;
