@@ -50,7 +50,7 @@ printf '%s\n' $srcs | xargs -P "$jobs" -I{} sh -c '
   o="$0/obj/$(echo "{}" | tr / _).o"
   if [ ! -f "$o" ] || [ "$1/{}" -nt "$o" ]; then "$2" $3 -c "$1/{}" -o "$o" || exit 255; fi' \
   "$B" "$here" "$CC_FUZZ" "${FLAGS[*]}" || { echo "fuzz.sh: build failed"; exit 1; }
-LIBS=(-lassimp -lcjson -lpthread -lm)
+LIBS=(-lassimp -lcjson -lstb -lpthread -lm)
 for t in gltf wire write bake; do
   "$CC_FUZZ" "${FLAGS[@]}" -fsanitize=fuzzer "$here/fuzz/fuzz_$t.c" "$B"/obj/*.o "${LIBS[@]}" -o "$B/fuzz_$t" ||
     { echo "fuzz.sh: linking fuzz_$t failed"; exit 1; }
