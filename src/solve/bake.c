@@ -1378,7 +1378,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
 #define REGISTER_TRY(k, rounds_, warm_)                                                                    \
     do {                                                                                                   \
       sks_result r_ = register_pose(c, &cands[k], cand_paired[k], (rounds_), tix, (warm_), NP, posed, err); \
-      if (r_ != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); return r_; } \
+      if (r_ != SKS_OK) { free(NP); free(best_NP); free(posed); free(aligned); sks_surface_index_free(tix); reg_warm_free(&wst); sks_correspondence_free(&trial); return r_; } \
       for (size_t v_ = 0; v_ < Vs; ++v_) sks_daff_point(&cands[k], &posed[3 * v_], &aligned[3 * v_]);     \
       sks_correspondence_free(&trial);                                                                     \
       if (!sks_correspondence_build(&trial, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool)) { \
@@ -1433,7 +1433,9 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
           REGISTER_TRY(k, REGISTER_ROUNDS, &wst);
         }
       }
-      if (trial_sym < 0.8 * best) {
+      /* registered beats the similarity alone when it cuts the distance by
+       * 20 % or more; among registered candidates the closest wins */
+      if (trial_sym < 0.8 * best0 && trial_sym < best) {
         best = trial_sym;
         found = (int)k;
         bestA = cands[k];
