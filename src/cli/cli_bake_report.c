@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "cli_bake_report.h"
+#include "io/gltf_write.h"
 #include "io/atomic.h"
 
 static const char *mode_name(sks_solve_mode m) {
@@ -261,27 +262,18 @@ int sks_cli_write_outputs(const char *out_path, const sks_model *model, const ch
     ++n;
   }
   if (out_path && model) {
-    sks_result sr = sks_stage_output_path(&st[n], out_path, &err);
-    if (sr != SKS_OK) {
+    /* encoded in memory and staged unnamed like the report: a kill at any
+     * point leaves no file behind */
+    uint8_t *glb = NULL;
+    size_t glb_size = 0;
+    sks_result wr = sks_glb_encode(out_path, model, NULL, &glb, &glb_size, &err);
+    if (wr == SKS_OK) wr = sks_stage_output(&st[n], out_path, glb, glb_size, &err);
+    free(glb);
+    if (wr != SKS_OK) {
       sks_discard_outputs(st, n);
-      return sks_cli_fail(sks_cli_exit_for_write(sr), "%s", err.message);
+      return sks_cli_fail(sks_cli_exit_for_write(wr), "%s", err.message);
     }
     ++n;
-    /* the writer's own temp + rename lands on the hidden name */
-    sks_result wr = sks_write_glb(st[n - 1].tmp, model, NULL, &err);
-    if (wr != SKS_OK) {
-      /* the writer names the hidden file: name the output instead */
-      char msg[2 * sizeof err.message + 64];
-      const char *at = strstr(err.message, st[n - 1].tmp);
-      if (at)
-        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err.message), err.message, out_path,
-                 at + strlen(st[n - 1].tmp));
-      else
-        snprintf(msg, sizeof msg, "%s: %s", out_path, err.message);
-      sks_discard_outputs(st, n); /* the hidden name was never created */
-      return sks_cli_fail(sks_cli_exit_for_write(wr), "%s", msg);
-    }
-    st[n - 1].named = 1;
   }
   if (sks_commit_outputs(st, n, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
   if (!json) {

@@ -131,19 +131,6 @@ sks_result sks_stage_output(sks_staged_output *s, const char *path, const void *
   return SKS_OK;
 }
 
-sks_result sks_stage_output_path(sks_staged_output *s, const char *path, sks_error *err) {
-  sks_result r = staged_init(s, path, err);
-  if (r != SKS_OK) return r;
-  for (unsigned attempt = 0; attempt < 64; ++attempt) {
-    fresh_suffix(s->tmp, attempt);
-    struct stat st;
-    if (lstat(s->tmp, &st) != 0 && errno == ENOENT) return SKS_OK;
-  }
-  r = sks_error_set(err, SKS_ERR_IO, "%s: cannot find a free temporary name beside it", path);
-  staged_release(s);
-  return r;
-}
-
 /* Gives an unnamed staged file its hidden name (unique by retry). */
 static int link_unnamed(sks_staged_output *s) {
   char proc[64];

@@ -19,10 +19,6 @@ typedef struct sks_staged_output {
  * that is a folder or not a regular file. On error nothing is left. */
 sks_result sks_stage_output(sks_staged_output *s, const char *path, const void *data, size_t size,
                             sks_error *err);
-/* For a writer that takes a path (sks_write_glb): s->tmp is a fresh hidden
- * name beside path for it to write to (atomically itself); nothing is
- * created yet. Mark s->named = 1 once the writer succeeded. */
-sks_result sks_stage_output_path(sks_staged_output *s, const char *path, sks_error *err);
 /* Gives every unnamed staged file its hidden name, then renames every one
  * over its destination. A failure before the first rename removes every
  * staged file and leaves every destination as it was. The staged outputs

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "io/gltf_write.h"
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "io/gltf_source.h"
@@ -1509,8 +1510,10 @@ static void put_u32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
 
-sks_result sks_write_glb(const char *path, const sks_model *model,
-                         const sks_gltf_write_options *options, sks_error *err) {
+sks_result sks_glb_encode(const char *path, const sks_model *model, const sks_gltf_write_options *options,
+                          uint8_t **glb, size_t *glb_size, sks_error *err) {
+  *glb = NULL;
+  *glb_size = 0;
   if (!path || !model)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_write_glb: path and model are required");
   gw_state s;
@@ -1564,6 +1567,17 @@ sks_result sks_write_glb(const char *path, const sks_model *model,
   }
   free(json);
   free(bin);
+  *glb = out;
+  *glb_size = total;
+  return SKS_OK;
+}
+
+sks_result sks_write_glb(const char *path, const sks_model *model,
+                         const sks_gltf_write_options *options, sks_error *err) {
+  uint8_t *out;
+  size_t total;
+  sks_result r = sks_glb_encode(path, model, options, &out, &total, err);
+  if (r != SKS_OK) return r;
   r = sks_write_file_atomic(path, out, total, err);
   free(out);
   return r;
