@@ -395,9 +395,14 @@ try {
   check(!dragged.equals(zoomed), "mouse wheel did not change the view (zoom)");
   if (data.clips[0].frame_count > 2) {
     await page.click("#play-button");
-    await page.waitForFunction(() => window.sksReport.state().frame > 0, null, { timeout: 20000 })
-      .catch(() => {});
-    const st = await page.evaluate(() => window.sksReport.state());
+    // the state that showed an advanced frame, read in the same poll (the
+    // clip loops: a second read can land on frame 0 again on a slow machine)
+    const st = await page.waitForFunction(() => {
+      const s = window.sksReport.state();
+      return s.frame > 0 ? s : null;
+    }, null, { timeout: 20000 })
+      .then((h) => h.jsonValue())
+      .catch(() => page.evaluate(() => window.sksReport.state()));
     check(st.playing && st.frame > 0, `Play did not advance the frame (${JSON.stringify(st)})`);
     await page.evaluate(() => window.sksReport.pause());
   await checkDecimationNote(page, data);
