@@ -319,9 +319,9 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       code = sks_cli_report_plan(report_path, &in, quiet);
     }
   }
-  /* All or nothing: the report is built in memory and staged (complete,
-   * fsynced, unnamed), -o is written to a hidden name beside it, and only
-   * then are both renamed into place; a failure in either (a full disk, a
+  /* All or nothing: the report and the .glb are built in memory and staged
+   * (complete, fsynced, unnamed), and only then are both named and renamed
+   * into place; a failure in either (a full disk, a
    * file size limit) leaves both earlier outputs as they were. */
   if (code == SKS_EXIT_OK && (have_baked || report_path))
     code = sks_cli_write_outputs(have_baked ? out_path : NULL, have_baked ? &baked : NULL, report_path, &in, json);
