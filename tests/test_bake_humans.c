@@ -117,7 +117,7 @@ int main(void) {
 
   /* two characters; the same pair re-exported with other conventions */
   sks_variant_numbers base = sks_variant_bake("CesiumMan -> mannequiny", &cesium, &manq, NULL);
-  CHECK_MSG(base.ok && base.q > 96 && base.worst < 12, "CesiumMan -> mannequiny: %.4f %% / %.4f %%D", base.q, base.worst);
+  CHECK_MSG(base.ok && base.q > 97 && base.worst < 11, "CesiumMan -> mannequiny: %.4f %% / %.4f %%D", base.q, base.worst);
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
   sks_transform zup = {{3, -1, 2}, sks_variant_axis_angle(1, 0, 0, -90), {1, 1, 1}};
   sks_model_clone(&manq, &b, &err); sks_variant_add_parent(&b, cm);
@@ -145,16 +145,12 @@ int main(void) {
     sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
     sks_variant_same("source data rot37 (1,2,3) x3", sks_variant_bake("... src data rot37 about (1,2,3), x3", &a, &manq, NULL), base);
     sks_model_free(&a);
-    /* KNOWN LIMIT (README, "Align"): the same on the target's side. The float
-     * rounding of the rotated data moves one of the similarity's ICP fixed
-     * points (scale 1.0399 instead of 1.0354; the basin is flat), and the
-     * registration carries it on: 96.80 vs 96.88 %, mean 2.9 % and worst 6.9 %
-     * off. Asserted: it bakes, within 0.15 point and 10 %. */
+    /* the same on the target's side (once a known limit: the similarity's
+     * farthest-point sample changed under the rotated data's float rounding,
+     * and two bodies' flat basins ended apart) */
     sks_model_clone(&manq, &b, &err);
     sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
-    sks_variant_numbers dt = sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL);
-    CHECK_MSG(dt.ok && fabs(dt.q - base.q) < 0.15 && fabs(dt.mean - base.mean) < 0.1 * base.mean &&
-              fabs(dt.worst - base.worst) < 0.1 * base.worst, "target data rot73: %.4f %% / %.5f / %.4f %%D", dt.q, dt.mean, dt.worst);
+    sks_variant_same("target data rot73 (-2,1,.5) x0.1", sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL), base);
     sks_model_free(&b);
   }
 
@@ -171,7 +167,7 @@ int main(void) {
    * the A pose), so its sks_variant_numbers need not equal the T-pose's; what must hold
    * is that the arms are found (no refusal, not flagged) and that the
    * quality stays close to the T-pose target's */
-  CHECK_MSG(ca.ok && ca.q > base.q - 3 && ca.mean < 2 * base.mean, "CesiumMan -> A-pose: %.4f %% / %.5f %%D (T-pose %.4f %% / %.5f)",
+  CHECK_MSG(ca.ok && ca.q > base.q - 1 && ca.mean < 1.5 * base.mean, "CesiumMan -> A-pose: %.4f %% / %.5f %%D (T-pose %.4f %% / %.5f)",
             ca.q, ca.mean, base.q, base.mean);
   sks_model_free(&apose);
 

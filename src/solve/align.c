@@ -3,19 +3,21 @@
  * conventions, offsets or vertex orders the two files use, and robust to
  * different meshes of the same kind of creature.
  *
- * Method: both point sets are subsampled (farthest-point, at most
- * ALIGN_SAMPLES) and normalised (centroid, RMS radius). Rotation hypotheses:
+ * Method: both point sets are subsampled (an index stride, at most
+ * ALIGN_SAMPLES, each point weighted by the patch of surface it stands for)
+ * and normalised (weighted centroid and RMS radius). Rotation hypotheses:
  * the 24 rotations taking the source's principal frame onto the target's
  * (axes in any order and either sense). They depend on the two shapes only,
  * never on the files' frames, so whatever rotation, scale or offset an export
  * put into either file's data or scene, the same searches run and the same
  * answer comes out (up to float rounding of the data). Each hypothesis is
- * refined by symmetric, trimmed ICP (nearest points both ways, the worst 10 %
- * of pairs dropped; closed-form similarity by Horn's quaternion + scale),
- * first on a sparse subset (ALIGN_COARSE points a side); the ALIGN_REFINE
- * best distinct rotations (> ALIGN_DISTINCT_DEG apart) are refined to their
- * fixed point on the full samples; the best symmetric mean distance wins and
- * the others are kept as alternatives for the articulated registration
+ * refined by symmetric, trimmed, area-weighted ICP (nearest points both
+ * ways, the worst 10 % of pairs dropped; closed-form similarity by Horn's
+ * quaternion + scale), first on a sparse subset (ALIGN_COARSE points a
+ * side); the ALIGN_REFINE best distinct rotations (> ALIGN_DISTINCT_DEG
+ * apart) are refined to their fixed point (no point moving ALIGN_STILL) on
+ * the full samples; the best symmetric mean distance wins and the others
+ * are kept as alternatives for the articulated registration
  * (bake.c), which tells two bodies' candidates apart far better than their
  * bind surfaces do. Shortcut: when the files' own frames, or their scenes'
  * (hint), already put the surfaces within 0.2 % D, those are kept. Nearest
@@ -32,10 +34,12 @@
 #endif
 #define ALIGN_SAMPLES 2500
 #define ALIGN_ITERATIONS 30
-#define ALIGN_FINE_ITERATIONS 200
+#define ALIGN_FINE_ITERATIONS 400
+#define ALIGN_STILL 1e-9 /* a fine ICP step that moves the unit shape less has converged */
 #define ALIGN_DISTINCT_DEG 5.0 /* converged rotations closer than this are one answer */
 #define ALIGN_TRIM 0.9
-#define ALIGN_FPS_POOL 60000 /* vertices a sample is drawn from at most */
+#define ALIGN_KNN 8 /* neighbours whose distance gives a sample point its area */
+#define ALIGN_COPIES 8 /* copies of one position the weights tell apart */
 #define ALIGN_COARSE 400 /* points per side in the hypothesis search */
 #define ALIGN_REFINE 12  /* distinct rotations refined on the full samples */
 #define ALIGN_MAX_HYPS 128
@@ -143,68 +147,113 @@ static size_t grid_nearest(const grid *g, const double *p, double *d2) {
   return bi;
 }
 
-/* Farthest-point sample: the vertex farthest from the centroid, then again
- * and again the vertex farthest from all picked so far (ties: the lower
- * index). It covers the SURFACE evenly whatever the mesh density (a finely
- * modelled face or hand does not outweigh the body), and it depends only on
- * distances: the same points are picked whatever rotation, scale or offset
- * an export put into the vertex data, so the alignment's hypotheses meet
- * the same sample in every frame. Meshes over ALIGN_FPS_POOL vertices are
- * first thinned by index stride (the vertex order is the file's, not the
- * frame's). Its prefix of any length is itself a farthest-point sample. */
-static size_t fps_sample(const double *pts, size_t n, double *s) {
-  size_t pool = n > ALIGN_FPS_POOL ? ALIGN_FPS_POOL : n;
-  double *p = malloc(3 * pool * sizeof(double)), *d2 = malloc(pool * sizeof(double));
-  if (!p || !d2) { free(p); free(d2); return 0; }
-  for (size_t i = 0; i < pool; ++i) memcpy(&p[3 * i], &pts[3 * (i * n / pool)], 3 * sizeof(double));
-  double c[3] = {0, 0, 0};
-  for (size_t i = 0; i < pool; ++i)
-    for (int a = 0; a < 3; ++a) c[a] += p[3 * i + a] / (double)pool;
-  size_t pick = 0;
-  double far = -1;
-  for (size_t i = 0; i < pool; ++i) {
-    double dd = 0;
-    for (int a = 0; a < 3; ++a) dd += (p[3 * i + a] - c[a]) * (p[3 * i + a] - c[a]);
-    if (dd > far) { far = dd; pick = i; }
-    d2[i] = DBL_MAX;
-  }
-  size_t m = pool < ALIGN_SAMPLES ? pool : ALIGN_SAMPLES;
-  for (size_t k = 0; k < m; ++k) {
-    memcpy(&s[3 * k], &p[3 * pick], 3 * sizeof(double));
-    const double *q = &p[3 * pick];
-    size_t next = 0;
-    double best = -1;
-    for (size_t i = 0; i < pool; ++i) {
-      double dd = (p[3 * i] - q[0]) * (p[3 * i] - q[0]) + (p[3 * i + 1] - q[1]) * (p[3 * i + 1] - q[1]) +
-                  (p[3 * i + 2] - q[2]) * (p[3 * i + 2] - q[2]);
-      if (dd < d2[i]) d2[i] = dd;
-      if (d2[i] > best) { best = d2[i]; next = i; }
+/* The k nearest squared distances from p to the set (ascending, into d2[0..k);
+ * missing ones DBL_MAX). */
+static void grid_knn(const grid *g, const double *p, size_t k, double *d2) {
+  for (size_t i = 0; i < k; ++i) d2[i] = DBL_MAX;
+  if (!g->n || !k) return;
+  uint32_t stack[2 * KD_MAX_DEPTH + 8];
+  double sd[2 * KD_MAX_DEPTH + 8];
+  size_t sp = 0;
+  stack[sp] = 0;
+  sd[sp++] = kd_box_dist2(&g->nodes[0], p);
+  while (sp) {
+    --sp;
+    if (sd[sp] > d2[k - 1]) continue;
+    const kd_node *nd = &g->nodes[stack[sp]];
+    if (nd->count) {
+      for (uint32_t e = nd->first; e < nd->first + nd->count; ++e) {
+        const double *s = &g->pts[3 * g->items[e]];
+        double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
+        if (!(dd < d2[k - 1])) continue;
+        size_t i = k - 1;
+        for (; i > 0 && d2[i - 1] > dd; --i) d2[i] = d2[i - 1];
+        d2[i] = dd;
+      }
+      continue;
     }
-    if (!(best > 0)) { m = k + 1; break; } /* every distinct position taken */
-    pick = next;
+    uint32_t c0 = nd->first, c1 = nd->first + 1;
+    double d0 = kd_box_dist2(&g->nodes[c0], p), e1 = kd_box_dist2(&g->nodes[c1], p);
+    if (d0 > e1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = e1; e1 = td; }
+    if (e1 <= d2[k - 1]) { stack[sp] = c1; sd[sp++] = e1; }
+    if (d0 <= d2[k - 1]) { stack[sp] = c0; sd[sp++] = d0; }
   }
-  free(p);
-  free(d2);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sample: an index stride through the vertices down to ALIGN_SAMPLES.
+ * Which points are picked depends on the vertex count only, never on a
+ * position, so the float rounding of data an export rotated or scaled picks
+ * the same points (a farthest-point sample, which covers evenly, was
+ * chaotic: one near-tie under rounding changed every later pick, and two
+ * bodies' flat alignment basins then ended apart). Even coverage comes from
+ * the weights instead (sample_weights). */
+static size_t stride_sample(const double *pts, size_t n, double *s) {
+  size_t m = n < ALIGN_SAMPLES ? n : ALIGN_SAMPLES;
+  for (size_t j = 0; j < m; ++j) memcpy(&s[3 * j], &pts[3 * (size_t)((double)j * (double)n / (double)m)], 3 * sizeof(double));
   return m;
 }
 
-/* The farthest-point sample, centred and scaled to unit RMS radius. */
-static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius) {
+/* Area weights: the squared distance to a point's ALIGN_KNN-th nearest
+ * neighbour in the sample (the patch of surface it stands for), capped at 4x
+ * the median so a stray point cannot outweigh a region. Continuous in the
+ * positions: rounding moves them by rounding. Normalised to mean 1. */
+static int sample_weights(const double *s, size_t m, double *w) {
+  grid g;
+  if (!grid_build(&g, s, m)) return 0;
+  double d2[ALIGN_KNN + ALIGN_COPIES];
+  for (size_t i = 0; i < m; ++i) {
+    /* copies of one position (a seam's vertices; exact, so rounding keeps
+     * them copies) share one patch: the k-th neighbour at a distance, the
+     * weight split among the copies */
+    grid_knn(&g, &s[3 * i], ALIGN_KNN + ALIGN_COPIES, d2);
+    size_t copies = 0;
+    while (copies < ALIGN_KNN + ALIGN_COPIES && d2[copies] == 0) ++copies;
+    size_t kth = copies + ALIGN_KNN - 1;
+    double v = kth < ALIGN_KNN + ALIGN_COPIES && d2[kth] < DBL_MAX ? d2[kth] : 0;
+    w[i] = copies ? v / (double)copies : v;
+  }
+  grid_free(&g);
+  double *t = malloc((m ? m : 1) * sizeof(double));
+  if (!t) return 0;
+  memcpy(t, w, m * sizeof(double));
+  qsort(t, m, sizeof(double), cmp_double);
+  double cap = m ? 4 * t[m / 2] : 1, sum = 0;
+  free(t);
+  for (size_t i = 0; i < m; ++i) {
+    if (!(w[i] > 0)) w[i] = 0;
+    if (w[i] > cap) w[i] = cap;
+    sum += w[i];
+  }
+  for (size_t i = 0; i < m; ++i) w[i] = sum > 0 ? w[i] * (double)m / sum : 1;
+  return 1;
+}
+
+/* The sample, centred (weighted centroid) and scaled to unit weighted RMS
+ * radius, with its weights (*weights, malloc'ed). */
+static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius, double **weights) {
   double *s = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * 3 * sizeof(double));
-  if (!s) return NULL;
-  size_t m = n ? fps_sample(pts, n, s) : 0;
-  if (n && !m) { free(s); return NULL; }
+  double *w = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * sizeof(double));
+  *weights = NULL;
+  if (!s || !w) { free(s); free(w); return NULL; }
+  size_t m = n ? stride_sample(pts, n, s) : 0;
+  if ((n && !m) || (m && !sample_weights(s, m, w))) { free(s); free(w); return NULL; }
   centre[0] = centre[1] = centre[2] = 0;
   for (size_t i = 0; i < m; ++i)
-    for (int a = 0; a < 3; ++a) centre[a] += s[3 * i + a];
+    for (int a = 0; a < 3; ++a) centre[a] += w[i] * s[3 * i + a];
   for (int a = 0; a < 3; ++a) centre[a] /= (double)(m ? m : 1);
   double r2 = 0;
   for (size_t i = 0; i < m; ++i)
-    for (int a = 0; a < 3; ++a) { s[3 * i + a] -= centre[a]; r2 += s[3 * i + a] * s[3 * i + a]; }
+    for (int a = 0; a < 3; ++a) { s[3 * i + a] -= centre[a]; r2 += w[i] * s[3 * i + a] * s[3 * i + a]; }
   *radius = sqrt(r2 / (double)(m ? m : 1));
   if (!(*radius > 0)) *radius = 1;
   for (size_t i = 0; i < 3 * m; ++i) s[i] /= *radius;
   *out_n = m;
+  *weights = w;
   return s;
 }
 
@@ -249,11 +298,11 @@ static void eigen3(const double *Ain, double *V, double *ev) {
       }
 }
 
-static void covariance(const double *s, size_t n, double *C) {
+static void covariance(const double *s, const double *w, size_t n, double *C) {
   memset(C, 0, 9 * sizeof(double));
   for (size_t i = 0; i < n; ++i)
     for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) C[3 * r + c] += s[3 * i + r] * s[3 * i + c];
+      for (int c = 0; c < 3; ++c) C[3 * r + c] += w[i] * s[3 * i + r] * s[3 * i + c];
 }
 
 typedef struct sim { double s, R[9], t[3]; } sim; /* x -> s R x + t */
@@ -269,16 +318,12 @@ static void sim_apply_inv(const sim *m, const double *x, double *o) {
   for (int a = 0; a < 3; ++a) o[a] = (m->R[a] * d[0] + m->R[3 + a] * d[1] + m->R[6 + a] * d[2]) / m->s;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct icp_ctx {
   const double *S, *D;   /* normalised samples */
+  const double *ws, *wd; /* their area weights (mean 1) */
   size_t ns, nd;
   grid gs, gd;
-  double *pa, *pb, *pd;  /* pairs: source point, target point, distance^2 */
+  double *pa, *pb, *pd, *pw; /* pairs: source point, target point, distance^2, weight */
 } icp_ctx;
 
 /* Collects nearest pairs both ways for m; returns the trimmed mean distance. */
@@ -290,6 +335,7 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
     size_t j = grid_nearest(&c->gd, q, &d2);
     memcpy(&c->pa[3 * k], &c->S[3 * i], 3 * sizeof(double));
     memcpy(&c->pb[3 * k], &c->D[3 * j], 3 * sizeof(double));
+    c->pw[k] = c->ws[i];
     c->pd[k++] = d2;
   }
   for (size_t i = 0; i < c->nd; ++i) {
@@ -298,6 +344,7 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
     size_t j = grid_nearest(&c->gs, q, &d2);
     memcpy(&c->pa[3 * k], &c->S[3 * j], 3 * sizeof(double));
     memcpy(&c->pb[3 * k], &c->D[3 * i], 3 * sizeof(double));
+    c->pw[k] = c->wd[i];
     c->pd[k++] = d2 * m->s * m->s; /* in target units */
   }
   *np = k;
@@ -308,44 +355,46 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
   size_t keep = (size_t)(ALIGN_TRIM * (double)k);
   if (keep < 1) keep = 1;
   *thresh = tmp[keep - 1];
-  double sum = 0;
-  for (size_t i = 0; i < keep; ++i) sum += sqrt(tmp[i]);
   free(tmp);
-  return sum / (double)keep;
+  double sum = 0, wsum = 0; /* the kept pairs' area-weighted mean */
+  for (size_t i = 0; i < k; ++i)
+    if (c->pd[i] <= *thresh) { sum += c->pw[i] * sqrt(c->pd[i]); wsum += c->pw[i]; }
+  return wsum > 0 ? sum / wsum : DBL_MAX;
 }
 
-/* One closed-form similarity fit to the kept pairs. */
+/* One closed-form similarity fit to the kept pairs (area-weighted). */
 static void fit(icp_ctx *c, size_t np, double thresh, sim *m) {
-  double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0};
+  double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0}, W = 0;
   size_t n = 0;
   for (size_t i = 0; i < np; ++i) {
-    if (c->pd[i] > thresh) continue;
-    for (int a = 0; a < 3; ++a) { ca[a] += c->pa[3 * i + a]; cb[a] += c->pb[3 * i + a]; }
+    if (c->pd[i] > thresh || !(c->pw[i] > 0)) continue;
+    for (int a = 0; a < 3; ++a) { ca[a] += c->pw[i] * c->pa[3 * i + a]; cb[a] += c->pw[i] * c->pb[3 * i + a]; }
+    W += c->pw[i];
     ++n;
   }
-  if (n < 3) return;
-  for (int a = 0; a < 3; ++a) { ca[a] /= (double)n; cb[a] /= (double)n; }
+  if (n < 3 || !(W > 0)) return;
+  for (int a = 0; a < 3; ++a) { ca[a] /= W; cb[a] /= W; }
   double S[9] = {0}, aa = 0;
   for (size_t i = 0; i < np; ++i) {
     if (c->pd[i] > thresh) continue;
-    double p[3], q[3];
+    double p[3], q[3], w = c->pw[i];
     for (int a = 0; a < 3; ++a) { p[a] = c->pa[3 * i + a] - ca[a]; q[a] = c->pb[3 * i + a] - cb[a]; }
     for (int r = 0; r < 3; ++r)
-      for (int k = 0; k < 3; ++k) S[3 * r + k] += p[r] * q[k];
-    aa += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+      for (int k = 0; k < 3; ++k) S[3 * r + k] += w * p[r] * q[k];
+    aa += w * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
   }
   sks_dquat near = sks_dq_from_m3(m->R);
   sks_dquat q = sks_horn_rotation(S, near);
   double R[9];
   sks_dq_to_m3(q, R);
-  /* scale: sum q . (R p) / sum |p|^2 */
+  /* scale: sum w q . (R p) / sum w |p|^2 */
   double num = 0;
   for (size_t i = 0; i < np; ++i) {
     if (c->pd[i] > thresh) continue;
     double p[3], rp[3];
     for (int a = 0; a < 3; ++a) p[a] = c->pa[3 * i + a] - ca[a];
     sks_dm3_apply(R, p, rp);
-    for (int a = 0; a < 3; ++a) num += rp[a] * (c->pb[3 * i + a] - cb[a]);
+    for (int a = 0; a < 3; ++a) num += c->pw[i] * rp[a] * (c->pb[3 * i + a] - cb[a]);
   }
   double s = aa > 0 ? num / aa : 1;
   if (!(s > 0.05) || !(s < 20)) return; /* degenerate: keep the previous estimate */
@@ -368,10 +417,30 @@ static double icp_n(icp_ctx *c, sim *m, int iterations, double tol) {
   return err;
 }
 
+/* How far m moves a unit-radius shape from o (normalised units). */
+static double sim_step(const sim *m, const sim *o) {
+  double d = fabs(m->s - o->s);
+  for (int i = 0; i < 9; ++i) d += fabs(m->R[i] - o->R[i]);
+  for (int a = 0; a < 3; ++a) d += fabs(m->t[a] - o->t[a]);
+  return d;
+}
+
 /* coarse: a few tens of rounds tell the basins apart */
 static double icp(icp_ctx *c, sim *m) { return icp_n(c, m, ALIGN_ITERATIONS, 1e-7); }
-/* fine: to the fixed point, so starts in one basin end at one answer */
-static double icp_fine(icp_ctx *c, sim *m) { return icp_n(c, m, ALIGN_FINE_ITERATIONS, 1e-12); }
+/* fine: to the fixed point, so starts in one basin end at one answer. The
+ * trimmed error is not monotone (a pair crossing the trim line raises it),
+ * so the stop is on the motion: no point of the unit shape moves ALIGN_STILL. */
+static double icp_fine(icp_ctx *c, sim *m) {
+  size_t np;
+  double thresh, err = pairs(c, m, &np, &thresh);
+  for (int it = 0; it < ALIGN_FINE_ITERATIONS; ++it) {
+    sim o = *m;
+    fit(c, np, thresh, m);
+    err = pairs(c, m, &np, &thresh);
+    if (sim_step(m, &o) < ALIGN_STILL) break;
+  }
+  return err;
+}
 
 /* normalised similarity -> file units: y = cdst + rd * (s R (x - csrc) / rs + t) */
 static void sim_to_file(sks_daffine *A, const sim *m, const double *csrc, const double *cdst, double rs,
@@ -433,16 +502,18 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   size_t ms, md;
   icp_ctx c;
   memset(&c, 0, sizeof c);
-  double *S = sample(src, ns, &ms, csrc, &rs), *D = sample(dst, nd, &md, cdst, &rd);
+  double *ws = NULL, *wd = NULL;
+  double *S = sample(src, ns, &ms, csrc, &rs, &ws), *D = sample(dst, nd, &md, cdst, &rd, &wd);
   c.pa = malloc((ms + md) * 3 * sizeof(double));
   c.pb = malloc((ms + md) * 3 * sizeof(double));
   c.pd = malloc((ms + md) * sizeof(double));
+  c.pw = malloc((ms + md) * sizeof(double));
   sks_result r = SKS_OK;
-  if (!S || !D || !c.pa || !c.pb || !c.pd || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
+  if (!S || !D || !c.pa || !c.pb || !c.pd || !c.pw || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "alignment: out of memory");
     goto done;
   }
-  c.S = S; c.D = D; c.ns = ms; c.nd = md;
+  c.S = S; c.D = D; c.ws = ws; c.wd = wd; c.ns = ms; c.nd = md;
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
   double hyps[ALIGN_MAX_HYPS][9];
   size_t nh = 0;
@@ -452,8 +523,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
      * shapes only, so a rotation an export baked into either file's data
      * starts the same searches */
     double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
-    covariance(S, ms, Cs);
-    covariance(D, md, Cd);
+    covariance(S, ws, ms, Cs);
+    covariance(D, wd, md, Cd);
     eigen3(Cs, Vs, es);
     eigen3(Cd, Vd, ed);
     static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
@@ -537,18 +608,20 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     cc.pa = malloc((cs + cd) * 3 * sizeof(double));
     cc.pb = malloc((cs + cd) * 3 * sizeof(double));
     cc.pd = malloc((cs + cd) * sizeof(double));
-    int ok = Sc && Dc && cc.pa && cc.pb && cc.pd;
+    cc.pw = malloc((cs + cd) * sizeof(double));
+    double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
+    int ok = Sc && Dc && cc.pa && cc.pb && cc.pd && cc.pw && wsc && wdc;
     if (ok) {
-      /* the farthest-point samples' prefixes: farthest-point samples too */
-      memcpy(Sc, S, 3 * cs * sizeof(double));
-      memcpy(Dc, D, 3 * cd * sizeof(double));
+      /* an index stride through the samples, with their weights */
+      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (i * ms / cs)], 3 * sizeof(double)); wsc[i] = ws[i * ms / cs]; }
+      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * (i * md / cd)], 3 * sizeof(double)); wdc[i] = wd[i * md / cd]; }
       ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
     }
     sim coarse[ALIGN_MAX_HYPS];
     double coarse_err[ALIGN_MAX_HYPS];
     size_t order[ALIGN_MAX_HYPS];
     if (ok) {
-      cc.S = Sc; cc.D = Dc; cc.ns = cs; cc.nd = cd;
+      cc.S = Sc; cc.D = Dc; cc.ws = wsc; cc.wd = wdc; cc.ns = cs; cc.nd = cd;
       for (size_t h = 0; h < nh; ++h) {
         coarse[h].s = 1;
         memcpy(coarse[h].R, hyps[h], sizeof coarse[h].R);
@@ -585,7 +658,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     }
     grid_free(&cc.gs);
     grid_free(&cc.gd);
-    free(Sc); free(Dc); free(cc.pa); free(cc.pb); free(cc.pd);
+    free(Sc); free(Dc); free(cc.pa); free(cc.pb); free(cc.pd); free(cc.pw); free(wsc); free(wdc);
   }
   out->hypotheses = nh + 1;
   sim_to_file(&out->A, &best, csrc, cdst, rs, rd);
@@ -622,7 +695,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
 done:
   grid_free(&c.gs);
   grid_free(&c.gd);
-  free(S); free(D); free(c.pa); free(c.pb); free(c.pd);
+  free(S); free(D); free(ws); free(wd); free(c.pa); free(c.pb); free(c.pd); free(c.pw);
   return r;
 }
 

@@ -1002,6 +1002,7 @@ static int rotonly_setup(const sks_model *m, target_setup *t, const sks_solve_pr
 /* Articulated registration schedule (align_and_correspond). */
 #define REGISTER_CONSTRAINTS 1500 /* source vertices a registration fits */
 #define REGISTER_SCREEN_ROUNDS 3 /* rounds every candidate similarity gets */
+#define REGISTER_MARGIN 0.1 /* see the choice among registered candidates */
 #define REGISTER_FULL 2          /* candidates registered to convergence */
 #define REGISTER_ROUNDS 40       /* closest-point rounds of a full registration */
 #define REGISTER_STILL 1e-5 /* a round that moves no point farther (x source D) has converged */
@@ -1434,8 +1435,14 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         }
       }
       /* registered beats the similarity alone when it cuts the distance by
-       * 20 % or more; among registered candidates the closest wins */
-      if (trial_sym < 0.8 * best0 && trial_sym < best) {
+       * 20 % or more. Between registered candidates the better similarity
+       * (lower k) keeps its place unless the other lies REGISTER_MARGIN
+       * closer: a body of a wrong scale can be contorted to wrap the target
+       * a little more closely */
+      double bar = best;
+      if (found >= 0 && !cand_paired[k] && !cand_paired[found])
+        bar = (int)k < found ? best * (1 + REGISTER_MARGIN) : best * (1 - REGISTER_MARGIN);
+      if (trial_sym < 0.8 * best0 && trial_sym < bar) {
         best = trial_sym;
         found = (int)k;
         bestA = cands[k];
