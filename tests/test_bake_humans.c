@@ -154,6 +154,26 @@ int main(void) {
     sks_model_free(&b);
   }
 
+  /* a second pair of bodies, a low-polygon robot onto the Max astronaut
+   * (inches): its registration is asked the same with the target's data
+   * turned arbitrarily and the source's scene in other units */
+  const char *player_path = sks_test_shared_data("godot/godot_player.glb");
+  if (full && player_path) {
+    sks_model player;
+    CHECK_OK(sks_load(player_path, NULL, &player, &err), &err);
+    sks_variant_numbers pb = sks_variant_bake("player robot -> astronaut Max", &player, &astro_max, NULL);
+    CHECK_MSG(pb.ok && pb.q > 90, "player -> astronaut: %.4f %% / %.5f / %.4f %%D", pb.q, pb.mean, pb.worst);
+    sks_model_clone(&astro_max, &b, &err);
+    sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
+    sks_model_clone(&player, &a, &err);
+    sks_variant_add_parent(&a, cm);
+    sks_variant_same("player: tgt data rot73, src parent x0.01",
+                     sks_variant_bake("... tgt data rot73 x0.1, src parent x0.01", &a, &b, NULL), pb);
+    sks_model_free(&a); sks_model_free(&b); sks_model_free(&player);
+  } else if (full) {
+    printf("skip: godot/godot_player.glb not found, second pair of bodies not run\n");
+  }
+
   /* A-pose re-bind of the T-pose mannequiny */
   static const char *const arms[] = {"upperarm.l", "upperarm.r"};
   sks_model apose;
