@@ -162,7 +162,14 @@ typedef struct sks_rotonly {
   const uint32_t *sub_bones;       /* (itself first, then descendants) */
   double *vscratch;                /* 5 per constraint vertex, zeroed */
   uint32_t *touched;               /* 1 per constraint vertex */
+  /* sks_solve_rotonly_gn's arrays: sks_solve_rotonly_work_size bytes, the
+   * caller's (once per problem and thread); NULL: each call allocates its own */
+  void *work;
+  size_t work_size;
 } sks_rotonly;
+/* 0: the solve does not run for this problem (no constrained bone, or more
+ * than 900 unknowns). */
+size_t sks_solve_rotonly_work_size(const sks_solve_problem *p, const sks_rotonly *ro);
 
 /* Puts a state on the rotation-only manifold (children at their rest offsets). */
 void sks_rotonly_project(const sks_solve_problem *p, sks_solve_state *s, const sks_rotonly *ro);
@@ -431,6 +438,11 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
  * so threads can record frames at once). */
 void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
                         sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y);
+/* The frame's transfer matrices X_e = A N_fe N_Pe^-1 A^-1 (P entries, in
+ * scratch + P; y_fj = sum_e w_e(c(j)) X_e x_j): sks_transfer_frame's first
+ * step, for the float path (sks_fskin over the transfer's lists). */
+const sks_daffine *sks_transfer_palette(const sks_transfer *t, const sks_skinview *src,
+                                        const sks_daffine *scene_models, sks_daffine *scratch);
 /* y at the source's BIND pose (= x when the registration pose is the bind
  * pose): the reference motion is measured from, so neither a re-bind in
  * another pose nor its offset counts as motion. */

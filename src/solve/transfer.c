@@ -79,8 +79,8 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
   return SKS_OK;
 }
 
-void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
-                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y) {
+const sks_daffine *sks_transfer_palette(const sks_transfer *t, const sks_skinview *src,
+                                        const sks_daffine *scene_models, sks_daffine *scratch) {
   sks_daffine *N = scratch, *X = scratch + t->P;
   sks_skinview_palette(src, scene_models, N);
   for (size_t e = 0; e < t->P; ++e) {
@@ -88,6 +88,12 @@ void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sk
     sks_daffine am = sks_daff_mul(&t->A, &m);
     X[e] = sks_daff_mul(&am, &t->A_inv);
   }
+  return X;
+}
+
+void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y) {
+  const sks_daffine *X = sks_transfer_palette(t, src, scene_models, scratch);
   size_t n = ids ? id_count : t->V;
   for (size_t k = 0; k < n; ++k) {
     size_t j = ids ? ids[k] : k;
