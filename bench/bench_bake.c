@@ -21,6 +21,7 @@
 #include <time.h>
 #include "skinsolve/skinsolve.h"
 #include "bench_subdivide.h"
+#include "solve/solve_internal.h"
 
 static int load(const char *path, sks_model *m) {
   sks_error err;
@@ -233,7 +234,7 @@ static void parallel_bench(const char *fox, const char *tw, const char *dir, int
  * ms (median of reps interleaved rounds), its setup (to the first progress
  * call: surfaces, alignment, correspondence, transfer, problem), the frame
  * loops, and the solve's thread CPU ms. SKS_BENCH_BIG_PRECISE=1: the double
- * measurement path (sks_bake_options.precise_metrics). SKS_BENCH_BIG_OUT=path also writes
+ * measurement path (sks_bake_double_metrics, the reference). SKS_BENCH_BIG_OUT=path also writes
  * the subdivided model (for `skinsolve bake` timed with its load and write). */
 typedef struct big_clock {
   double t0, first;
@@ -272,13 +273,12 @@ static void big_bench(int reps) {
       memset(&opt, 0, sizeof opt);
       opt.fps = fps;
       opt.threads = k ? 2 : 1;
-      opt.precise_metrics = precise;
       big_clock bc = {wall_ms(), 0};
       opt.progress = big_progress;
       opt.progress_user = &bc;
       sks_bake_result res;
       sks_error err;
-      if (sks_bake(&m, &m, &opt, &res, &err) != SKS_OK) { printf("big: bake failed: %s\n", err.message); goto done; }
+      if ((precise ? sks_bake_double_metrics : sks_bake)(&m, &m, &opt, &res, &err) != SKS_OK) { printf("big: bake failed: %s\n", err.message); goto done; }
       tot[k][r] = wall_ms() - bc.t0;
       setup[k][r] = bc.first;
       loop[k][r] = tot[k][r] - bc.first;
@@ -301,7 +301,7 @@ static void big_bench(int reps) {
     if (getloadavg(load, 1) < 1) load[0] = -1;
     printf("\nbig bake: %s subdivided %dx, control, %zu vertices, %zu frames (fps %g), no report, %s "
            "metrics; median of %d interleaved rounds (load average %.1f)\n", path, subdiv, V, frames, fps,
-           precise ? "double (precise_metrics)" : "float", reps, load[0]);
+           precise ? "double (sks_bake_double_metrics)" : "float", reps, load[0]);
     printf("  %-9s %10s %10s %12s %14s\n", "threads", "total ms", "setup ms", "frames ms", "solve CPU ms");
     for (int k = 0; k < 2; ++k)
       printf("  %-9d %10.1f %10.1f %12.1f %14.1f\n", k ? 2 : 1, median(tot[k], reps), median(setup[k], reps),

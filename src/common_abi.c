@@ -73,7 +73,7 @@ static const abi_field k_fields[] = {
   F(sks_bake_options, keep_surfaces), F(sks_bake_options, progress),
   F(sks_bake_options, progress_user), F(sks_bake_options, align),
   F(sks_bake_options, clip_done), F(sks_bake_options, clip_done_user),
-  F(sks_bake_options, threads), F(sks_bake_options, precise_metrics),
+  F(sks_bake_options, threads),
   F(sks_baked_clip, name), F(sks_baked_clip, mode), F(sks_baked_clip, frame_count),
   F(sks_baked_clip, times), F(sks_baked_clip, joint_count), F(sks_baked_clip, locals),
   F(sks_baked_clip, quality), F(sks_baked_clip, mean_error_pct),

@@ -67,13 +67,6 @@ typedef struct sks_bake_options {
    * calling thread only; progress still sees every frame 0..F-1 once, in
    * order (frame k once k frames are finished), then F. */
   unsigned threads;
-  /* 0 (default): every vertex's recorded motion and played surface in float
-   * SIMD (the skinning kernels, as displacements from the bind pose; the
-   * solve's constraints, palettes and sums stay double); metrics agree with
-   * the double path to 1e-5 % D per frame and 1e-6 in quality
-   * (test_metrics_float). 1: both surfaces in double (the reference; the
-   * same joint transforms, slower). */
-  int precise_metrics;
 } sks_bake_options;
 
 /* ---- diagnosis: the residual attributed to joints (src/solve/diagnose.c) ---- */

@@ -158,7 +158,7 @@ class sks_bake_options(C.Structure):
                 ("progress", sks_progress_fn), ("progress_user", C.c_void_p),
                 ("align", c_enum),
                 ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p),
-                ("threads", C.c_uint), ("precise_metrics", C.c_int)]
+                ("threads", C.c_uint)]
 
 
 class sks_joint_diagnosis(C.Structure):

@@ -464,7 +464,7 @@ typedef struct bake_ctx {
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
-  /* the float path (opt->precise_metrics = 0): every vertex's y and played
+  /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
    * surface as displacements from x by the float skinning kernels (metrics.h:
    * sks_fskin); the constraints stay double. 0: the double path. */
   int fsimd;
@@ -1522,8 +1522,21 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   return SKS_OK;
 }
 
+static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                       int precise_metrics, sks_bake_result *out, sks_error *err);
+
 sks_result sks_bake(const sks_model *source, const sks_model *target,
                     const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  return bake(source, target, options, 0, out, err);
+}
+
+sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
+                                   const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  return bake(source, target, options, 1, out, err);
+}
+
+static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                       int precise_metrics, sks_bake_result *out, sks_error *err) {
   static const sks_bake_options defaults;
   const sks_bake_options *opt = options ? options : &defaults;
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
@@ -1606,7 +1619,7 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     c.yB = malloc(V * 3 * sizeof(double));
     if (!c.yB) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
     sks_transfer_bind(&c.tr, c.yB);
-    if (!opt->precise_metrics) { /* the float path, when both palettes fit its uint16 joints */
+    if (!precise_metrics) { /* the float path, when both palettes fit its uint16 joints */
       if (sks_fskin_init(&c.ftr, c.tv.pos, V, c.tr.start, c.tr.pal, c.tr.w, c.tr.P) != SKS_OK ||
           sks_fskin_init(&c.ftg, c.tv.pos, V, c.tv.start, c.tv.pal, c.tv.w, c.tv.P) != SKS_OK ||
           !(c.dyB = malloc(V * 3 * sizeof(float)))) {

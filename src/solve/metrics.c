@@ -5,7 +5,7 @@
  * The bake skins both surfaces as displacements from the same bind
  * positions in float SIMD (sks_fskin; rounding relative to the motion, not to
  * the model's size), the palettes in double; sks_dskin / sks_metrics_frame
- * are the double reference (sks_bake_options.precise_metrics). They agree to
+ * are the double reference (sks_bake_double_metrics). They agree to
  * 1e-5 % D per frame and 1e-6 in quality (test_metrics_float). */
 #include <math.h>
 #include <stdlib.h>

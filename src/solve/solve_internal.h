@@ -416,6 +416,12 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
 /* Median edge-length ratio dst / src of one mesh in two poses (0: unknown). */
 double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count);
 
+/* sks_bake with every vertex's recorded motion and played surface skinned
+ * in double (the reference the float path is tested against,
+ * test_metrics_float; the same joint transforms, slower). */
+sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
+                                   const sks_bake_options *options, sks_bake_result *out, sks_error *err);
+
 /* ---- motion transfer (transfer.c) ---------------------------------------------- */
 
 typedef struct sks_transfer {
