@@ -456,6 +456,7 @@ typedef struct bake_ctx {
   source_setup s;
   sks_correspondence corr;
   sks_transfer tr;
+  sks_transfer trc;      /* tr at the constraints (prob.ids), contiguous */
   sks_solve_problem prob;
   double D;
   size_t gn_scratch_count;
@@ -528,6 +529,7 @@ static void ctx_free(bake_ctx *c) {
   source_setup_free(&c->s);
   sks_correspondence_free(&c->corr);
   sks_transfer_free(&c->tr);
+  sks_transfer_free(&c->trc);
   sks_solve_problem_free(&c->prob);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
   free(c->N_P); free(c->yB); free(c->dyB);
@@ -720,7 +722,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&w->slocals[j].scale);
     sks_dfk(ssk, w->slocals, w->smodels);
     if (lead || c->fsimd) { /* the solve's constraints, in double */
-      sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, p->ids, nc, w->yc);
+      sks_transfer_frame(&c->trc, &c->s.view, w->smodels, w->tr_scratch, NULL, 0, w->yc);
       /* every vertex (measurement only): float, from the frame's transfer
        * matrices sks_transfer_frame left in tr_scratch + P */
       if (!lead) sks_fskin_run(&c->ftr, w->tr_scratch + c->tr.P, w->fpal_s, w->dy);
@@ -1641,6 +1643,10 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     }
     free(ids);
     c.gn_scratch_count = sks_solve_gn_scratch_count(&c.prob);
+    if (sks_transfer_subset(&c.tr, c.prob.ids, c.prob.inf.vertex_count, &c.trc) != SKS_OK) {
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the solve");
+      goto fail;
+    }
     if (!rotonly_setup(target, &c.t, &c.prob, &c.sub_start, &c.sub_bones, &c.vscratch, &c.touched)) {
       r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
       goto fail;

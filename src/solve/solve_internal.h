@@ -434,6 +434,7 @@ typedef struct sks_transfer {
   sks_daffine A, A_inv;     /* alignment */
   sks_daffine *reg_inv;     /* P: N_P^-1 (registration pose), NULL = bind pose */
   sks_daffine *N, *X;       /* P: scratch */
+  double *x_own;            /* a subset's own copy of x (sks_transfer_subset), else NULL */
 } sks_transfer;
 sks_result sks_transfer_build(sks_transfer *t, const sks_skinview *src, const sks_skinview *tgt,
                               const sks_correspondence *corr, const sks_daffine *A, sks_error *err);
@@ -454,5 +455,11 @@ const sks_daffine *sks_transfer_palette(const sks_transfer *t, const sks_skinvie
  * another pose nor its offset counts as motion. */
 void sks_transfer_bind(sks_transfer *t, double *y);
 void sks_transfer_free(sks_transfer *t);
+/* The transfer at the vertices ids only (x and lists copied in that order):
+ * sks_transfer_frame(sub, ..., NULL, 0, y) gives, bit for bit, what
+ * sks_transfer_frame(t, ..., ids, n, y) does, from contiguous arrays (the
+ * solve's constraints, recorded every frame; the gathers from all V were
+ * most of their cost on a 56k-vertex rig). */
+sks_result sks_transfer_subset(const sks_transfer *t, const uint32_t *ids, size_t n, sks_transfer *sub);
 
 #endif
