@@ -6,7 +6,8 @@
  *  1. sks_fskin alone on random influence lists (0 to 12 influences, rotated
  *     and translated palette) against the double blend: displacement within
  *     2e-6 of the motion's scale.
- *     sks_metrics_frame_f against sks_metrics_frame on random displacements.
+ *     sks_metrics_frame_f against sks_metrics_frame on random displacements,
+ *     sks_diag_add against its rule.
  *  2. A procedural sheet rig baked onto a differently weighted copy.
  *  3. Real rigs: the Fox control, the Fox onto fox_rig_autoweights. */
 #include <stdlib.h>
@@ -111,6 +112,35 @@ static void metrics_random(void) {
   CHECK_NEAR(ma, mb, 1e-5 * mb);
   CHECK_NEAR(wa, wb, 1e-5 * wb);
   CHECK(wb > 20); /* vertex 777: 0.5 of D = 2 */
+}
+
+/* sks_diag_add (4 vertices a step) against its rule written out: sum of e,
+ * the largest e and its first frame, a non-finite e counted as +inf. */
+static void diag_random(void) {
+  enum { V = 1002, F = 7 };
+  static float e[F][V], worst[V];
+  static double sum[V];
+  static size_t wf[V];
+  sks_diag_acc a;
+  CHECK(sks_diag_part_init(&a, V) == SKS_OK);
+  for (size_t f = 0; f < F; ++f)
+    for (size_t k = 0; k < V; ++k) {
+      e[f][k] = (float)(int)(rnd() * 8); /* ties across frames */
+      if (k % 97 == 5 && f == 3) e[f][k] = NAN;
+      if (k % 89 == 7 && f == 2) e[f][k] = -INFINITY;
+    }
+  for (size_t f = 0; f < F; ++f) {
+    sks_diag_add(&a, e[f], f);
+    for (size_t k = 0; k < V; ++k) {
+      float x = isfinite(e[f][k]) ? e[f][k] : INFINITY;
+      sum[k] = f ? sum[k] + x : x;
+      if (f == 0 || x > worst[k]) { worst[k] = x; wf[k] = f; }
+    }
+  }
+  size_t bad = 0;
+  for (size_t k = 0; k < V; ++k) bad += a.sum[k] != sum[k] || a.worst[k] != worst[k] || a.worst_frame[k] != wf[k];
+  CHECK_MSG(bad == 0 && a.frames == F, "%zu vertices differ", bad);
+  sks_diag_free(&a);
 }
 
 /* Bakes s onto t both ways and checks the tolerance; returns the number of
@@ -275,6 +305,7 @@ static void sheet_rig(sks_model *m, size_t nb, float spread) {
 int main(void) {
   fskin_random();
   metrics_random();
+  diag_random();
   sks_model a, b;
   sheet_rig(&a, 6, 0.6f);
   sheet_rig(&b, 6, 1.4f);
