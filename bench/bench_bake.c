@@ -228,9 +228,9 @@ static void parallel_bench(const char *fox, const char *tw, const char *dir, int
 }
 
 /* The big-rig bake of issue 9 (SKS_BENCH_BAKE=big): a subdivided copy of a
- * shared rig (SKS_BENCH_BIG_MODEL, default the Fox; SKS_BENCH_BIG_SUBDIV
- * times, default 2) baked onto itself at
- * SKS_BENCH_BIG_FPS, no report, on 1 and on 2 threads: whole sks_bake wall
+ * shared rig (SKS_BENCH_BIG_MODEL, default CesiumMan; SKS_BENCH_BIG_SUBDIV
+ * times, default 1: 56,064 vertices) baked onto itself at SKS_BENCH_BIG_FPS
+ * (default 750: 1,501 frames), no report, on 1 and on 2 threads: whole sks_bake wall
  * ms (median of reps interleaved rounds), its setup (to the first progress
  * call: surfaces, alignment, correspondence, transfer, problem), the frame
  * loops, the solve's thread CPU ms and the whole bake's CPU ms (every
@@ -255,12 +255,12 @@ static double cpu_ms(void) { /* the process's CPU time, every thread */
 
 static void big_bench(int reps) {
   const char *path = getenv("SKS_BENCH_BIG_MODEL");
-  char fox[1024];
-  snprintf(fox, sizeof fox, "%s/Fox/Fox.glb", SKS_SHARED_DATA);
-  if (!path) path = fox;
+  char cesium[1024];
+  snprintf(cesium, sizeof cesium, "%s/CesiumMan/CesiumMan_weights_unnormalised.gltf", SKS_SHARED_DATA);
+  if (!path) path = cesium;
   const char *sd = getenv("SKS_BENCH_BIG_SUBDIV"), *fp = getenv("SKS_BENCH_BIG_FPS");
-  int subdiv = sd ? atoi(sd) : 2;
-  float fps = fp ? (float)atof(fp) : 0;
+  int subdiv = sd ? atoi(sd) : 1;
+  float fps = fp ? (float)atof(fp) : 750;
   int precise = getenv("SKS_BENCH_BIG_PRECISE") ? atoi(getenv("SKS_BENCH_BIG_PRECISE")) : 0;
   sks_model m;
   if (!load(path, &m)) return;
