@@ -10,7 +10,8 @@
  * for the Fox onto every rig in fox_targets/ in both modes. Best of `reps`.
  * Between them: rotation-only against free mode per clip (solve ms ratio,
  * iterations per frame) on the Fox onto fox_rig_autoweights and the godot
- * controls (SKS_BENCH_BAKE=modes: that section only). */
+ * controls (SKS_BENCH_BAKE=modes: that section only). SKS_BENCH_BAKE=big:
+ * only the big-rig bake (big_bench). */
 #define _DEFAULT_SOURCE /* getloadavg */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include "skinsolve/skinsolve.h"
 #include "bench_subdivide.h"
+#include "solve/solve_internal.h"
 
 static int load(const char *path, sks_model *m) {
   sks_error err;
@@ -225,6 +227,103 @@ static void parallel_bench(const char *fox, const char *tw, const char *dir, int
   }
 }
 
+/* The big-rig bake of issue 9 (SKS_BENCH_BAKE=big): a subdivided copy of a
+ * shared rig (SKS_BENCH_BIG_MODEL, default CesiumMan; SKS_BENCH_BIG_SUBDIV
+ * times, default 1: 56,064 vertices) baked onto itself at SKS_BENCH_BIG_FPS
+ * (default 750: 1,501 frames), no report, on 1 and on 2 threads: whole sks_bake wall
+ * ms (median of reps interleaved rounds), its setup (to the first progress
+ * call: surfaces, alignment, correspondence, transfer, problem), the frame
+ * loops, the solve's thread CPU ms and the whole bake's CPU ms (every
+ * thread: what a loaded machine inflates least). SKS_BENCH_BIG_PRECISE=1: the double
+ * measurement path (sks_bake_double_metrics, the reference). SKS_BENCH_BIG_OUT=path also writes
+ * the subdivided model (for `skinsolve bake` timed with its load and write). */
+typedef struct big_clock {
+  double t0, first;
+} big_clock;
+
+static void big_progress(void *user, const char *clip, size_t frame, size_t count) {
+  big_clock *b = user;
+  (void)clip; (void)frame; (void)count;
+  if (b->first == 0) b->first = wall_ms() - b->t0;
+}
+
+static double cpu_ms(void) { /* the process's CPU time, every thread */
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void big_bench(int reps) {
+  const char *path = getenv("SKS_BENCH_BIG_MODEL");
+  char cesium[1024];
+  snprintf(cesium, sizeof cesium, "%s/CesiumMan/CesiumMan_weights_unnormalised.gltf", SKS_SHARED_DATA);
+  if (!path) path = cesium;
+  const char *sd = getenv("SKS_BENCH_BIG_SUBDIV"), *fp = getenv("SKS_BENCH_BIG_FPS");
+  int subdiv = sd ? atoi(sd) : 1;
+  float fps = fp ? (float)atof(fp) : 750;
+  int precise = getenv("SKS_BENCH_BIG_PRECISE") ? atoi(getenv("SKS_BENCH_BIG_PRECISE")) : 0;
+  sks_model m;
+  if (!load(path, &m)) return;
+  for (int k = 0; k < subdiv; ++k) subdivide(&m);
+  const char *outp = getenv("SKS_BENCH_BIG_OUT");
+  if (outp) {
+    sks_error err;
+    if (sks_write_glb(outp, &m, NULL, &err) != SKS_OK) printf("write failed: %s\n", err.message);
+  }
+  if (reps > PAR_MAX_REPS) reps = PAR_MAX_REPS;
+  double tot[2][PAR_MAX_REPS], setup[2][PAR_MAX_REPS], loop[2][PAR_MAX_REPS], solve[2][PAR_MAX_REPS];
+  double cpu[2][PAR_MAX_REPS];
+  size_t V = 0, frames = 0;
+  double mean = 0, worst = 0, it = 0;
+  for (int r = 0; r < reps; ++r)
+    for (int k = 0; k < 2; ++k) {
+      sks_bake_options opt;
+      memset(&opt, 0, sizeof opt);
+      opt.fps = fps;
+      opt.threads = k ? 2 : 1;
+      double c0 = cpu_ms();
+      big_clock bc = {wall_ms(), 0};
+      opt.progress = big_progress;
+      opt.progress_user = &bc;
+      sks_bake_result res;
+      sks_error err;
+      if ((precise ? sks_bake_double_metrics : sks_bake)(&m, &m, &opt, &res, &err) != SKS_OK) { printf("big: bake failed: %s\n", err.message); goto done; }
+      tot[k][r] = wall_ms() - bc.t0;
+      cpu[k][r] = cpu_ms() - c0;
+      setup[k][r] = bc.first;
+      loop[k][r] = tot[k][r] - bc.first;
+      solve[k][r] = 0;
+      V = res.measured_vertex_count;
+      frames = 0;
+      mean = worst = it = 0;
+      for (size_t i = 0; i < res.clip_count; ++i) {
+        const sks_baked_clip *c = &res.clips[i];
+        solve[k][r] += c->solve_ms;
+        frames += c->frame_count;
+        it += c->sweeps_per_frame * (double)c->frame_count;
+        if (c->mean_error_pct > mean) mean = c->mean_error_pct;
+        if (c->worst_error_pct > worst) worst = c->worst_error_pct;
+      }
+      sks_bake_result_free(&res);
+    }
+  {
+    double load[1] = {0};
+    if (getloadavg(load, 1) < 1) load[0] = -1;
+    printf("\nbig bake: %s subdivided %dx, control, %zu vertices, %zu frames (fps %g), no report, %s "
+           "metrics; median of %d interleaved rounds (load average %.1f)\n", path, subdiv, V, frames, fps,
+           precise ? "double (sks_bake_double_metrics)" : "float", reps, load[0]);
+    printf("  %-9s %10s %10s %12s %14s %14s\n", "threads", "total ms", "setup ms", "frames ms", "solve CPU ms",
+           "bake CPU ms");
+    for (int k = 0; k < 2; ++k)
+      printf("  %-9d %10.1f %10.1f %12.1f %14.1f %14.1f\n", k ? 2 : 1, median(tot[k], reps), median(setup[k], reps),
+             median(loop[k], reps), median(solve[k], reps), median(cpu[k], reps));
+    printf("  speed-up 2 / 1 threads: %.2fx; it/frame %.2f; worst clip mean %.2e %%D, worst vertex %.2e %%D\n",
+           median(tot[0], reps) / median(tot[1], reps), frames ? it / (double)frames : 0, mean, worst);
+  }
+done:
+  sks_model_free(&m);
+}
+
 /* Rotation-only against free mode, single thread, same run: --mode both,
  * per clip the solve CPU ms of each mode (best of reps), their ratio and the
  * iterations per frame. */
@@ -281,6 +380,7 @@ int main(int argc, char **argv) {
   snprintf(tw, sizeof tw, "%s/X/Testwuson.X", SKS_ASSIMP_MODELS);
   snprintf(dir, sizeof dir, "%s/fox_targets", SKS_SHARED_DATA);
   const char *only = getenv("SKS_BENCH_BAKE"); /* "parallel" / "modes": that section only */
+  if (only && strcmp(only, "big") == 0) { big_bench(reps); return 0; }
   if (!only || strcmp(only, "modes") != 0) parallel_bench(fox, tw, dir, reps < 5 ? 5 : reps);
   if (only && strcmp(only, "parallel") == 0) return 0;
   modes_bench(fox, dir, reps);

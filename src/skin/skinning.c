@@ -111,7 +111,8 @@ static int joints_in_range(const uint16_t *joints, size_t n, size_t js, uint32_t
   return 1;
 }
 
-int sks_skinning_job_validate(const sks_skinning_job *job) {
+/* Every precondition but the joint indices' range. */
+static int validate_shape(const sks_skinning_job *job) {
   if (!job) return 0;
   if (job->method != SKS_SKIN_LBS && job->method != SKS_SKIN_DQS) return 0;
   if (job->influence_count < 1 || job->influence_count > SKS_MAX_INFLUENCES) return 0;
@@ -133,9 +134,16 @@ int sks_skinning_job_validate(const sks_skinning_job *job) {
     if (overlaps(job->out_positions, a.ops, job->in_normals, a.ins, n)) return 0;
     if (overlaps(job->out_positions, a.ops, job->out_normals, a.ons, n)) return 0;
   }
+  return 1;
+}
+
+int sks_skinning_job_validate(const sks_skinning_job *job) {
+  if (!validate_shape(job)) return 0;
+  if (job->vertex_count == 0) return 1;
   /* Every joint index must address the palette. */
   if (job->palette_count > UINT16_MAX) return 1; /* any uint16_t does */
-  return joints_in_range(job->joints, n, a.js, job->influence_count, (uint16_t)job->palette_count);
+  const skin_args a = resolve(job);
+  return joints_in_range(job->joints, job->vertex_count, a.js, job->influence_count, (uint16_t)job->palette_count);
 }
 
 /* ---- dual quaternions ---------------------------------------------------- */
@@ -611,7 +619,11 @@ static const sks_dualquat *dq_table(const sks_skinning_job *job, sks_dualquat *t
 }
 
 int sks_skinning_job_run(const sks_skinning_job *job) {
-  if (!sks_skinning_job_validate(job)) return 0;
+  return sks_skinning_job_validate(job) && sks_skinning_job_run_joints_in_range(job);
+}
+
+int sks_skinning_job_run_joints_in_range(const sks_skinning_job *job) {
+  if (!validate_shape(job)) return 0;
   if (job->vertex_count == 0) return 1;
   sks_dualquat table[SKS_DQ_TABLE];
   float flip[SKS_FLIP_TABLE * SKS_FLIP_TABLE];

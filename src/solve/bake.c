@@ -442,6 +442,10 @@ typedef struct frame_worker {
   double *vscratch;      /* rotation-only: 5 per constraint, zeroed */
   uint32_t *touched;
   float *verr;           /* V */
+  float *dy, *ds;        /* V*3: y - x and played - x, the float path (bake_ctx.fsimd) */
+  sks_mat4 *fpal_s, *fpal_t; /* float palettes of the transfer and of the target */
+  void *ro_work;         /* sks_solve_rotonly_gn's arrays (rotation-only bakes) */
+  size_t ro_work_size;
 } frame_worker;
 
 typedef struct bake_ctx {
@@ -452,6 +456,7 @@ typedef struct bake_ctx {
   source_setup s;
   sks_correspondence corr;
   sks_transfer tr;
+  sks_transfer trc;      /* tr at the constraints (prob.ids), contiguous */
   sks_solve_problem prob;
   double D;
   size_t gn_scratch_count;
@@ -460,6 +465,12 @@ typedef struct bake_ctx {
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
+  /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
+   * surface as displacements from x by the float skinning kernels (metrics.h:
+   * sks_fskin); the constraints stay double. 0: the double path. */
+  int fsimd;
+  sks_fskin ftr, ftg;    /* over the transfer's and the target's influences */
+  float *dyB;            /* V*3: yB - x */
   sks_diag_acc diag;     /* the residual per vertex, for the per-joint diagnosis */
   sks_thread_pool *pool; /* frame chunks run on it (opt->threads) */
   frame_worker *workers; /* one per pool slot */
@@ -470,6 +481,7 @@ static void frame_worker_free(frame_worker *w) {
   free(w->y); free(w->yc); free(w->cur); free(w->solved); free(w->gn_scratch);
   free(w->dmodels); free(w->fmodels); free(w->pmodels); free(w->tpal); free(w->tr_scratch);
   free(w->slocals); free(w->smodels); free(w->vscratch); free(w->touched); free(w->verr);
+  free(w->dy); free(w->ds); free(w->fpal_s); free(w->fpal_t); free(w->ro_work);
   memset(w, 0, sizeof *w);
 }
 
@@ -493,6 +505,20 @@ static int frame_worker_alloc(const bake_ctx *c, frame_worker *w) {
   w->vscratch = calloc(nc * 5, sizeof(double));
   w->touched = malloc(nc * sizeof(uint32_t));
   w->verr = malloc((V ? V : 1) * sizeof(float));
+  if (c->opt->mode != SKS_SOLVE_FREE) {
+    sks_rotonly ro = {0};
+    ro.sub_start = c->sub_start;
+    ro.bone_is_root = c->t.bone_is_root;
+    w->ro_work_size = sks_solve_rotonly_work_size(&c->prob, &ro);
+    if (w->ro_work_size && !(w->ro_work = malloc(w->ro_work_size))) return 0;
+  }
+  if (c->fsimd) {
+    w->dy = malloc((V ? V : 1) * 3 * sizeof(float));
+    w->ds = malloc((V ? V : 1) * 3 * sizeof(float));
+    w->fpal_s = malloc(Ps * sizeof(sks_mat4));
+    w->fpal_t = malloc(P * sizeof(sks_mat4));
+    if (!w->dy || !w->ds || !w->fpal_s || !w->fpal_t) return 0;
+  }
   return w->y && w->solved && w->yc && w->cur && w->gn_scratch && w->dmodels && w->fmodels && w->pmodels &&
          w->tpal && w->tr_scratch && w->slocals && w->smodels && w->vscratch && w->touched && w->verr;
 }
@@ -503,9 +529,11 @@ static void ctx_free(bake_ctx *c) {
   source_setup_free(&c->s);
   sks_correspondence_free(&c->corr);
   sks_transfer_free(&c->tr);
+  sks_transfer_free(&c->trc);
   sks_solve_problem_free(&c->prob);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
-  free(c->N_P); free(c->yB);
+  free(c->N_P); free(c->yB); free(c->dyB);
+  sks_fskin_free(&c->ftr); sks_fskin_free(&c->ftg);
   sks_diag_free(&c->diag);
   for (size_t k = 0; c->workers && k < c->worker_count; ++k) frame_worker_free(&c->workers[k]);
   free(c->workers);
@@ -536,8 +564,9 @@ static int clip_animates_scale(const sks_model *src, const sks_clip *clip) {
 }
 
 /* The target as written and played: the float keys of this frame, float FK
- * (what a player does), then the palette and the blend of the normalised
- * weights in bind space. */
+ * (what a player does), then the palette (double) and the blend of the
+ * normalised weights in bind space: into w->ds as the displacement from x
+ * (float kernels) on the float path, else into w->solved in double. */
 static void measure_played(const bake_ctx *c, frame_worker *w, const sks_transform *locals) {
   const sks_model *tg = c->tg;
   size_t J = tg->skeleton.joint_count;
@@ -545,6 +574,7 @@ static void measure_played(const bake_ctx *c, frame_worker *w, const sks_transfo
   sks_local_to_model_job_run(&fk);
   for (size_t j = 0; j < J; ++j) w->pmodels[j] = sks_daff_from_m4(&w->fmodels[j]);
   sks_skinview_palette(&c->tv, w->pmodels, w->tpal);
+  if (c->fsimd) { sks_fskin_run(&c->ftg, w->tpal, w->fpal_t, w->ds); return; }
   const sks_skinview *v = &c->tv;
   for (size_t k = 0; k < v->V; ++k) {
     double acc[3] = {0, 0, 0}, p[3];
@@ -658,7 +688,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
   sks_solve_state st = cr->states[2 * chunk], prev = cr->states[2 * chunk + 1];
   sks_rotonly ro = {J, tg->skeleton.parents, t->joint_bone, t->bone_joint, t->rest_local,
                     t->carry, t->carry_inv, t->bone_is_root, w->dmodels, c->sub_start,
-                    c->sub_bones, w->vscratch, w->touched};
+                    c->sub_bones, w->vscratch, w->touched, w->ro_work, w->ro_work_size};
   double solve_ms = 0, prev_rms = 0;
   if (resume) {
     copy_state(&st, &cr->states[2 * (chunk - 1)], B);
@@ -691,8 +721,11 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     if (!sks_sampling_job_run(&sj)) { cr->failed[chunk] = 1; return; }
     for (size_t j = 0; j < ssk->joint_count; ++j) denoise_scale(&w->slocals[j].scale);
     sks_dfk(ssk, w->slocals, w->smodels);
-    if (lead) { /* the solve needs the constraints only */
-      sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, p->ids, nc, w->yc);
+    if (lead || c->fsimd) { /* the solve's constraints, in double */
+      sks_transfer_frame(&c->trc, &c->s.view, w->smodels, w->tr_scratch, NULL, 0, w->yc);
+      /* every vertex (measurement only): float, from the frame's transfer
+       * matrices sks_transfer_frame left in tr_scratch + P */
+      if (!lead) sks_fskin_run(&c->ftr, w->tr_scratch + c->tr.P, w->fpal_s, w->dy);
     } else {
       sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, NULL, 0, w->y);
       for (size_t k = 0; k < nc; ++k) memcpy(&w->yc[3 * k], &w->y[3 * p->ids[k]], 3 * sizeof(double));
@@ -761,14 +794,22 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
      * written: float keys, float FK, weights as played */
     measure_played(c, w, locals);
     memset(&cr->facc[f], 0, sizeof cr->facc[f]); /* a re-solved chunk measures its frames anew */
-    sks_metrics_frame(&cr->facc[f], w->solved, w->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
-                      &out->frame_worst_error_pct[f], w->verr);
+    if (c->fsimd)
+      sks_metrics_frame_f(&cr->facc[f], w->ds, w->dy, c->dyB, V, c->D, &out->frame_mean_error_pct[f],
+                          &out->frame_worst_error_pct[f], w->verr);
+    else
+      sks_metrics_frame(&cr->facc[f], w->solved, w->y, c->yB, V, c->D, &out->frame_mean_error_pct[f],
+                        &out->frame_worst_error_pct[f], w->verr);
     sks_diag_add(&cr->dacc[chunk], w->verr, f);
     if (out->target_surface) /* the report draws the scene the player shows */
       for (size_t k = 0; k < VS; ++k) {
-        double ys[3], ss[3];
-        sks_daff_point(&t->T, &w->y[3 * k], ys);
-        sks_daff_point(&t->T, &w->solved[3 * k], ss);
+        double ys[3], ss[3], yk[3], sk[3];
+        for (int a = 0; a < 3 && c->fsimd; ++a) {
+          yk[a] = c->tv.pos[3 * k + a] + (double)w->dy[3 * k + a];
+          sk[a] = c->tv.pos[3 * k + a] + (double)w->ds[3 * k + a];
+        }
+        sks_daff_point(&t->T, c->fsimd ? yk : &w->y[3 * k], ys);
+        sks_daff_point(&t->T, c->fsimd ? sk : &w->solved[3 * k], ss);
         for (int a = 0; a < 3; ++a) {
           out->target_surface[(f * VS + k) * 3 + a] = (float)ys[a];
           out->solved_surface[(f * VS + k) * 3 + a] = (float)ss[a];
@@ -1085,7 +1126,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     goto done;
   }
   sks_rotonly ro = {Js, c->src->skeleton.parents, ss.joint_bone, ss.bone_joint, ss.rest_local,
-                    ss.carry, ss.carry_inv, ss.bone_is_root, rmodels, sub_start, sub_bones, vscratch, touched};
+                    ss.carry, ss.carry_inv, ss.bone_is_root, rmodels, sub_start, sub_bones, vscratch, touched, NULL, 0};
   if (warm && warm->B == B && warm->st.q) {
     copy_state(&st, &warm->st, B);
   } else {
@@ -1490,8 +1531,21 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   return SKS_OK;
 }
 
+static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                       int precise_metrics, sks_bake_result *out, sks_error *err);
+
 sks_result sks_bake(const sks_model *source, const sks_model *target,
                     const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  return bake(source, target, options, 0, out, err);
+}
+
+sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
+                                   const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
+  return bake(source, target, options, 1, out, err);
+}
+
+static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                       int precise_metrics, sks_bake_result *out, sks_error *err) {
   static const sks_bake_options defaults;
   const sks_bake_options *opt = options ? options : &defaults;
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
@@ -1574,6 +1628,16 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     c.yB = malloc(V * 3 * sizeof(double));
     if (!c.yB) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
     sks_transfer_bind(&c.tr, c.yB);
+    if (!precise_metrics) { /* the float path, when both palettes fit its uint16 joints */
+      if (sks_fskin_init(&c.ftr, c.tv.pos, V, c.tr.start, c.tr.pal, c.tr.w, c.tr.P) != SKS_OK ||
+          sks_fskin_init(&c.ftg, c.tv.pos, V, c.tv.start, c.tv.pal, c.tv.w, c.tv.P) != SKS_OK ||
+          !(c.dyB = malloc(V * 3 * sizeof(float)))) {
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+        goto fail;
+      }
+      c.fsimd = c.ftr.usable && c.ftg.usable;
+      for (size_t q = 0; q < 3 * V; ++q) c.dyB[q] = (float)(c.yB[q] - c.tv.pos[q]);
+    }
   }
   /* constraints + problem */
   {
@@ -1586,6 +1650,10 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
     }
     free(ids);
     c.gn_scratch_count = sks_solve_gn_scratch_count(&c.prob);
+    if (sks_transfer_subset(&c.tr, c.prob.ids, c.prob.inf.vertex_count, &c.trc) != SKS_OK) {
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory building the solve");
+      goto fail;
+    }
     if (!rotonly_setup(target, &c.t, &c.prob, &c.sub_start, &c.sub_bones, &c.vscratch, &c.touched)) {
       r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
       goto fail;

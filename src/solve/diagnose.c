@@ -96,8 +96,34 @@ void sks_diag_reset(sks_diag_acc *a) {
   a->frames = 0;
 }
 
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
 void sks_diag_add(sks_diag_acc *a, const float *e, size_t frame) {
-  for (size_t k = 0; k < a->V; ++k) {
+  size_t k = 0;
+#if defined(__SSE2__) && !defined(SKS_NO_SIMD)
+  /* 4 vertices a step (the scalar loop's rule: a non-finite e counts as
+   * +inf; a later frame replaces the worst only when strictly larger) */
+  if (a->frames > 0) {
+    const __m128 inf = _mm_set1_ps(INFINITY), abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    for (; k + 4 <= a->V; k += 4) {
+      __m128 x = _mm_loadu_ps(&e[k]);
+      __m128 fin = _mm_cmplt_ps(_mm_and_ps(x, abs_mask), inf); /* false for NaN and +-inf */
+      x = _mm_or_ps(_mm_and_ps(fin, x), _mm_andnot_ps(fin, inf));
+      _mm_storeu_pd(&a->sum[k], _mm_add_pd(_mm_loadu_pd(&a->sum[k]), _mm_cvtps_pd(x)));
+      _mm_storeu_pd(&a->sum[k + 2], _mm_add_pd(_mm_loadu_pd(&a->sum[k + 2]), _mm_cvtps_pd(_mm_movehl_ps(x, x))));
+      int gt = _mm_movemask_ps(_mm_cmpgt_ps(x, _mm_loadu_ps(&a->worst[k])));
+      if (gt) {
+        float xs[4];
+        _mm_storeu_ps(xs, x);
+        for (int q = 0; q < 4; ++q)
+          if (gt >> q & 1) { a->worst[k + (size_t)q] = xs[q]; a->worst_frame[k + (size_t)q] = frame; }
+      }
+    }
+  }
+#endif
+  for (; k < a->V; ++k) {
     float x = isfinite(e[k]) ? e[k] : INFINITY; /* NaN counts as the worst, never hidden */
     a->sum[k] += x;
     if (a->frames == 0 || x > a->worst[k]) { a->worst[k] = x; a->worst_frame[k] = frame; }

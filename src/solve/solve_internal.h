@@ -162,7 +162,14 @@ typedef struct sks_rotonly {
   const uint32_t *sub_bones;       /* (itself first, then descendants) */
   double *vscratch;                /* 5 per constraint vertex, zeroed */
   uint32_t *touched;               /* 1 per constraint vertex */
+  /* sks_solve_rotonly_gn's arrays: sks_solve_rotonly_work_size bytes, the
+   * caller's (once per problem and thread); NULL: each call allocates its own */
+  void *work;
+  size_t work_size;
 } sks_rotonly;
+/* 0: the solve does not run for this problem (no constrained bone, or more
+ * than 900 unknowns). */
+size_t sks_solve_rotonly_work_size(const sks_solve_problem *p, const sks_rotonly *ro);
 
 /* Puts a state on the rotation-only manifold (children at their rest offsets). */
 void sks_rotonly_project(const sks_solve_problem *p, sks_solve_state *s, const sks_rotonly *ro);
@@ -409,6 +416,12 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
 /* Median edge-length ratio dst / src of one mesh in two poses (0: unknown). */
 double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count);
 
+/* sks_bake with every vertex's recorded motion and played surface skinned
+ * in double (the reference the float path is tested against,
+ * test_metrics_float; the same joint transforms, slower). */
+sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
+                                   const sks_bake_options *options, sks_bake_result *out, sks_error *err);
+
 /* ---- motion transfer (transfer.c) ---------------------------------------------- */
 
 typedef struct sks_transfer {
@@ -421,6 +434,7 @@ typedef struct sks_transfer {
   sks_daffine A, A_inv;     /* alignment */
   sks_daffine *reg_inv;     /* P: N_P^-1 (registration pose), NULL = bind pose */
   sks_daffine *N, *X;       /* P: scratch */
+  double *x_own;            /* a subset's own copy of x (sks_transfer_subset), else NULL */
 } sks_transfer;
 sks_result sks_transfer_build(sks_transfer *t, const sks_skinview *src, const sks_skinview *tgt,
                               const sks_correspondence *corr, const sks_daffine *A, sks_error *err);
@@ -431,10 +445,21 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
  * so threads can record frames at once). */
 void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
                         sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y);
+/* The frame's transfer matrices X_e = A N_fe N_Pe^-1 A^-1 (P entries, in
+ * scratch + P; y_fj = sum_e w_e(c(j)) X_e x_j): sks_transfer_frame's first
+ * step, for the float path (sks_fskin over the transfer's lists). */
+const sks_daffine *sks_transfer_palette(const sks_transfer *t, const sks_skinview *src,
+                                        const sks_daffine *scene_models, sks_daffine *scratch);
 /* y at the source's BIND pose (= x when the registration pose is the bind
  * pose): the reference motion is measured from, so neither a re-bind in
  * another pose nor its offset counts as motion. */
 void sks_transfer_bind(sks_transfer *t, double *y);
 void sks_transfer_free(sks_transfer *t);
+/* The transfer at the vertices ids only (x and lists copied in that order):
+ * sks_transfer_frame(sub, ..., NULL, 0, y) gives, bit for bit, what
+ * sks_transfer_frame(t, ..., ids, n, y) does, from contiguous arrays (the
+ * solve's constraints, recorded every frame; the gathers from all V were
+ * most of their cost on a 56k-vertex rig). */
+sks_result sks_transfer_subset(const sks_transfer *t, const uint32_t *ids, size_t n, sks_transfer *sub);
 
 #endif

@@ -138,48 +138,99 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
   }
 }
 
+/* The solve's arrays, carved from one block (16-byte aligned pieces): with
+ * base NULL, only the size. n unknowns, nA constrained bones, nsub subtree
+ * entries. */
+typedef struct rotonly_work {
+  int32_t *ridx, *tidx, *root_of, *apar, *act;
+  uint32_t *anc_start, *anc, *fill, *abone;
+  double *H, *L, *Hs, *g, *Gm, *Am, *ec, *piv, *Y;
+  sks_solve_state tr;
+} rotonly_work;
+
+static void *take(char *base, size_t *off, size_t bytes) {
+  size_t o = (*off + 15) & ~(size_t)15;
+  *off = o + (bytes ? bytes : 1);
+  return base ? base + o : NULL;
+}
+
+static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t nsub, rotonly_work *w) {
+  size_t off = 0, B1 = B ? B : 1;
+  w->ridx = take(base, &off, B1 * 2 * sizeof(int32_t));
+  w->tidx = w->ridx ? w->ridx + B : NULL;
+  w->anc_start = take(base, &off, (B + 1) * sizeof(uint32_t));
+  w->anc = take(base, &off, nsub * sizeof(uint32_t));
+  w->fill = take(base, &off, B1 * sizeof(uint32_t));
+  w->root_of = take(base, &off, B1 * sizeof(int32_t));
+  w->H = take(base, &off, n * n * sizeof(double));
+  w->L = take(base, &off, n * n * sizeof(double));
+  w->Hs = take(base, &off, n * n * sizeof(double));
+  w->g = take(base, &off, n * 3 * sizeof(double));
+  w->Gm = take(base, &off, B1 * 9 * sizeof(double));
+  w->abone = take(base, &off, nA * sizeof(uint32_t));
+  w->apar = take(base, &off, nA * sizeof(int32_t));
+  w->Am = take(base, &off, nA * nA * 16 * sizeof(double));
+  w->ec = take(base, &off, B1 * 12 * sizeof(double));
+  w->piv = take(base, &off, B1 * 3 * sizeof(double));
+  w->Y = take(base, &off, B1 * 12 * sizeof(double));
+  w->act = take(base, &off, B1 * sizeof(int32_t));
+  w->tr.q = take(base, &off, B1 * sizeof(sks_dquat));
+  w->tr.R = take(base, &off, B1 * 9 * sizeof(double));
+  w->tr.u = take(base, &off, B1 * 3 * sizeof(double));
+  w->tr.sc = take(base, &off, B1 * sizeof(double));
+  w->tr.stretch = NULL;
+  return off + 16;
+}
+
+/* Unknowns (3 per constrained bone, 3 more per constrained root) and
+ * constrained bones. */
+static size_t rotonly_unknowns(const sks_solve_problem *p, const sks_rotonly *ro, size_t *nA) {
+  size_t n = 0;
+  *nA = 0;
+  for (size_t b = 0; b < p->bone_count; ++b)
+    if (p->wsum2[b] > 0) { n += ro->bone_is_root[b] ? 6 : 3; ++*nA; }
+  return n;
+}
+
+size_t sks_solve_rotonly_work_size(const sks_solve_problem *p, const sks_rotonly *ro) {
+  size_t nA, n = rotonly_unknowns(p, ro, &nA);
+  rotonly_work w;
+  if (n == 0 || n > 900) return 0; /* the solve does not run */
+  return rotonly_layout(NULL, p->bone_count, n, nA, ro->sub_start[p->bone_count], &w);
+}
+
 int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
                          const sks_rotonly *ro, size_t max_iterations, double tol,
                          sks_solve_stats *stats) {
   size_t B = p->bone_count, V = p->inf.vertex_count;
-  int32_t *ridx = malloc((B ? B : 1) * 2 * sizeof(int32_t)), *tidx = ridx + B;
-  if (!ridx) return 0;
-  size_t n = 0;
+  size_t nA, n = rotonly_unknowns(p, ro, &nA), nsub = ro->sub_start[B];
+  if (n == 0 || n > 900) return 0;
+  rotonly_work w;
+  size_t need = rotonly_layout(NULL, B, n, nA, nsub, &w);
+  /* the caller's workspace (the bake's frame loop: never allocates); a
+   * caller without one gets a block of its own */
+  char *own = NULL, *base = ro->work && ro->work_size >= need ? ro->work : (own = malloc(need));
+  if (!base) return 0;
+  base += (16 - (uintptr_t)base % 16) % 16; /* need includes 16 bytes of slack for this */
+  rotonly_layout(base, B, n, nA, nsub, &w);
+  int32_t *ridx = w.ridx, *tidx = w.tidx, *root_of = w.root_of, *apar = w.apar, *act = w.act;
+  uint32_t *anc_start = w.anc_start, *anc = w.anc, *fill = w.fill, *abone = w.abone;
+  double *H = w.H, *L = w.L, *Hs = w.Hs, *g = w.g, *dx = g + n, *dd = dx + n, *Gm = w.Gm, *Am = w.Am;
+  /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
+  double *ec = w.ec, *ec2 = ec + 6 * B, *piv = w.piv, *Y = w.Y, *ybar = Y + 9 * B;
+  sks_solve_state tr = w.tr;
+  n = 0;
   for (size_t b = 0; b < B; ++b) ridx[b] = p->wsum2[b] > 0 ? (int32_t)(n += 3) - 3 : -1;
   for (size_t b = 0; b < B; ++b) tidx[b] = (ridx[b] >= 0 && ro->bone_is_root[b]) ? (int32_t)(n += 3) - 3 : -1;
-  if (n == 0 || n > 900) { free(ridx); return 0; }
-  /* ancestors-or-self (constrained) of each bone, from the subtree lists */
-  uint32_t *anc_start = calloc(B + 1, sizeof(uint32_t));
-  size_t nsub = ro->sub_start[B];
-  uint32_t *anc = malloc((nsub ? nsub : 1) * sizeof(uint32_t)), *fill = calloc(B ? B : 1, sizeof(uint32_t));
-  int32_t *root_of = malloc((B ? B : 1) * sizeof(int32_t));
-  double *H = malloc(n * n * sizeof(double)), *L = malloc(n * n * sizeof(double));
-  double *Hs = malloc(n * n * sizeof(double)); /* H + the second-order term */
-  double *g = malloc(n * 3 * sizeof(double)), *dx = g + n, *dd = dx + n;
-  /* per bone: G_c = sum w e x^T over its influences (x: the influence's
-   * current position), for the second-order term */
-  double *Gm = calloc((B ? B : 1) * 9, sizeof(double));
-  /* active bones (ascending = parent-first), each one's nearest active
-   * ancestor, and the per-(bone, bone) world moments (16 each: X, alpha,
-   * beta, s); nA <= 300 (n <= 900) */
-  size_t nA = 0;
-  for (size_t b = 0; b < B; ++b) nA += ridx[b] >= 0;
-  uint32_t *abone = malloc((nA ? nA : 1) * sizeof(uint32_t));
-  int32_t *apar = malloc((nA ? nA : 1) * sizeof(int32_t));
-  double *Am = malloc((nA ? nA * nA : 1) * 16 * sizeof(double));
-  /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
-  double *ec = malloc((B ? B : 1) * 12 * sizeof(double)), *ec2 = ec + 6 * B;
-  double *piv = malloc((B ? B : 1) * 3 * sizeof(double));
-  double *Y = malloc((B ? B : 1) * 12 * sizeof(double)), *ybar = Y + 9 * B;
-  int32_t *act = malloc((B ? B : 1) * sizeof(int32_t));
-  sks_solve_state tr;
-  tr.q = malloc((B ? B : 1) * sizeof(sks_dquat));
-  tr.R = malloc((B ? B : 1) * 9 * sizeof(double));
-  tr.u = malloc((B ? B : 1) * 3 * sizeof(double));
-  tr.sc = malloc((B ? B : 1) * sizeof(double));
-  tr.stretch = NULL;
-  int ok = anc_start && anc && fill && root_of && H && Hs && L && g && Gm && abone && apar && Am && ec && piv && Y && act &&
-           tr.q && tr.R && tr.u && tr.sc;
+  /* ancestors-or-self (constrained) of each bone, from the subtree lists;
+   * per bone: G_c = sum w e x^T over its influences (x: the influence's
+   * current position), for the second-order term; active bones (ascending
+   * = parent-first), each one's nearest active ancestor, and the per-(bone,
+   * bone) world moments (16 each: X, alpha, beta, s); nA <= 300 (n <= 900) */
+  memset(anc_start, 0, (B + 1) * sizeof(uint32_t));
+  memset(fill, 0, (B ? B : 1) * sizeof(uint32_t));
+  memset(Gm, 0, (B ? B : 1) * 9 * sizeof(double));
+  int ok = 1;
   size_t it = 0;
   double F = 0;
   if (ok) {
@@ -382,7 +433,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     stats->iterations = it;
     stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
-  free(ridx); free(anc_start); free(anc); free(fill); free(root_of); free(H); free(Hs); free(L); free(g); free(Gm); free(abone); free(apar); free(Am);
-  free(ec); free(piv); free(Y); free(act); free(tr.q); free(tr.R); free(tr.u); free(tr.sc);
+  free(own);
   return ok;
 }

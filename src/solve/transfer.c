@@ -19,7 +19,7 @@
 
 void sks_transfer_free(sks_transfer *t) {
   if (!t) return;
-  free(t->start); free(t->pal); free(t->w); free(t->reg_inv); free(t->X); free(t->N);
+  free(t->start); free(t->pal); free(t->w); free(t->reg_inv); free(t->X); free(t->N); free(t->x_own);
   memset(t, 0, sizeof *t);
 }
 
@@ -79,8 +79,8 @@ sks_result sks_transfer_set_registration(sks_transfer *t, const sks_daffine *N_P
   return SKS_OK;
 }
 
-void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
-                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y) {
+const sks_daffine *sks_transfer_palette(const sks_transfer *t, const sks_skinview *src,
+                                        const sks_daffine *scene_models, sks_daffine *scratch) {
   sks_daffine *N = scratch, *X = scratch + t->P;
   sks_skinview_palette(src, scene_models, N);
   for (size_t e = 0; e < t->P; ++e) {
@@ -88,6 +88,12 @@ void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sk
     sks_daffine am = sks_daff_mul(&t->A, &m);
     X[e] = sks_daff_mul(&am, &t->A_inv);
   }
+  return X;
+}
+
+void sks_transfer_frame(const sks_transfer *t, const sks_skinview *src, const sks_daffine *scene_models,
+                        sks_daffine *scratch, const uint32_t *ids, size_t id_count, double *y) {
+  const sks_daffine *X = sks_transfer_palette(t, src, scene_models, scratch);
   size_t n = ids ? id_count : t->V;
   for (size_t k = 0; k < n; ++k) {
     size_t j = ids ? ids[k] : k;
@@ -119,4 +125,37 @@ void sks_transfer_bind(sks_transfer *t, double *y) {
     }
     memcpy(&y[3 * j], acc, sizeof acc);
   }
+}
+
+sks_result sks_transfer_subset(const sks_transfer *t, const uint32_t *ids, size_t n, sks_transfer *sub) {
+  memset(sub, 0, sizeof *sub);
+  size_t cap = 0;
+  for (size_t k = 0; k < n; ++k) cap += t->start[ids[k] + 1] - t->start[ids[k]];
+  sub->V = n;
+  sub->P = t->P;
+  sub->A = t->A;
+  sub->A_inv = t->A_inv;
+  sub->x_own = malloc((n ? n : 1) * 3 * sizeof(double));
+  sub->start = malloc((n + 1) * sizeof(uint32_t));
+  sub->pal = malloc((cap ? cap : 1) * sizeof(uint32_t));
+  sub->w = malloc((cap ? cap : 1) * sizeof(double));
+  if (t->reg_inv) sub->reg_inv = malloc((t->P ? t->P : 1) * sizeof(sks_daffine));
+  if (!sub->x_own || !sub->start || !sub->pal || !sub->w || (t->reg_inv && !sub->reg_inv)) {
+    sks_transfer_free(sub);
+    return SKS_ERR_OUT_OF_MEMORY;
+  }
+  if (t->reg_inv) memcpy(sub->reg_inv, t->reg_inv, t->P * sizeof(sks_daffine));
+  size_t o = 0;
+  for (size_t k = 0; k < n; ++k) {
+    size_t j = ids[k];
+    memcpy(&sub->x_own[3 * k], &t->x[3 * j], 3 * sizeof(double));
+    sub->start[k] = (uint32_t)o;
+    for (uint32_t i = t->start[j]; i < t->start[j + 1]; ++i, ++o) {
+      sub->pal[o] = t->pal[i];
+      sub->w[o] = t->w[i];
+    }
+  }
+  sub->start[n] = (uint32_t)o;
+  sub->x = sub->x_own;
+  return SKS_OK;
 }
