@@ -14,7 +14,7 @@ typedef struct abi_struct { const char *name; size_t size; } abi_struct;
 
 static const abi_struct k_structs[] = {
   S(sks_error), S(sks_vec3), S(sks_quat), S(sks_mat4), S(sks_transform),
-  S(sks_skeleton), S(sks_skin), S(sks_mesh_part), S(sks_image), S(sks_texture_ref), S(sks_material), S(sks_model),
+  S(sks_skeleton), S(sks_skin), S(sks_morph_target), S(sks_mesh_part), S(sks_image), S(sks_texture_ref), S(sks_material), S(sks_model),
   S(sks_track), S(sks_clip), S(sks_load_options), S(sks_gltf_write_options),
   S(sks_check_options), S(sks_finding), S(sks_findings), S(sks_repair_report),
   S(sks_sampling_job), S(sks_local_to_model_job),
@@ -34,7 +34,10 @@ static const abi_field k_fields[] = {
   F(sks_mesh_part, joints), F(sks_mesh_part, weights), F(sks_mesh_part, index_count),
   F(sks_mesh_part, indices), F(sks_mesh_part, dropped_influence_vertices),
   F(sks_mesh_part, first_dropped_influence_vertex), F(sks_mesh_part, file_max_influences),
-  F(sks_mesh_part, tangents),
+  F(sks_mesh_part, tangents), F(sks_mesh_part, uvs1), F(sks_mesh_part, morph_target_count),
+  F(sks_mesh_part, morph_targets),
+  F(sks_morph_target, name), F(sks_morph_target, default_weight), F(sks_morph_target, position_deltas),
+  F(sks_morph_target, normal_deltas), F(sks_morph_target, tangent_deltas),
   F(sks_image, name), F(sks_image, mime_type), F(sks_image, size), F(sks_image, data),
   F(sks_material, name), F(sks_material, base_color), F(sks_material, metallic),
   F(sks_material, roughness), F(sks_material, double_sided), F(sks_material, emissive),

@@ -38,7 +38,8 @@ validate_clean() { # 0 errors and 0 warnings
 # fails unless every material samples an image with baseColorTexture and every primitive has
 # TEXCOORD_0; "split GLB DIR MODE" writes DIR/fox.gltf + fox.bin with the images as a file
 # (MODE file), a data: URI (data), a uri outside DIR (outside), bytes that are not an image
-# (notpng), sampled with texCoord 1 (texcoord), or with every other texture slot added, each its
+# (notpng), sampled with texCoord 2 (texcoord), with a TEXCOORD_1 the texture samples (uv1),
+# or with every other texture slot added, each its
 # own PNG file and sampler (slots); "slots F" prints material 0's texture slots.
 cat > "$tmp/gl.py" << 'EOF'
 import base64, hashlib, json, os, struct, sys
@@ -85,7 +86,23 @@ elif cmd == 'split':
             open(os.path.join(out if mode != 'outside' else os.path.dirname(out), name), 'wb').write(by)
             im['uri'] = ('../' if mode == 'outside' else '') + name
     if mode == 'texcoord':
+        j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 2
+    if mode == 'uv1':  # a second UV set (TEXCOORD_0 mirrored in U) that the texture samples
         j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 1
+        for me in j['meshes']:
+            for p in me['primitives']:
+                a = j['accessors'][p['attributes']['TEXCOORD_0']]
+                uv = view(j, b, a['bufferView'])[a.get('byteOffset', 0):]
+                st = j['bufferViews'][a['bufferView']].get('byteStride', 8)
+                vals = [struct.unpack_from('<2f', uv, k * st) for k in range(a['count'])]
+                mirrored = b''.join(struct.pack('<2f', 1 - u, v) for u, v in vals)
+                b += bytes(-len(b) % 4)
+                j['bufferViews'].append({'buffer': 0, 'byteOffset': len(b), 'byteLength': len(mirrored)})
+                b += mirrored
+                j['accessors'].append({'bufferView': len(j['bufferViews']) - 1, 'componentType': 5126,
+                                       'count': a['count'], 'type': 'VEC2'})
+                p['attributes']['TEXCOORD_1'] = len(j['accessors']) - 1
+        j['buffers'][0]['byteLength'] = len(b)
     if mode == 'slots':  # every texture slot, each its own tiny PNG and sampler (files beside)
         import zlib
         def png(w, h, rgb):
@@ -135,6 +152,24 @@ elif cmd == 'split':
     j['buffers'] = [{'byteLength': len(b), 'uri': 'fox.bin'}]
     open(os.path.join(out, 'fox.bin'), 'wb').write(b)
     open(os.path.join(out, 'fox.gltf'), 'w').write(json.dumps(j))
+elif cmd == 'uv1':  # base colour sampled with texCoord 1; TEXCOORD_1 = (1 - u, v) of TEXCOORD_0 on every primitive
+    def acc(i):
+        a = j['accessors'][i]
+        v = j['bufferViews'][a['bufferView']]
+        st = v.get('byteStride', 8)
+        return [struct.unpack_from('<2f', b, v.get('byteOffset', 0) + a.get('byteOffset', 0) + k * st)
+                for k in range(a['count'])]
+    errs = []
+    t = j['materials'][0].get('pbrMetallicRoughness', {}).get('baseColorTexture', {})
+    if t.get('texCoord') != 1: errs.append('baseColorTexture %s' % t)
+    for me in j['meshes']:
+        for p in me['primitives']:
+            at = p['attributes']
+            if 'TEXCOORD_1' not in at: errs.append('no TEXCOORD_1'); continue
+            if any(abs(u1 - (1 - u0)) > 1e-6 or v1 != v0 for (u0, v0), (u1, v1) in zip(acc(at['TEXCOORD_0']), acc(at['TEXCOORD_1']))):
+                errs.append('TEXCOORD_1 is not the mirrored TEXCOORD_0')
+    print('; '.join(errs) or 'texCoord 1, TEXCOORD_1 as in the file')
+    sys.exit(1 if errs else 0)
 elif cmd == 'slots':  # one line per texture slot of material 0: slot, image sha256, sampler, factors
     m = j['materials'][0]
     pbr = m.get('pbrMetallicRoughness', {})
@@ -229,6 +264,15 @@ sys.exit(1 if bad else 0)
 PYEOF
     then ok; else bad "Fox (every slot) --coarsen changed a texture slot"; fi
     validate_clean "$tmp/slots.glb"
+    # a texture on UV set 1 (TEXCOORD_1 added, base colour texCoord 1): the image, texCoord 1
+    # and TEXCOORD_1 survive a scratch write, no warning, validator clean
+    python3 "$tmp/gl.py" split "$fox" "$tmp/uv1" uv1
+    expect_rc 0 "reweight Fox (UV set 1) --coarsen" "$cli" reweight "$tmp/uv1/fox.gltf" -o "$tmp/uv1.glb" --coarsen
+    [ -s "$tmp/err" ] && bad "Fox (UV set 1) warns: $(cat "$tmp/err")" || ok
+    got=$(python3 "$tmp/gl.py" images "$tmp/uv1.glb")
+    [ "$got" = "Texture image/png ${want##* }" ] && ok || bad "Fox (UV set 1) --coarsen image: '$got'"
+    python3 "$tmp/gl.py" uv1 "$tmp/uv1.glb" > "$tmp/tx" && ok || bad "Fox (UV set 1) --coarsen: $(cat "$tmp/tx")"
+    validate_clean "$tmp/uv1.glb"
     # images the model cannot carry: a warning naming the file and the material, the
     # output untextured and valid (exit 0); the file outside the folder is never read
     for v in outside notpng texcoord; do

@@ -1136,12 +1136,13 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   snprintf(where, sizeof where, "mesh %zu primitive %zu", mi, pi);
   sks_result r;
   const cJSON *attrs;
-  long pos, nrm, uv, tan, idx, mat;
+  long pos, nrm, uv, uv1, tan, idx, mat;
   size_t mode;
   if ((r = js_object(c, pj, "attributes", where, &attrs)) ||
       (r = js_index(c, attrs, "POSITION", where, 1, c->n_accessors, "accessor", &pos)) ||
       (r = js_index(c, attrs, "NORMAL", where, 0, c->n_accessors, "accessor", &nrm)) ||
       (r = js_index(c, attrs, "TEXCOORD_0", where, 0, c->n_accessors, "accessor", &uv)) ||
+      (r = js_index(c, attrs, "TEXCOORD_1", where, 0, c->n_accessors, "accessor", &uv1)) ||
       (r = js_index(c, attrs, "TANGENT", where, 0, c->n_accessors, "accessor", &tan)) ||
       (r = js_index(c, pj, "indices", where, 0, c->n_accessors, "accessor", &idx)) ||
       (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
@@ -1172,6 +1173,15 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
     if (a.count != nv)
       return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
                      where, uv, a.count, nv);
+  }
+  if (uv1 >= 0) {
+    snprintf(usage, sizeof usage, "TEXCOORD_1 of %s", where);
+    if ((r = acc_load_f(c, (size_t)uv1, usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                        "VEC2 of float or integers", &a, &part->uvs1)))
+      return r;
+    if (a.count != nv)
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_1 accessor %ld has %zu elements, POSITION %zu",
+                     where, uv1, a.count, nv);
   }
   if (tan >= 0) {
     snprintf(usage, sizeof usage, "TANGENT of %s", where);
@@ -1739,15 +1749,16 @@ static sks_result texture_info(gl_ctx *c, sks_model *m, const cJSON *ti_json, co
                    textures->count);
   size_t ti = (size_t)v;
   const cJSON *tc = cJSON_GetObjectItemCaseSensitive(ti_json, "texCoord");
-  if (tc && (!js_is_uint(tc, &v) || v != 0))
-    return gl_warn(c, m, "material %zu '%s': %s (texture %zu) is sampled with a texCoord other than 0 "
-                   "(the model carries TEXCOORD_0 only)", i, mname, slot, ti);
+  double set = 0;
+  if (tc && (!js_is_uint(tc, &set) || set > 1))
+    return gl_warn(c, m, "material %zu '%s': %s (texture %zu) is sampled with a texCoord other than 0 or 1 "
+                   "(the model carries TEXCOORD_0 and TEXCOORD_1 only)", i, mname, slot, ti);
   const cJSON *sj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "source");
   if (!js_is_uint(sj, &v) || v >= (double)images->count)
     return gl_warn(c, m, "material %zu '%s': %s: texture %zu has no source image below %zu (an extension's "
                    "image type?)", i, mname, slot, ti, images->count);
   *ii = (size_t)v;
-  ref->tex_coord = 0;
+  ref->tex_coord = (int32_t)set;
   const cJSON *smj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "sampler");
   if (smj) {
     if (!js_is_uint(smj, &v) || v >= (double)samplers->count)
