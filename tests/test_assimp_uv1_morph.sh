@@ -11,7 +11,9 @@
 #     signature): both morph targets with the file's POSITION / NORMAL /
 #     TANGENT deltas, mesh.weights, extras.targetNames, and the base TANGENT
 #     (xyz and the handedness w) as in the file; a variant with named targets
-#     and default weights 0.25 / 0.5 keeps the names and weights.
+#     and default weights 0.25 / 0.5 keeps the names and weights;
+#  4. a skinned FBX's tangents (huesitos.fbx) stay unit and perpendicular to the
+#     normals after the import moves its vertices to the scene root.
 # The Khronos validator reports 0 errors and 0 warnings on every output.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
@@ -206,6 +208,33 @@ EOF
   then ok; else bad "$f.morph: morph targets / tangents not carried"; fi
   validate "$tmp/$f.glb"
 done
+
+# 4. tangents of a skinned FBX (huesitos.fbx: its vertices are moved to the scene root with
+#    the bind matrices, rebase_to_scene_root): TANGENT on the primitive, unit and
+#    perpendicular to NORMAL (|n.t| < 1e-3), w = +-1
+fbx="$models/FBX/huesitos.fbx"
+if [ -f "$fbx" ]; then
+  if "$cli" repair "$fbx" -o "$tmp/huesitos.glb" > /dev/null 2> "$tmp/err"; then ok
+  else bad "repair $fbx: $(cat "$tmp/err")"; fi
+  if python3 - "$tmp/huesitos.glb" "$tmp" << 'EOF'
+import sys; sys.path.insert(0, sys.argv[2]); import glb
+doc, binc = glb.load(sys.argv[1])
+prims = [p for m in doc['meshes'] for p in m['primitives']]
+errs, worst = [], 0.0
+for p in prims:
+    at = p['attributes']
+    if 'TANGENT' not in at or 'NORMAL' not in at: errs.append('no TANGENT / NORMAL'); continue
+    for n, t in zip(glb.acc(doc, binc, at['NORMAL']), glb.acc(doc, binc, at['TANGENT'])):
+        worst = max(worst, abs(sum(x * y for x, y in zip(n, t[:3]))), abs(sum(x * x for x in t[:3]) - 1))
+        if t[3] not in (1.0, -1.0): errs.append('w %g' % t[3]); break
+if worst > 1e-3: errs.append('tangent not unit / perpendicular to the normal: %g' % worst)
+for e in errs: print('  huesitos.glb: ' + e)
+print('  huesitos.glb: %d primitives, worst |n.t| or | |t| - 1 | %.2g' % (len(prims), worst))
+sys.exit(1 if errs or not prims else 0)
+EOF
+  then ok; else bad "huesitos.fbx: tangents not carried"; fi
+  validate "$tmp/huesitos.glb"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
