@@ -42,6 +42,7 @@ static const abi_field k_fields[] = {
   F(sks_material, name), F(sks_material, base_color), F(sks_material, metallic),
   F(sks_material, roughness), F(sks_material, double_sided), F(sks_material, emissive),
   F(sks_material, normal_scale), F(sks_material, occlusion_strength), F(sks_material, textures),
+  F(sks_material, emissive_strength),
   F(sks_texture_ref, image), F(sks_texture_ref, tex_coord), F(sks_texture_ref, mag_filter),
   F(sks_texture_ref, min_filter), F(sks_texture_ref, wrap_s), F(sks_texture_ref, wrap_t),
   F(sks_model, source_path), F(sks_model, skeleton), F(sks_model, skin_count),

@@ -13,7 +13,9 @@
 #     (xyz and the handedness w) as in the file; a variant with named targets
 #     and default weights 0.25 / 0.5 keeps the names and weights;
 #  4. a skinned FBX's tangents (huesitos.fbx) stay unit and perpendicular to the
-#     normals after the import moves its vertices to the scene root.
+#     normals after the import moves its vertices to the scene root;
+#  5. the generated quad with an emission of (2, 1, 0.5): emissiveFactor (1, 0.5,
+#     0.25) and KHR_materials_emissive_strength 2 (listed in extensionsUsed).
 # The Khronos validator reports 0 errors and 0 warnings on every output.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
@@ -235,6 +237,22 @@ EOF
   then ok; else bad "huesitos.fbx: tangents not carried"; fi
   validate "$tmp/huesitos.glb"
 fi
+
+# 5. an emission brighter than 1 keeps its colour through KHR_materials_emissive_strength
+sed 's|<phong><diffuse>|<phong><emission><color>2 1 0.5 1</color></emission><diffuse>|' "$tmp/uv1/quad.dae" > "$tmp/uv1/bright.dae"
+grep -q '<emission>' "$tmp/uv1/bright.dae" || bad "could not make bright.dae"
+if "$cli" repair "$tmp/uv1/bright.dae" -o "$tmp/bright.glb" > /dev/null 2> "$tmp/err"; then ok
+else bad "repair bright.dae: $(cat "$tmp/err")"; fi
+if python3 -c "
+import sys; sys.path.insert(0, '$tmp'); import glb
+doc, b = glb.load('$tmp/bright.glb')
+m = doc['materials'][0]
+es = m.get('extensions', {}).get('KHR_materials_emissive_strength', {}).get('emissiveStrength')
+print('  bright.glb: emissiveFactor %s, emissiveStrength %s, extensionsUsed %s' % (m.get('emissiveFactor'), es, doc.get('extensionsUsed')))
+sys.exit(0 if m.get('emissiveFactor') == [1, 0.5, 0.25] and es == 2 and
+         'KHR_materials_emissive_strength' in doc.get('extensionsUsed', []) else 1)"; then ok
+else bad "bright.dae: emission (2, 1, 0.5) not kept as factor x strength"; fi
+validate "$tmp/bright.glb"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

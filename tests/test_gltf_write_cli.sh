@@ -129,6 +129,8 @@ elif cmd == 'split':
             else:
                 mat[slot] = info
         mat['emissiveFactor'] = [1, 0.5, 0.25]
+        mat['extensions'] = {'KHR_materials_emissive_strength': {'emissiveStrength': 3}}
+        j['extensionsUsed'] = j.get('extensionsUsed', []) + ['KHR_materials_emissive_strength']
         # a normal map needs tangents: unit, perpendicular to each normal, w = +1
         for me in j['meshes']:
             for pr in me['primitives']:
@@ -187,6 +189,8 @@ elif cmd == 'slots':  # one line per texture slot of material 0: slot, image sha
         print(slot, hashlib.sha256(by).hexdigest(), json.dumps(s, sort_keys=True), info.get('texCoord', 0),
               info.get('scale', 1), info.get('strength', 1))
     print('emissiveFactor', m.get('emissiveFactor', [0, 0, 0]))
+    print('emissiveStrength', m.get('extensions', {}).get('KHR_materials_emissive_strength', {}).get('emissiveStrength', 1),
+          'KHR_materials_emissive_strength' in j.get('extensionsUsed', []))
     print('TANGENT', all('TANGENT' in p['attributes'] for me in j['meshes'] for p in me['primitives']))
 EOF
 

@@ -157,6 +157,7 @@ static void make_model(sks_model *m) {
       (sks_texture_ref){.image = 0, .mag_filter = 9728, .min_filter = 9984, .wrap_s = 33071, .wrap_t = 33648};
   m->materials[0].normal_scale = -0.5f;
   m->materials[0].occlusion_strength = 0.75f;
+  m->materials[0].emissive_strength = 2.5f;
   m->materials[0].textures[SKS_TEXTURE_EMISSIVE].image = 0;
   m->materials[0].textures[SKS_TEXTURE_EMISSIVE].tex_coord = 1; /* UV set 1 crosses the wire */
   m->materials[0].emissive[1] = 0.25f;
@@ -251,6 +252,7 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
            fmem_eq(a->materials[i].emissive, b->materials[i].emissive, 12) &&
            fmem_eq(&a->materials[i].normal_scale, &b->materials[i].normal_scale, 4) &&
            fmem_eq(&a->materials[i].occlusion_strength, &b->materials[i].occlusion_strength, 4) &&
+           fmem_eq(&a->materials[i].emissive_strength, &b->materials[i].emissive_strength, 4) &&
            !memcmp(a->materials[i].textures, b->materials[i].textures, sizeof a->materials[i].textures),
        "material %zu", i);
   NE(a->image_count == b->image_count, "image count");
@@ -391,7 +393,7 @@ static void test_wire_material_checks(void) {
       {"material image out of range", 4}, {"material factors", 5}, {"material factors", 6},
       {"material factors", 7}, {"material factors", 8},
       {"morph target count over SKS_MAX_MORPH_TARGETS", 9}, {"morph target attributes / weight", 10},
-      {"morph delta not finite", 11}};
+      {"morph delta not finite", 11}, {"material factors", 12}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     sks_model m;
     make_model(&m);
@@ -410,6 +412,7 @@ static void test_wire_material_checks(void) {
       p->morph_target_count = SKS_MAX_MORPH_TARGETS + 1;
     }
     if (cases[c].kind == 10) m.parts[1].morph_targets[1].default_weight = NAN;
+    if (cases[c].kind == 12) m.materials[0].emissive_strength = NAN;
     if (cases[c].kind == 11) m.parts[1].morph_targets[0].position_deltas[2] = INFINITY;
     if (cases[c].kind == 6) m.materials[0].textures[SKS_TEXTURE_NORMAL].wrap_s = 1234;
     if (cases[c].kind == 7) m.materials[0].emissive[0] = 2.0f;

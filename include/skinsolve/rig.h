@@ -130,10 +130,17 @@ typedef struct sks_material {
   float normal_scale;        /* normalTexture.scale (glTF's default 1) */
   float occlusion_strength;  /* occlusionTexture.strength, 0..1 (default 1) */
   sks_texture_ref textures[SKS_TEXTURE_SLOT_COUNT]; /* by sks_texture_slot; image -1 = none */
+  /* KHR_materials_emissive_strength: the emitted colour is emissive *
+   * emissive_strength, so an emission brighter than 1 keeps its colour in
+   * 0..1 (1 = the extension's default; values <= 1 write no extension). */
+  float emissive_strength;
 } sks_material;
 
-/* glTF's defaults: white, metallic 1, roughness 1, emissive 0, normal scale
- * 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
+/* The largest emissive_strength the loaders and the wire accept. */
+#define SKS_MAX_EMISSIVE_STRENGTH 1e6f
+
+/* glTF's defaults: white, metallic 1, roughness 1, emissive 0 (strength 1),
+ * normal scale 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
  * sampler fields 0). Name and double_sided are zeroed. */
 void sks_material_init(sks_material *mat);
 

@@ -85,7 +85,7 @@ class sks_material(C.Structure):
                 ("roughness", C.c_float), ("double_sided", C.c_int32),
                 ("emissive", C.c_float * 3), ("normal_scale", C.c_float),
                 ("occlusion_strength", C.c_float),
-                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT)]
+                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT), ("emissive_strength", C.c_float)]
 
 
 class sks_track(C.Structure):

@@ -687,6 +687,15 @@ static sks_result import_materials(importer *im) {
       out->double_sided = two != 0;
     if (aiGetMaterialColor(mat, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
       float e[3] = {(float)c.r, (float)c.g, (float)c.b};
+      /* brighter than 1 (FBX: EmissiveColor * EmissiveFactor, an HDR
+       * Collada emission): the colour scaled into 0..1 and the scale as
+       * KHR_materials_emissive_strength */
+      float peak = 0.0f;
+      for (int k = 0; k < 3; ++k) if (isfinite(e[k]) && e[k] > peak) peak = e[k];
+      if (peak > 1.0f && peak <= SKS_MAX_EMISSIVE_STRENGTH) {
+        for (int k = 0; k < 3; ++k) e[k] = isfinite(e[k]) ? e[k] / peak : 0.0f;
+        out->emissive_strength = peak;
+      }
       for (int k = 0; k < 3; ++k) out->emissive[k] = e[k] > 0 ? (e[k] < 1 ? e[k] : 1.0f) : 0.0f;
     }
     r = import_textures(im, i, out, base_dir, &keys);

@@ -935,6 +935,11 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     float ef[3] = {0, 0, 0};
     if ((r = js_floats(c, mj, "emissiveFactor", where, 3, ef))) return r;
     for (int k = 0; k < 3; ++k) mat->emissive[k] = ef[k] >= 0 && ef[k] <= 1 ? ef[k] : 0.0f;
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(mj, "extensions");
+    const cJSON *es = cJSON_IsObject(ext) ? cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_emissive_strength") : NULL;
+    const cJSON *esv = cJSON_IsObject(es) ? cJSON_GetObjectItemCaseSensitive(es, "emissiveStrength") : NULL;
+    if (cJSON_IsNumber(esv) && esv->valuedouble >= 0 && esv->valuedouble <= SKS_MAX_EMISSIVE_STRENGTH)
+      mat->emissive_strength = (float)esv->valuedouble;
     const cJSON *nt = cJSON_GetObjectItemCaseSensitive(mj, "normalTexture");
     const cJSON *ot = cJSON_GetObjectItemCaseSensitive(mj, "occlusionTexture");
     const cJSON *ns = cJSON_IsObject(nt) ? cJSON_GetObjectItemCaseSensitive(nt, "scale") : NULL;

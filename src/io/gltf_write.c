@@ -980,6 +980,7 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     sks_texture_ref *tex = malloc(cap * sizeof *tex), *smp = malloc(cap * sizeof *smp);
     size_t *tex_smp = malloc(cap * sizeof *tex_smp);
     size_t n_tex = 0, n_smp = 0;
+    int uses_emissive_strength = 0;
     if (!tex || !smp || !tex_smp) {
       free(tex); free(smp); free(tex_smp); free(plain);
       s->plain_material = NULL;
@@ -1047,6 +1048,12 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       int emissive = 0;
       for (int e = 0; e < 3; ++e) emissive |= (em[e] = clamp01(mat->emissive[e], 0.0f)) != 0.0f;
       if (emissive) cJSON_AddItemToObject(mj, "emissiveFactor", num_array_f(em, 3));
+      float es = mat->emissive_strength;
+      if (emissive && isfinite(es) && es > 1.0f) { /* an emission brighter than 1 */
+        cJSON *ext = cJSON_AddObjectToObject(cJSON_AddObjectToObject(mj, "extensions"), "KHR_materials_emissive_strength");
+        cJSON_AddItemToObject(ext, "emissiveStrength", num_f(es));
+        uses_emissive_strength = 1;
+      }
       if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
       if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
@@ -1092,6 +1099,9 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       free(image_out);
     }
     free(tex); free(smp); free(tex_smp);
+    if (uses_emissive_strength)
+      cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "extensionsUsed"),
+                           cJSON_CreateString("KHR_materials_emissive_strength"));
   }
 
   free(plain);

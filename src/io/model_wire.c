@@ -11,7 +11,8 @@
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
  *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
  *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
- *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot }
+ *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot,
+ *                   f32 emissive strength }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -137,6 +138,7 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
       put_i32(&b, tr->wrap_s);
       put_i32(&b, tr->wrap_t);
     }
+    put(&b, &m->materials[i].emissive_strength, sizeof(float));
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -359,7 +361,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT + 4, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -386,13 +388,15 @@ static void decode(rbuf *b, sks_model *m) {
       tr->wrap_t = get_i32(b);
       refs_ok &= sks_texture_ref_valid(tr);
     }
+    take(b, &mat->emissive_strength, sizeof(float));
     if (b->r != SKS_OK) break;
     int finite = 1;
     for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
     for (int k = 0; k < 3; ++k) finite &= mat->emissive[k] >= 0 && mat->emissive[k] <= 1;
     if (!finite || !(mat->metallic >= 0 && mat->metallic <= 1) || !(mat->roughness >= 0 && mat->roughness <= 1) ||
         (mat->double_sided != 0 && mat->double_sided != 1) || !refs_ok || !isfinite(mat->normal_scale) ||
-        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1))
+        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1) ||
+        !(mat->emissive_strength >= 0 && mat->emissive_strength <= SKS_MAX_EMISSIVE_STRENGTH))
       bad(b, SKS_ERR_PARSE, "material factors");
   }
   for (size_t i = 0; i < np && b->r == SKS_OK; ++i)
