@@ -1239,6 +1239,80 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   return SKS_OK;
 }
 
+/* A loader warning line for model->warnings ("<file>: <msg>"). */
+static sks_result gl_note(gl_ctx *c, sks_model *m, const char *msg) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s: %s", c->name, msg);
+  size_t n = strlen(line) + 1;
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  m->warnings = w;
+  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(w[m->warning_count++], line, n);
+  return SKS_OK;
+}
+
+/* A primitive's morph targets for a from-scratch write: POSITION / NORMAL /
+ * TANGENT deltas (VEC3 of float or integers, as glTF allows), the mesh's
+ * default weights and extras.targetNames (strings; others unnamed). At most
+ * SKS_MAX_MORPH_TARGETS, the rest left out with a warning. A write from
+ * the kept document keeps the file's targets as they are. */
+static sks_result read_morph_targets(gl_ctx *c, sks_model *m, const cJSON *mj, const cJSON *pj, size_t mi,
+                                     size_t pk, sks_mesh_part *part) {
+  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(pj, "targets");
+  if (!cJSON_IsArray(targets) || !targets->child) return SKS_OK;
+  size_t n = 0;
+  const cJSON *tj;
+  cJSON_ArrayForEach(tj, targets) ++n;
+  sks_result r;
+  if (n > SKS_MAX_MORPH_TARGETS) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "mesh %zu primitive %zu: %zu morph targets, over the limit of %d "
+             "(SKS_MAX_MORPH_TARGETS) — targets %d.. left out of a from-scratch write", mi, pk, n,
+             SKS_MAX_MORPH_TARGETS, SKS_MAX_MORPH_TARGETS);
+    if ((r = gl_note(c, m, msg))) return r;
+    n = SKS_MAX_MORPH_TARGETS;
+  }
+  if (!(part->morph_targets = gl_alloc(c, n, sizeof *part->morph_targets))) return c->status;
+  part->morph_target_count = n;
+  const cJSON *weights = cJSON_GetObjectItemCaseSensitive(mj, "weights");
+  const cJSON *extras = cJSON_GetObjectItemCaseSensitive(mj, "extras");
+  const cJSON *names = cJSON_IsObject(extras) ? cJSON_GetObjectItemCaseSensitive(extras, "targetNames") : NULL;
+  const cJSON *w = cJSON_IsArray(weights) ? weights->child : NULL; /* walked beside the targets */
+  const cJSON *nm = cJSON_IsArray(names) ? names->child : NULL;
+  size_t t = 0;
+  for (tj = targets->child; tj && t < n; tj = tj->next, ++t) {
+    sks_morph_target *mt = &part->morph_targets[t];
+    if (cJSON_IsNumber(w) && isfinite(w->valuedouble) && fabs(w->valuedouble) <= 1e6)
+      mt->default_weight = (float)w->valuedouble;
+    if (cJSON_IsString(nm) && nm->valuestring && *nm->valuestring &&
+        !(mt->name = gl_strdup(c, nm->valuestring)))
+      return c->status;
+    w = w ? w->next : NULL;
+    nm = nm ? nm->next : NULL;
+    char where[96];
+    snprintf(where, sizeof where, "mesh %zu primitive %zu target %zu", mi, pk, t);
+    if (!cJSON_IsObject(tj)) return gl_fail(c, SKS_ERR_PARSE, "%s: not an object", where);
+    static const char *const attrs[3] = {"POSITION", "NORMAL", "TANGENT"};
+    float **dst[3] = {&mt->position_deltas, &mt->normal_deltas, &mt->tangent_deltas};
+    for (int q = 0; q < 3; ++q) {
+      long ai;
+      if ((r = js_index(c, tj, attrs[q], where, 0, c->n_accessors, "accessor", &ai))) return r;
+      if (ai < 0) continue;
+      char usage[128];
+      snprintf(usage, sizeof usage, "%s of %s", attrs[q], where);
+      gl_acc a;
+      if ((r = acc_load_f(c, (size_t)ai, usage, 3, M_FLOAT | M_BYTE | M_SHORT, 0,
+                          "VEC3 of float / byte / short", &a, dst[q])))
+        return r;
+      if (a.count != part->vertex_count)
+        return gl_fail(c, SKS_ERR_PARSE, "%s: %s accessor %ld has %zu elements, POSITION %zu", where, attrs[q], ai,
+                       a.count, part->vertex_count);
+    }
+  }
+  return SKS_OK;
+}
+
 static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   sks_result r;
   /* Pass 1: validate references and count parts. */
@@ -1309,7 +1383,9 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
       else snprintf(name, sizeof name, "mesh_%ld_%zu", mi, pk);
       if (!(part->name = gl_strdup(c, name))) return c->status;
       part->node = c->node_joint[i];
-      if ((r = read_primitive(c, pj, (size_t)mi, pk, si, part))) return r;
+      if ((r = read_primitive(c, pj, (size_t)mi, pk, si, part)) ||
+          (r = read_morph_targets(c, m, mj, pj, (size_t)mi, pk, part)))
+        return r;
     }
   }
   return SKS_OK;
