@@ -15,7 +15,9 @@
 #  4. a skinned FBX's tangents (huesitos.fbx) stay unit and perpendicular to the
 #     normals after the import moves its vertices to the scene root;
 #  5. the generated quad with an emission of (2, 1, 0.5): emissiveFactor (1, 0.5,
-#     0.25) and KHR_materials_emissive_strength 2 (listed in extensionsUsed).
+#     0.25) and KHR_materials_emissive_strength 2 (listed in extensionsUsed);
+#  6. three.js's GLTFLoader shows UV channel 1, the named morph targets with their
+#     influences and emissiveIntensity 2, without a warning (tools/three_attrs.mjs).
 # The Khronos validator reports 0 errors and 0 warnings on every output.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
@@ -253,6 +255,36 @@ sys.exit(0 if m.get('emissiveFactor') == [1, 0.5, 0.25] and es == 2 and
          'KHR_materials_emissive_strength' in doc.get('extensionsUsed', []) else 1)"; then ok
 else bad "bright.dae: emission (2, 1, 0.5) not kept as factor x strength"; fi
 validate "$tmp/bright.glb"
+
+# 6. three.js (GLTFLoader, npm three in tools/node_modules) shows the same: the quad's map on UV
+#    channel 1 with a uv1 attribute, the named cube's morph targets by name with the default
+#    influences, the bright quad's emissive intensity 2; no import warning
+if command -v node > /dev/null && [ -f "$src/tools/node_modules/three/package.json" ]; then
+  for f in quad named bright; do
+    if node "$src/tools/three_attrs.mjs" "$tmp/$f.glb" > "$tmp/three_$f.json" 2> "$tmp/err"; then ok
+    else bad "three.js cannot load $f.glb: $(cat "$tmp/err")"; fi
+  done
+  if python3 - "$tmp" << 'EOF'
+import json, sys
+t = sys.argv[1]
+rows = {f: [json.loads(l) for l in open('%s/three_%s.json' % (t, f))] for f in ('quad', 'named', 'bright')}
+errs = []
+for f, r in rows.items():
+    if r[-1].get('warnings'): errs.append('%s: three.js warns %s' % (f, r[-1]['warnings']))
+q, n, b = rows['quad'][0], rows['named'][0], rows['bright'][0]
+if q['mapChannel'] != 1 or 'uv1' not in q['attributes']: errs.append('quad: map channel %s, attributes %s' % (q['mapChannel'], q['attributes']))
+if n['morphTargets'] != {'thin': 0, 'angle': 1} or n['influences'] != [0.25, 0.5] or 'tangent' not in n['attributes']:
+    errs.append('named: morph targets %s influences %s attributes %s' % (n['morphTargets'], n['influences'], n['attributes']))
+if b['emissiveIntensity'] != 2 or b['emissive'] != [1, 0.5, 0.25]:
+    errs.append('bright: emissive %s intensity %s' % (b['emissive'], b['emissiveIntensity']))
+for e in errs: print('  three.js: ' + e)
+print('  three.js: quad map channel %s; named %s %s; bright intensity %s' % (q['mapChannel'], n['morphTargets'], n['influences'], b['emissiveIntensity']))
+sys.exit(1 if errs else 0)
+EOF
+  then ok; else bad "three.js does not show UV set 1 / morph targets / emissive strength"; fi
+else
+  echo "note: node or npm three not installed (tools/node_modules): three.js check skipped"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
