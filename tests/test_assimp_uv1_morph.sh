@@ -17,7 +17,8 @@
 #  5. the generated quad with an emission of (2, 1, 0.5): emissiveFactor (1, 0.5,
 #     0.25) and KHR_materials_emissive_strength 2 (listed in extensionsUsed);
 #  6. three.js's GLTFLoader shows UV channel 1, the named morph targets with their
-#     influences and emissiveIntensity 2, without a warning (tools/three_attrs.mjs).
+#     influences and emissiveIntensity 2, without a warning (tools/three_attrs.mjs);
+#  7. a generated ASCII FBX blend shape becomes a morph target (deltas, name, weight 0).
 # The Khronos validator reports 0 errors and 0 warnings on every output.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
@@ -255,6 +256,71 @@ sys.exit(0 if m.get('emissiveFactor') == [1, 0.5, 0.25] and es == 2 and
          'KHR_materials_emissive_strength' in doc.get('extensionsUsed', []) else 1)"; then ok
 else bad "bright.dae: emission (2, 1, 0.5) not kept as factor x strength"; fi
 validate "$tmp/bright.glb"
+
+# 7. an FBX blend shape (assimp's ASCII FBX box with a Shape geometry, a BlendShape deformer and a
+#    channel at DeformPercent 30 added): one target 'lift' whose POSITION deltas are the shape's
+#    (control point 0 +10 in z, point 3 +5, the rest 0) on every vertex split from those points,
+#    default weight 0 (Assimp does not give DeformPercent); validator clean
+box="$models/FBX/embedded_ascii/box.FBX"
+if [ -f "$box" ]; then
+  python3 - "$box" "$tmp/blend.fbx" << 'EOF'
+import sys
+s = open(sys.argv[1], encoding='latin-1').read()
+shape = '''	Geometry: 900001, "Geometry::lift", "Shape" {
+		Version: 100
+		Indexes: *2 {
+			a: 0,3
+		}
+		Vertices: *6 {
+			a: 0,0,10,0,0,5
+		}
+		Normals: *6 {
+			a: 0,0,0,0,0,0
+		}
+	}
+	Deformer: 900002, "Deformer::blend", "BlendShape" {
+		Version: 100
+	}
+	Deformer: 900003, "SubDeformer::lift", "BlendShapeChannel" {
+		Version: 100
+		DeformPercent: 30
+		FullWeights: *1 {
+			a: 100
+		}
+	}
+'''
+i = s.index('\tModel: 2672936127584')
+s = s[:i] + shape + s[i:]
+j = s.index('Connections:  {') + len('Connections:  {')
+s = s[:j] + '\n\tC: "OO",900002,2671579482576\n\tC: "OO",900003,900002\n\tC: "OO",900001,900003\n' + s[j:]
+open(sys.argv[2], 'w', encoding='latin-1').write(s)
+EOF
+  if "$cli" repair "$tmp/blend.fbx" -o "$tmp/blend.glb" > /dev/null 2> "$tmp/err"; then ok
+  else bad "repair blend.fbx: $(cat "$tmp/err")"; fi
+  if python3 - "$tmp/blend.glb" "$tmp" << 'EOF'
+import sys; sys.path.insert(0, sys.argv[2]); import glb
+doc, b = glb.load(sys.argv[1])
+errs = []
+m = doc['meshes'][0]; p = m['primitives'][0]
+tg = p.get('targets', [])
+if m.get('extras', {}).get('targetNames') != ['lift'] or m.get('weights') != [0] or len(tg) != 1:
+    errs.append('targetNames %s weights %s, %d targets' % (m.get('extras', {}).get('targetNames'), m.get('weights'), len(tg)))
+else:
+    c = 23.6220474243164
+    moved = 0
+    for q, d in zip(glb.acc(doc, b, p['attributes']['POSITION']), glb.acc(doc, b, tg[0]['POSITION'])):
+        want = [0, 0, 10] if max(abs(q[0] + c), abs(q[1] + c), abs(q[2])) < 1e-3 else \
+               [0, 0, 5] if max(abs(q[0] - c), abs(q[1] - c), abs(q[2])) < 1e-3 else [0, 0, 0]
+        moved += want != [0, 0, 0]
+        if max(abs(x - y) for x, y in zip(d, want)) > 1e-4: errs.append('vertex %s: delta %s, want %s' % (q, d, want))
+    if moved != 6: errs.append('%d vertices on the two moved control points, want 6 (3 faces each)' % moved)
+for e in errs[:5]: print('  blend.glb: ' + e)
+print('  blend.glb: targets %s, weights %s' % (m.get('extras', {}).get('targetNames'), m.get('weights')))
+sys.exit(1 if errs else 0)
+EOF
+  then ok; else bad "blend.fbx: the blend shape is not a morph target"; fi
+  validate "$tmp/blend.glb"
+fi
 
 # 6. three.js (GLTFLoader, npm three in tools/node_modules) shows the same: the quad's map on UV
 #    channel 1 with a uv1 attribute, the named cube's morph targets by name with the default

@@ -968,6 +968,8 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
 }
 
+static int scene_is_from_fbx(const struct aiScene *s);
+
 static int vec_finite(const struct aiVector3D *v) { return isfinite(v->x) && isfinite(v->y) && isfinite(v->z); }
 
 /* The file's tangents as glTF's TANGENT: xyz the tangent, w = +1 or -1 the
@@ -1024,6 +1026,7 @@ static sks_result import_morph_targets(importer *im, unsigned i, const struct ai
     n = SKS_MAX_MORPH_TARGETS;
   }
   size_t nv = p->vertex_count;
+  const int from_fbx = scene_is_from_fbx(im->scene);
   p->morph_targets = calloc(n, sizeof *p->morph_targets);
   if (!p->morph_targets) return oom(im);
   for (unsigned k = 0; k < n && r == SKS_OK; ++k) {
@@ -1034,7 +1037,11 @@ static sks_result import_morph_targets(importer *im, unsigned i, const struct ai
       continue;
     }
     sks_morph_target *mt = &p->morph_targets[p->morph_target_count];
-    mt->default_weight = isfinite(am->mWeight) ? (float)am->mWeight : 0.0f;
+    /* Assimp's FBX reader puts the in-between weight of the shape in its
+     * channel into mWeight (1 for a channel's only shape), not the channel's
+     * DeformPercent, which it does not give: FBX targets start at 0 (the
+     * base mesh, the rest every other path sees). */
+    mt->default_weight = !from_fbx && isfinite(am->mWeight) ? (float)am->mWeight : 0.0f;
     if (am->mName.length && !(mt->name = dup_ai_string(&am->mName))) return oom(im);
     int ok = 1;
     float *pd = mt->position_deltas = malloc(nv * 3 * sizeof(float));
