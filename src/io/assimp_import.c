@@ -1119,22 +1119,15 @@ static sks_result import_mesh(importer *im, unsigned i, size_t part_index, int32
         p->normals[3 * v + 2] = (float)mesh->mNormals[c].z;
       }
     }
-    if (mesh->mTextureCoords[0]) {
-      p->uvs = malloc(nv * 2 * sizeof(float));
-      if (!p->uvs) return oom(im);
+    /* UV sets 0 and 1 (glTF TEXCOORD_0 / _1; set 1 only beside set 0) */
+    float **uv_out[2] = {&p->uvs, &p->uvs1};
+    for (int set = 0; set < 2 && mesh->mTextureCoords[set]; ++set) {
+      float *uv = *uv_out[set] = malloc(nv * 2 * sizeof(float));
+      if (!uv) return oom(im);
       for (size_t v = 0; v < nv; ++v) {
         size_t c = xrep ? xrep[v] : v;
-        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][c].x;
-        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][c].y;
-      }
-    }
-    if (mesh->mTextureCoords[0] && mesh->mTextureCoords[1]) { /* glTF TEXCOORD_1 (needs TEXCOORD_0 first) */
-      p->uvs1 = malloc(nv * 2 * sizeof(float));
-      if (!p->uvs1) return oom(im);
-      for (size_t v = 0; v < nv; ++v) {
-        size_t c = xrep ? xrep[v] : v;
-        p->uvs1[2 * v] = (float)mesh->mTextureCoords[1][c].x;
-        p->uvs1[2 * v + 1] = (float)mesh->mTextureCoords[1][c].y;
+        uv[2 * v] = (float)mesh->mTextureCoords[set][c].x;
+        uv[2 * v + 1] = (float)mesh->mTextureCoords[set][c].y;
       }
     }
   }

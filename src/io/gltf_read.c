@@ -1170,23 +1170,17 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
       return gl_fail(c, SKS_ERR_PARSE, "%s: NORMAL accessor %ld has %zu elements, POSITION %zu", where,
                      nrm, a.count, nv);
   }
-  if (uv >= 0) {
-    snprintf(usage, sizeof usage, "TEXCOORD_0 of %s", where);
-    if ((r = acc_load_f(c, (size_t)uv, usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
-                        "VEC2 of float or integers", &a, &part->uvs)))
+  const long uv_acc[2] = {uv, uv1};
+  float **uv_out[2] = {&part->uvs, &part->uvs1};
+  for (int set = 0; set < 2; ++set) {
+    if (uv_acc[set] < 0) continue;
+    snprintf(usage, sizeof usage, "TEXCOORD_%d of %s", set, where);
+    if ((r = acc_load_f(c, (size_t)uv_acc[set], usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                        "VEC2 of float or integers", &a, uv_out[set])))
       return r;
     if (a.count != nv)
-      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
-                     where, uv, a.count, nv);
-  }
-  if (uv1 >= 0) {
-    snprintf(usage, sizeof usage, "TEXCOORD_1 of %s", where);
-    if ((r = acc_load_f(c, (size_t)uv1, usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
-                        "VEC2 of float or integers", &a, &part->uvs1)))
-      return r;
-    if (a.count != nv)
-      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_1 accessor %ld has %zu elements, POSITION %zu",
-                     where, uv1, a.count, nv);
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_%d accessor %ld has %zu elements, POSITION %zu",
+                     where, set, uv_acc[set], a.count, nv);
   }
   if (tan >= 0) {
     snprintf(usage, sizeof usage, "TANGENT of %s", where);
