@@ -256,6 +256,22 @@ sys.exit(0 if m.get('emissiveFactor') == [1, 0.5, 0.25] and es == 2 and
          'KHR_materials_emissive_strength' in doc.get('extensionsUsed', []) else 1)"; then ok
 else bad "bright.dae: emission (2, 1, 0.5) not kept as factor x strength"; fi
 validate "$tmp/bright.glb"
+# ... and in assimp's 3ds Max PBR FBX, whose emissive is (pi, pi, 0): factor (1, 1, 0), strength pi
+fbx="$models/FBX/maxPbrMaterial_metalRough.fbx"
+if [ -f "$fbx" ]; then
+  if "$cli" repair "$fbx" -o "$tmp/maxpbr.glb" > /dev/null 2> "$tmp/err"; then ok
+  else bad "repair $fbx: $(cat "$tmp/err")"; fi
+  if python3 -c "
+import sys, math; sys.path.insert(0, '$tmp'); import glb
+doc, b = glb.load('$tmp/maxpbr.glb')
+m = doc['materials'][0]
+ef = m.get('emissiveFactor', [0, 0, 0])
+es = m.get('extensions', {}).get('KHR_materials_emissive_strength', {}).get('emissiveStrength', 1)
+print('  maxpbr.glb: emissiveFactor %s, emissiveStrength %s' % (ef, es))
+sys.exit(0 if max(abs(x - y) for x, y in zip(ef, [1, 1, 0])) < 1e-6 and abs(es - math.pi) < 1e-5 else 1)"; then ok
+  else bad "maxPbrMaterial_metalRough.fbx: emissive (pi, pi, 0) not kept as factor x strength"; fi
+  validate "$tmp/maxpbr.glb"
+fi
 
 # 7. an FBX blend shape (assimp's ASCII FBX box with a Shape geometry, a BlendShape deformer and a
 #    channel at DeformPercent 30 added): one target 'lift' whose POSITION deltas are the shape's
