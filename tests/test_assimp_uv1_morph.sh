@@ -18,7 +18,9 @@
 #     0.25) and KHR_materials_emissive_strength 2 (listed in extensionsUsed);
 #  6. three.js's GLTFLoader shows UV channel 1, the named morph targets with their
 #     influences and emissiveIntensity 2, without a warning (tools/three_attrs.mjs);
-#  7. a generated ASCII FBX blend shape becomes a morph target (deltas, name, weight 0).
+#  7. a generated ASCII FBX blend shape becomes a morph target (deltas, name, weight 0);
+#  8. Blender's glTF importer shows the second UV map, the shape keys and the emission
+#     strength (tools/blender_attrs.py).
 # The Khronos validator reports 0 errors and 0 warnings on every output.
 # Arg 1: the skinsolve CLI. Exit 77 when the test models are not installed.
 set -u
@@ -366,6 +368,34 @@ EOF
   then ok; else bad "three.js does not show UV set 1 / morph targets / emissive strength"; fi
 else
   echo "note: node or npm three not installed (tools/node_modules): three.js check skipped"
+fi
+
+# 8. Blender 3.4's glTF importer (headless) shows the same: the quad's texture on the second UV
+#    map, the named cube's shape keys thin 0.25 / angle 0.5, the FBX blend shape's 'lift' at 0,
+#    the bright quad's emission strength 2
+if command -v blender > /dev/null; then
+  blender -b --factory-startup --python "$src/tools/blender_attrs.py" -- "$tmp/quad.glb" "$tmp/named.glb" \
+    "$tmp/bright.glb" $([ -f "$tmp/blend.glb" ] && echo "$tmp/blend.glb") > "$tmp/blender.out" 2>&1
+  if python3 - "$tmp/blender.out" "$([ -f "$tmp/blend.glb" ] && echo 1 || echo 0)" << 'EOF'
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    if line.startswith('ATTRS '):
+        r = json.loads(line[6:]); rows[r['file']] = r
+errs = []
+q, n, b, f = (rows.get(k, {}) for k in ('quad.glb', 'named.glb', 'bright.glb', 'blend.glb'))
+uv = q.get('uv_layers', [])
+if len(uv) != 2 or q.get('texture_uv_map') != uv[1]: errs.append('quad: UV maps %s, texture on %s' % (uv, q.get('texture_uv_map')))
+if n.get('shape_keys') != [['Basis', 0], ['thin', 0.25], ['angle', 0.5]]: errs.append('named: shape keys %s' % n.get('shape_keys'))
+if b.get('emission_strength') != 2: errs.append('bright: emission strength %s' % b.get('emission_strength'))
+if sys.argv[2] == '1' and f.get('shape_keys') != [['Basis', 0], ['lift', 0]]: errs.append('blend: shape keys %s' % f.get('shape_keys'))
+for e in errs: print('  Blender: ' + e)
+print('  Blender: quad texture on %s of %s; named %s; bright emission %s' % (q.get('texture_uv_map'), uv, n.get('shape_keys'), b.get('emission_strength')))
+sys.exit(1 if errs else 0)
+EOF
+  then ok; else bad "Blender does not show UV set 1 / shape keys / emission strength: $(grep -v '^ATTRS' "$tmp/blender.out" | tail -5)"; fi
+else
+  echo "note: blender not installed: Blender check skipped"
 fi
 
 echo "$passed passed, $failed failed"
