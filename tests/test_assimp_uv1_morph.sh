@@ -370,6 +370,15 @@ else
   echo "note: node or npm three not installed (tools/node_modules): three.js check skipped"
 fi
 
+# info --json lists what a part carries: UV sets, tangents, morph target names
+if python3 -c "
+import json, subprocess, sys
+def parts(f): return json.loads(subprocess.run(['$cli', 'info', f, '--json'], capture_output=True, text=True).stdout)['parts']
+q, n = parts('$tmp/uv1/quad.dae')[0], parts('$tmp/mc/named.morph')[0]
+print('  info --json: quad uv_sets %s; named tangents %s, morph_targets %s' % (q['uv_sets'], n['tangents'], n['morph_targets']))
+sys.exit(0 if q['uv_sets'] == 2 and n['tangents'] is True and n['morph_targets'] == ['thin', 'angle'] else 1)"; then ok
+else bad "info --json: uv_sets / tangents / morph_targets"; fi
+
 # 8. Blender 3.4's glTF importer (headless) shows the same: the quad's texture on the second UV
 #    map, the named cube's shape keys thin 0.25 / angle 0.5, the FBX blend shape's 'lift' at 0,
 #    the bright quad's emission strength 2
