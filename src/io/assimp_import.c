@@ -893,18 +893,6 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
   return SKS_OK;
 }
 
-/* Assimp's FBX importer folds the mesh node's global transform G into the
- * offset matrices (FBXConverter: offset = inverse(bone bind world) * G): the
- * bind pose they imply is then inverse(G) * bone world, which has shear when
- * G scales non-uniformly (FBX/animation_with_skeleton.fbx: 0.28 % of D off
- * with T*R*S joints), and the vertices sit in G's frame. Other importers
- * (X, Collada, glTF, MD5...) give offsets that map from the scene root, as
- * glTF's inverse bind matrices do (measured: Testwuson, BCN_Epileptic are in
- * bind pose at rest only WITHOUT G). For FBX we move the part's bind space to
- * the scene root, which is exact for every pose: p' = G p,
- * inverse_bind' = offset * inverse(G), so model * inverse_bind' * p' ==
- * model * offset * p. inverse(inverse_bind') is then the bone's bind world
- * matrix (huesitos.fbx: rest == bind to 1.5e-5 % D, 6.6e3 % D before). */
 /* ginv^T n: a normal under the matrix whose inverse is ginv (not normalised). */
 static sks_vec3 normal_by(const sks_mat4 *ginv, float nx, float ny, float nz) {
   return sks_v3(ginv->m[0] * nx + ginv->m[1] * ny + ginv->m[2] * nz, ginv->m[4] * nx + ginv->m[5] * ny + ginv->m[6] * nz,
@@ -917,6 +905,18 @@ static float det3(const sks_mat4 *g) {
   return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) + m[8] * (m[1] * m[6] - m[5] * m[2]);
 }
 
+/* Assimp's FBX importer folds the mesh node's global transform G into the
+ * offset matrices (FBXConverter: offset = inverse(bone bind world) * G): the
+ * bind pose they imply is then inverse(G) * bone world, which has shear when
+ * G scales non-uniformly (FBX/animation_with_skeleton.fbx: 0.28 % of D off
+ * with T*R*S joints), and the vertices sit in G's frame. Other importers
+ * (X, Collada, glTF, MD5...) give offsets that map from the scene root, as
+ * glTF's inverse bind matrices do (measured: Testwuson, BCN_Epileptic are in
+ * bind pose at rest only WITHOUT G). For FBX we move the part's bind space to
+ * the scene root, which is exact for every pose: p' = G p,
+ * inverse_bind' = offset * inverse(G), so model * inverse_bind' * p' ==
+ * model * offset * p. inverse(inverse_bind') is then the bone's bind world
+ * matrix (huesitos.fbx: rest == bind to 1.5e-5 % D, 6.6e3 % D before). */
 static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   if (p->node < 0 || (size_t)p->node >= im->node_count) return;
   const sks_mat4 *g = &im->globals[p->node];
