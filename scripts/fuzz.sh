@@ -73,7 +73,10 @@ for a in $glbs; do for b in $glbs; do
   cat "$a" "$b" >>"$B/corpus/bake/$n"
 done; done
 assimp_seeds=$(find "$MODELS/X" "$MODELS/Collada" "$MODELS/FBX" -type f -size -100k 2>/dev/null | sort | head -60)
-[ -n "$assimp_seeds" ] && "$B/wire_seeds" "$B/corpus/wire" $assimp_seeds $small_gltf 2>/dev/null
+# a model with morph targets, tangents and (Collada) a second UV set, so the wire's new arrays are seeded
+morph_seeds=$(ls "$MODELS/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf" \
+              "$MODELS/Collada/cube_with_2UVs.DAE" 2>/dev/null)
+[ -n "$assimp_seeds" ] && "$B/wire_seeds" "$B/corpus/wire" $assimp_seeds $morph_seeds $small_gltf 2>/dev/null
 echo "corpus: $(ls "$B/corpus/gltf" | wc -l) glTF, $(ls "$B/corpus/wire" | wc -l) wire, $(ls "$B/corpus/bake" | wc -l) bake pairs"
 
 # ---- runs ----

@@ -891,7 +891,7 @@ static const uint8_t png[69] = { /* a 1x1 RGB PNG (the validator decodes images)
 /* The glTF reader fills the model's images from the base colour textures:
  * a bufferView image and a data: URI image (bytes as in the file, PNG by
  * signature, one image for two materials sharing a texture); an external
- * uri without a folder, a texture without a source, a texCoord other than 0
+ * uri without a folder, a texture without a source, a texCoord other than 0 or 1
  * and bytes that are not PNG / JPEG are warnings naming the file and the
  * material, never errors (the CLI test writes Fox from scratch with it). */
 static void test_read_images(void) {
@@ -913,7 +913,7 @@ static void test_read_images(void) {
       "{\"name\":\"c\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":1}}},"
       "{\"name\":\"d\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":2}}},"
       "{\"name\":\"e\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":3}}},"
-      "{\"name\":\"f\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"texCoord\":1}}},"
+      "{\"name\":\"f\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"texCoord\":2}}},"
       "{\"name\":\"g\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":4}}},"
       "{\"name\":\"h\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":7}}},"
       "{\"name\":\"i\"}]}";
@@ -932,7 +932,7 @@ static void test_read_images(void) {
   }
   const char *warn[5] = {"material 3 'd': image 2: uri 'tex.png' could not be read",
                          "material 4 'e': baseColorTexture: texture 3 has no source image",
-                         "material 5 'f': baseColorTexture (texture 0) is sampled with a texCoord other than 0",
+                         "material 5 'f': baseColorTexture (texture 0) is sampled with a texCoord other than 0 or 1",
                          "material 6 'g': image 3 is not a PNG or JPEG file",
                          "material 7 'h': baseColorTexture.index is not a texture index below 5"};
   CHECK_MSG(m.warning_count == 5, "%zu warnings", m.warning_count);

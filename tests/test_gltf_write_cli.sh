@@ -38,7 +38,8 @@ validate_clean() { # 0 errors and 0 warnings
 # fails unless every material samples an image with baseColorTexture and every primitive has
 # TEXCOORD_0; "split GLB DIR MODE" writes DIR/fox.gltf + fox.bin with the images as a file
 # (MODE file), a data: URI (data), a uri outside DIR (outside), bytes that are not an image
-# (notpng), sampled with texCoord 1 (texcoord), or with every other texture slot added, each its
+# (notpng), sampled with texCoord 2 (texcoord), with a TEXCOORD_1 the texture samples (uv1),
+# or with every other texture slot added, each its
 # own PNG file and sampler (slots); "slots F" prints material 0's texture slots.
 cat > "$tmp/gl.py" << 'EOF'
 import base64, hashlib, json, os, struct, sys
@@ -85,7 +86,23 @@ elif cmd == 'split':
             open(os.path.join(out if mode != 'outside' else os.path.dirname(out), name), 'wb').write(by)
             im['uri'] = ('../' if mode == 'outside' else '') + name
     if mode == 'texcoord':
+        j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 2
+    if mode == 'uv1':  # a second UV set (TEXCOORD_0 mirrored in U) that the texture samples
         j['materials'][0]['pbrMetallicRoughness']['baseColorTexture']['texCoord'] = 1
+        for me in j['meshes']:
+            for p in me['primitives']:
+                a = j['accessors'][p['attributes']['TEXCOORD_0']]
+                uv = view(j, b, a['bufferView'])[a.get('byteOffset', 0):]
+                st = j['bufferViews'][a['bufferView']].get('byteStride', 8)
+                vals = [struct.unpack_from('<2f', uv, k * st) for k in range(a['count'])]
+                mirrored = b''.join(struct.pack('<2f', 1 - u, v) for u, v in vals)
+                b += bytes(-len(b) % 4)
+                j['bufferViews'].append({'buffer': 0, 'byteOffset': len(b), 'byteLength': len(mirrored)})
+                b += mirrored
+                j['accessors'].append({'bufferView': len(j['bufferViews']) - 1, 'componentType': 5126,
+                                       'count': a['count'], 'type': 'VEC2'})
+                p['attributes']['TEXCOORD_1'] = len(j['accessors']) - 1
+        j['buffers'][0]['byteLength'] = len(b)
     if mode == 'slots':  # every texture slot, each its own tiny PNG and sampler (files beside)
         import zlib
         def png(w, h, rgb):
@@ -112,6 +129,8 @@ elif cmd == 'split':
             else:
                 mat[slot] = info
         mat['emissiveFactor'] = [1, 0.5, 0.25]
+        mat['extensions'] = {'KHR_materials_emissive_strength': {'emissiveStrength': 3}}
+        j['extensionsUsed'] = j.get('extensionsUsed', []) + ['KHR_materials_emissive_strength']
         # a normal map needs tangents: unit, perpendicular to each normal, w = +1
         for me in j['meshes']:
             for pr in me['primitives']:
@@ -135,6 +154,24 @@ elif cmd == 'split':
     j['buffers'] = [{'byteLength': len(b), 'uri': 'fox.bin'}]
     open(os.path.join(out, 'fox.bin'), 'wb').write(b)
     open(os.path.join(out, 'fox.gltf'), 'w').write(json.dumps(j))
+elif cmd == 'uv1':  # base colour sampled with texCoord 1; TEXCOORD_1 = (1 - u, v) of TEXCOORD_0 on every primitive
+    def acc(i):
+        a = j['accessors'][i]
+        v = j['bufferViews'][a['bufferView']]
+        st = v.get('byteStride', 8)
+        return [struct.unpack_from('<2f', b, v.get('byteOffset', 0) + a.get('byteOffset', 0) + k * st)
+                for k in range(a['count'])]
+    errs = []
+    t = j['materials'][0].get('pbrMetallicRoughness', {}).get('baseColorTexture', {})
+    if t.get('texCoord') != 1: errs.append('baseColorTexture %s' % t)
+    for me in j['meshes']:
+        for p in me['primitives']:
+            at = p['attributes']
+            if 'TEXCOORD_1' not in at: errs.append('no TEXCOORD_1'); continue
+            if any(abs(u1 - (1 - u0)) > 1e-6 or v1 != v0 for (u0, v0), (u1, v1) in zip(acc(at['TEXCOORD_0']), acc(at['TEXCOORD_1']))):
+                errs.append('TEXCOORD_1 is not the mirrored TEXCOORD_0')
+    print('; '.join(errs) or 'texCoord 1, TEXCOORD_1 as in the file')
+    sys.exit(1 if errs else 0)
 elif cmd == 'slots':  # one line per texture slot of material 0: slot, image sha256, sampler, factors
     m = j['materials'][0]
     pbr = m.get('pbrMetallicRoughness', {})
@@ -152,6 +189,8 @@ elif cmd == 'slots':  # one line per texture slot of material 0: slot, image sha
         print(slot, hashlib.sha256(by).hexdigest(), json.dumps(s, sort_keys=True), info.get('texCoord', 0),
               info.get('scale', 1), info.get('strength', 1))
     print('emissiveFactor', m.get('emissiveFactor', [0, 0, 0]))
+    print('emissiveStrength', m.get('extensions', {}).get('KHR_materials_emissive_strength', {}).get('emissiveStrength', 1),
+          'KHR_materials_emissive_strength' in j.get('extensionsUsed', []))
     print('TANGENT', all('TANGENT' in p['attributes'] for me in j['meshes'] for p in me['primitives']))
 EOF
 
@@ -229,6 +268,15 @@ sys.exit(1 if bad else 0)
 PYEOF
     then ok; else bad "Fox (every slot) --coarsen changed a texture slot"; fi
     validate_clean "$tmp/slots.glb"
+    # a texture on UV set 1 (TEXCOORD_1 added, base colour texCoord 1): the image, texCoord 1
+    # and TEXCOORD_1 survive a scratch write, no warning, validator clean
+    python3 "$tmp/gl.py" split "$fox" "$tmp/uv1" uv1
+    expect_rc 0 "reweight Fox (UV set 1) --coarsen" "$cli" reweight "$tmp/uv1/fox.gltf" -o "$tmp/uv1.glb" --coarsen
+    [ -s "$tmp/err" ] && bad "Fox (UV set 1) warns: $(cat "$tmp/err")" || ok
+    got=$(python3 "$tmp/gl.py" images "$tmp/uv1.glb")
+    [ "$got" = "Texture image/png ${want##* }" ] && ok || bad "Fox (UV set 1) --coarsen image: '$got'"
+    python3 "$tmp/gl.py" uv1 "$tmp/uv1.glb" > "$tmp/tx" && ok || bad "Fox (UV set 1) --coarsen: $(cat "$tmp/tx")"
+    validate_clean "$tmp/uv1.glb"
     # images the model cannot carry: a warning naming the file and the material, the
     # output untextured and valid (exit 0); the file outside the folder is never read
     for v in outside notpng texcoord; do
@@ -265,6 +313,52 @@ if [ -f "$tw" ]; then
   validate "$tmp/tw.glb"
 else
   echo "SKIP part: $tw not found (install assimp-testmodels)"
+fi
+
+# morph targets through a from-scratch write (issue 8): RobotExpressive's Head (3 primitives, 3
+# targets Angry / Surprised / Sad) after `reweight --coarsen` has the same targets, deltas byte for
+# byte, its default weights and targetNames; validator 0 errors, 0 warnings (the input has its own)
+robot="$data/RobotExpressive/RobotExpressive.glb"
+if [ -f "$robot" ] && command -v python3 > /dev/null; then
+  expect_rc 0 "reweight RobotExpressive --coarsen" "$cli" reweight "$robot" -o "$tmp/robot.glb" --coarsen
+  if python3 - "$robot" "$tmp/robot.glb" << 'EOF'
+import json, struct, sys
+def load(f):
+    d = open(f, 'rb').read()
+    n = struct.unpack('<I', d[12:16])[0]
+    return json.loads(d[20:20 + n]), d[20 + n + 8:]
+def acc(j, b, i):
+    a = j['accessors'][i]; v = j['bufferViews'][a['bufferView']]
+    assert a['componentType'] == 5126 and a['type'] == 'VEC3' and 'sparse' not in a
+    o = v.get('byteOffset', 0) + a.get('byteOffset', 0); st = v.get('byteStride', 12)
+    return [b[o + k * st:o + k * st + 12] for k in range(a['count'])]
+def morphs(f):
+    j, b = load(f)
+    out = {}
+    for m in j['meshes']:
+        for k, p in enumerate(m['primitives']):
+            if 'targets' in p:
+                out[(m.get('name'), k)] = (m.get('weights'), m.get('extras', {}).get('targetNames'),
+                                           [{a: acc(j, b, t[a]) for a in t} for t in p['targets']])
+    return out
+a, b = morphs(sys.argv[1]), morphs(sys.argv[2])
+names = lambda d: sorted((k[0], k[1], tuple(v[1] or ())) for k, v in d.items())
+print('  robot.glb: %d primitives with targets (input %d): %s' % (len(b), len(a), sorted(set(k[0] for k in b))))
+errs = []
+if not a: errs.append('the input has no morph targets')
+for k, (w, n, t) in a.items():
+    got = [v for kk, v in b.items() if kk[1] == k[1] and (kk[0] or '').startswith(k[0] or '')]
+    if len(got) != 1: errs.append('%s: %d matches' % (k, len(got))); continue
+    gw, gn, gt = got[0]
+    if gw != w or gn != n: errs.append('%s: weights %s names %s, want %s %s' % (k, gw, gn, w, n))
+    if gt != t: errs.append('%s: target deltas differ' % (k,))
+for e in errs: print('  robot.glb: ' + e)
+sys.exit(1 if errs else 0)
+EOF
+  then ok; else bad "RobotExpressive --coarsen: morph targets not kept"; fi
+  validate_clean "$tmp/robot.glb"
+else
+  echo "SKIP part: $robot or python3 not found (morph targets)"
 fi
 
 echo "$passed passed, $failed failed"

@@ -6,6 +6,7 @@
  * the child is reaped), and the bounds on bake frames. Files are made here. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,20 @@ static void make_model(sks_model *m) {
   p->uvs[5] = 0.5f;
   p->tangents = calloc(12, sizeof(float));
   for (int v = 0; v < 3; ++v) p->tangents[4 * v] = 1.0f, p->tangents[4 * v + 3] = v == 1 ? -1.0f : 1.0f;
+  p->uvs1 = calloc(6, sizeof(float));
+  p->uvs1[3] = 0.75f;
+  /* two morph targets: one named with positions and tangents, one unnamed with normals only */
+  p->morph_target_count = 2;
+  p->morph_targets = calloc(2, sizeof(sks_morph_target));
+  p->morph_targets[0].name = dupstr("smile");
+  p->morph_targets[0].default_weight = 0.25f;
+  p->morph_targets[0].position_deltas = calloc(9, sizeof(float));
+  p->morph_targets[0].position_deltas[4] = -0.5f;
+  p->morph_targets[0].tangent_deltas = calloc(9, sizeof(float));
+  p->morph_targets[0].tangent_deltas[8] = 0.125f;
+  p->morph_targets[1].default_weight = -1.0f;
+  p->morph_targets[1].normal_deltas = calloc(9, sizeof(float));
+  p->morph_targets[1].normal_deltas[0] = 0.5f;
   m->material_count = 1;
   m->materials = calloc(1, sizeof(sks_material));
   sks_material_init(&m->materials[0]);
@@ -142,7 +157,9 @@ static void make_model(sks_model *m) {
       (sks_texture_ref){.image = 0, .mag_filter = 9728, .min_filter = 9984, .wrap_s = 33071, .wrap_t = 33648};
   m->materials[0].normal_scale = -0.5f;
   m->materials[0].occlusion_strength = 0.75f;
+  m->materials[0].emissive_strength = 2.5f;
   m->materials[0].textures[SKS_TEXTURE_EMISSIVE].image = 0;
+  m->materials[0].textures[SKS_TEXTURE_EMISSIVE].tex_coord = 1; /* UV set 1 crosses the wire */
   m->materials[0].emissive[1] = 0.25f;
   static const uint8_t png[12] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3, 4};
   m->image_count = 1;
@@ -206,6 +223,16 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
     NE(!x->normals == !y->normals && !x->uvs == !y->uvs && !x->tangents == !y->tangents,
        "part %zu optional arrays", i);
     NE(!x->tangents || fmem_eq(x->tangents, y->tangents, x->vertex_count * 16), "part %zu tangents", i);
+    NE(!x->uvs1 == !y->uvs1 && (!x->uvs1 || fmem_eq(x->uvs1, y->uvs1, v * 8)), "part %zu uvs1", i);
+    NE(x->morph_target_count == y->morph_target_count, "part %zu morph target count", i);
+    for (size_t t = 0; t < x->morph_target_count && t < y->morph_target_count; ++t) {
+      const sks_morph_target *mx = &x->morph_targets[t], *my = &y->morph_targets[t];
+      NE(str_eq(mx->name, my->name) && mx->default_weight == my->default_weight, "part %zu target %zu name / weight", i, t);
+      const float *dx[3] = {mx->position_deltas, mx->normal_deltas, mx->tangent_deltas};
+      const float *dy[3] = {my->position_deltas, my->normal_deltas, my->tangent_deltas};
+      for (int q = 0; q < 3; ++q)
+        NE(!dx[q] == !dy[q] && (!dx[q] || fmem_eq(dx[q], dy[q], v * 12)), "part %zu target %zu deltas %d", i, t, q);
+    }
     NE(fmem_eq(x->positions, y->positions, v * 12) && (!x->normals || fmem_eq(x->normals, y->normals, v * 12)) &&
            (!x->uvs || fmem_eq(x->uvs, y->uvs, v * 8)) && fmem_eq(x->joints, y->joints, v * k * 2) &&
            fmem_eq(x->weights, y->weights, v * k * 4) && fmem_eq(x->indices, y->indices, x->index_count * 4),
@@ -225,6 +252,7 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
            fmem_eq(a->materials[i].emissive, b->materials[i].emissive, 12) &&
            fmem_eq(&a->materials[i].normal_scale, &b->materials[i].normal_scale, 4) &&
            fmem_eq(&a->materials[i].occlusion_strength, &b->materials[i].occlusion_strength, 4) &&
+           fmem_eq(&a->materials[i].emissive_strength, &b->materials[i].emissive_strength, 4) &&
            !memcmp(a->materials[i].textures, b->materials[i].textures, sizeof a->materials[i].textures),
        "material %zu", i);
   NE(a->image_count == b->image_count, "image count");
@@ -355,14 +383,17 @@ static void test_wire_roundtrip(void) {
   }
 }
 
-/* Material and image fields the decoder must refuse (each a PARSE error
- * naming the file): an image index past the images, a factor outside 0..1,
- * bytes that are not what the mime type says. */
+/* Material, image and morph target fields the decoder must refuse (each a
+ * PARSE error naming the file): an image index past the images, a factor
+ * outside 0..1, bytes that are not what the mime type says, a UV set past 1,
+ * more morph targets than SKS_MAX_MORPH_TARGETS, a non-finite weight or delta. */
 static void test_wire_material_checks(void) {
   struct { const char *what; int kind; } cases[] = {
       {"material image out of range", 0}, {"material factors", 1}, {"image type", 2}, {"image type", 3},
       {"material image out of range", 4}, {"material factors", 5}, {"material factors", 6},
-      {"material factors", 7}, {"material factors", 8}};
+      {"material factors", 7}, {"material factors", 8},
+      {"morph target count over SKS_MAX_MORPH_TARGETS", 9}, {"morph target attributes / weight", 10},
+      {"morph delta not finite", 11}, {"material factors", 12}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     sks_model m;
     make_model(&m);
@@ -371,7 +402,18 @@ static void test_wire_material_checks(void) {
     if (cases[c].kind == 2) m.images[0].data[0] = 'G'; /* "GPNG": not a PNG */
     if (cases[c].kind == 3) { free(m.images[0].mime_type); m.images[0].mime_type = dupstr("image/tga"); }
     if (cases[c].kind == 4) m.materials[0].textures[SKS_TEXTURE_OCCLUSION].image = 1;
-    if (cases[c].kind == 5) m.materials[0].textures[SKS_TEXTURE_NORMAL].tex_coord = 1;
+    if (cases[c].kind == 5) m.materials[0].textures[SKS_TEXTURE_NORMAL].tex_coord = 2;
+    if (cases[c].kind == 9) { /* one target past the cap (the encoder writes what it is given) */
+      sks_mesh_part *p = &m.parts[1];
+      sks_morph_target *mt = realloc(p->morph_targets, (SKS_MAX_MORPH_TARGETS + 1) * sizeof *mt);
+      CHECK(mt != NULL);
+      memset(mt + 2, 0, (SKS_MAX_MORPH_TARGETS - 1) * sizeof *mt);
+      p->morph_targets = mt;
+      p->morph_target_count = SKS_MAX_MORPH_TARGETS + 1;
+    }
+    if (cases[c].kind == 10) m.parts[1].morph_targets[1].default_weight = NAN;
+    if (cases[c].kind == 12) m.materials[0].emissive_strength = NAN;
+    if (cases[c].kind == 11) m.parts[1].morph_targets[0].position_deltas[2] = INFINITY;
     if (cases[c].kind == 6) m.materials[0].textures[SKS_TEXTURE_NORMAL].wrap_s = 1234;
     if (cases[c].kind == 7) m.materials[0].emissive[0] = 2.0f;
     if (cases[c].kind == 8) m.materials[0].occlusion_strength = -1.0f;

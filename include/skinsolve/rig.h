@@ -29,6 +29,22 @@ typedef struct sks_skin {
   sks_mat4 *inverse_bind;   /* joint_count inverse bind matrices */
 } sks_skin;
 
+/* A morph target (glTF's mesh.primitives[].targets[i], Assimp's aiAnimMesh):
+ * per-vertex deltas added to the part's base attributes before skinning,
+ * scaled by the target's weight (base + sum_i w_i * delta_i). */
+typedef struct sks_morph_target {
+  char *name;               /* glTF mesh.extras.targetNames[i]; NULL = unnamed */
+  float default_weight;     /* glTF mesh.weights[i]: the weight without animation */
+  float *position_deltas;   /* 3 * vertex_count, or NULL */
+  float *normal_deltas;     /* 3 * vertex_count, or NULL (written only with the normals) */
+  float *tangent_deltas;    /* 3 * vertex_count (xyz of the tangent), or NULL */
+} sks_morph_target;
+
+/* At most this many morph targets per part: the loaders keep the first
+ * SKS_MAX_MORPH_TARGETS and warn about the rest (a hostile file cannot make
+ * the import allocate targets * vertices without bound). */
+#define SKS_MAX_MORPH_TARGETS 256
+
 /* The seeds' MeshPart: smallest render unit, one material.
  *  - skinned part: skin >= 0, influence_count in 1..8, joints/weights filled;
  *    positions are in bind space (the skin's space): the skinned position is
@@ -62,6 +78,13 @@ typedef struct sks_mesh_part {
    * space, w = +1 or -1 the bitangent's handedness), or NULL. Read from and
    * written to glTF beside the normals (a normal map needs them). */
   float *tangents;
+  /* 2 * vertex_count UVs of the second set (glTF TEXCOORD_1: a texture
+   * whose tex_coord is 1 samples them), or NULL. */
+  float *uvs1;
+  /* Morph targets (blend shapes), in the file's order, at most
+   * SKS_MAX_MORPH_TARGETS. Vertex order is the part's. */
+  size_t morph_target_count;
+  sks_morph_target *morph_targets;
 } sks_mesh_part;
 
 /* A texture image as the file's bytes (glTF core images: PNG or JPEG). */
@@ -73,12 +96,12 @@ typedef struct sks_image {
 } sks_image;
 
 /* A material's use of an image: glTF's textureInfo with its texture's
- * sampler. The model carries one UV set (UV0), so tex_coord is 0 on every
- * texture the loaders fill (a texture on another set is left out with a
- * warning) and the writer refuses any other value. */
+ * sampler. The model carries two UV sets (sks_mesh_part.uvs and .uvs1), so
+ * tex_coord is 0 or 1 (a texture on another set is left out by the loaders
+ * with a warning, and the writer refuses any other value). */
 typedef struct sks_texture_ref {
   int32_t image;       /* index into model images, -1 = none */
-  int32_t tex_coord;   /* UV set sampled: 0 */
+  int32_t tex_coord;   /* UV set sampled: 0 (uvs) or 1 (uvs1) */
   int32_t mag_filter;  /* glTF sampler enums: 9728 NEAREST, 9729 LINEAR; 0 = unset */
   int32_t min_filter;  /* 9728, 9729, 9984..9987 (the *_MIPMAP_* filters); 0 = unset */
   int32_t wrap_s;      /* 33071 CLAMP_TO_EDGE, 33648 MIRRORED_REPEAT, 10497 REPEAT; 0 = REPEAT */
@@ -107,14 +130,21 @@ typedef struct sks_material {
   float normal_scale;        /* normalTexture.scale (glTF's default 1) */
   float occlusion_strength;  /* occlusionTexture.strength, 0..1 (default 1) */
   sks_texture_ref textures[SKS_TEXTURE_SLOT_COUNT]; /* by sks_texture_slot; image -1 = none */
+  /* KHR_materials_emissive_strength: the emitted colour is emissive *
+   * emissive_strength, so an emission brighter than 1 keeps its colour in
+   * 0..1 (1 = the extension's default; values <= 1 write no extension). */
+  float emissive_strength;
 } sks_material;
 
-/* glTF's defaults: white, metallic 1, roughness 1, emissive 0, normal scale
- * 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
+/* The largest emissive_strength the loaders and the wire accept. */
+#define SKS_MAX_EMISSIVE_STRENGTH 1e6f
+
+/* glTF's defaults: white, metallic 1, roughness 1, emissive 0 (strength 1),
+ * normal scale 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
  * sampler fields 0). Name and double_sided are zeroed. */
 void sks_material_init(sks_material *mat);
 
-/* 1 when image >= -1, tex_coord is 0 and every sampler field is 0 or one of
+/* 1 when image >= -1, tex_coord is 0 or 1 and every sampler field is 0 or one of
  * the glTF enums listed above for it. */
 int sks_texture_ref_valid(const sks_texture_ref *ref);
 

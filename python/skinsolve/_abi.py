@@ -50,6 +50,11 @@ class sks_skin(C.Structure):
                 ("inverse_bind", C.POINTER(sks_mat4))]
 
 
+class sks_morph_target(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("default_weight", C.c_float), ("position_deltas", c_float_p),
+                ("normal_deltas", c_float_p), ("tangent_deltas", c_float_p)]
+
+
 class sks_mesh_part(C.Structure):
     _fields_ = [("name", C.c_char_p), ("material", C.c_int32), ("skin", C.c_int32),
                 ("node", C.c_int32), ("vertex_count", c_size), ("positions", c_float_p),
@@ -57,7 +62,8 @@ class sks_mesh_part(C.Structure):
                 ("joints", c_uint16_p), ("weights", c_float_p), ("index_count", c_size),
                 ("indices", c_uint32_p), ("dropped_influence_vertices", c_size),
                 ("first_dropped_influence_vertex", c_size), ("file_max_influences", C.c_uint32),
-                ("tangents", c_float_p)]
+                ("tangents", c_float_p), ("uvs1", c_float_p), ("morph_target_count", c_size),
+                ("morph_targets", C.POINTER(sks_morph_target))]
 
 
 class sks_image(C.Structure):
@@ -79,7 +85,7 @@ class sks_material(C.Structure):
                 ("roughness", C.c_float), ("double_sided", C.c_int32),
                 ("emissive", C.c_float * 3), ("normal_scale", C.c_float),
                 ("occlusion_strength", C.c_float),
-                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT)]
+                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT), ("emissive_strength", C.c_float)]
 
 
 class sks_track(C.Structure):
@@ -217,7 +223,7 @@ class sks_report_plan(C.Structure):
 
 
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,
-           sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
+           sks_morph_target, sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
            sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input,

@@ -196,6 +196,11 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
     cJSON_AddNumberToObject(o, "node", p->node);
     cJSON_AddNumberToObject(o, "material", p->material);
     cJSON_AddNumberToObject(o, "influence_slots", p->influence_count);
+    cJSON_AddNumberToObject(o, "uv_sets", p->uvs ? (p->uvs1 ? 2 : 1) : 0);
+    cJSON_AddBoolToObject(o, "tangents", p->tangents != NULL);
+    cJSON *mt = cJSON_AddArrayToObject(o, "morph_targets"); /* names ("" = unnamed), file order */
+    for (size_t t = 0; p->morph_targets && t < p->morph_target_count; ++t)
+      cJSON_AddItemToArray(mt, cJSON_CreateString(name_or(p->morph_targets[t].name, "")));
     size_t hist[SKS_MAX_INFLUENCES + 1];
     influence_histogram(p, hist);
     cJSON *h = cJSON_AddArrayToObject(o, "influence_histogram");

@@ -493,18 +493,19 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
   sks_texture_ref ref = {.image = -1, .mag_filter = 9729 /* LINEAR */, .min_filter = 9987 /* LINEAR_MIPMAP_LINEAR */,
                          .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
   /* Assimp's UV index is only meaningful where a mesh with this material
-   * has that many UV sets (Collada exporters name one set "CHANNEL1"):
-   * left out only when it picks a set other than the one the model keeps. */
-  int other_set = 0;
+   * has that many UV sets (Collada exporters name one set "CHANNEL1"): set 1
+   * is sks_mesh_part.uvs1 (glTF TEXCOORD_1), a texture is left out only when
+   * it picks a set past the two the model keeps. */
+  int has_set = 0;
   for (unsigned k = 0; uv != 0 && uv < AI_MAX_NUMBER_OF_TEXTURECOORDS && k < s->mNumMeshes; ++k)
-    other_set |= s->mMeshes[k] && s->mMeshes[k]->mMaterialIndex == mi && s->mMeshes[k]->mTextureCoords[uv];
-  if (uv >= AI_MAX_NUMBER_OF_TEXTURECOORDS) other_set = 1;
-  if (other_set) {
-    r = add_warning(im, "%s: material %u '%s': %s texture '%s' uses UV set %u (the model carries UV set 0 only) "
+    has_set |= s->mMeshes[k] && s->mMeshes[k]->mMaterialIndex == mi && s->mMeshes[k]->mTextureCoords[uv];
+  if (uv >= AI_MAX_NUMBER_OF_TEXTURECOORDS || (has_set && uv > 1)) {
+    r = add_warning(im, "%s: material %u '%s': %s texture '%s' uses UV set %u (the model carries UV sets 0 and 1) "
                         "— left out", im->path, mi, label, slot_name, tex, uv);
     free(tex);
     return r;
   }
+  if (has_set && uv == 1) ref.tex_coord = 1;
   int emb = embedded_texture_index(s, tex);
   char key[32], why[512] = "";
   uint8_t *data = NULL;
@@ -686,6 +687,15 @@ static sks_result import_materials(importer *im) {
       out->double_sided = two != 0;
     if (aiGetMaterialColor(mat, AI_MATKEY_COLOR_EMISSIVE, &c) == aiReturn_SUCCESS) {
       float e[3] = {(float)c.r, (float)c.g, (float)c.b};
+      /* brighter than 1 (FBX: EmissiveColor * EmissiveFactor, an HDR
+       * Collada emission): the colour scaled into 0..1 and the scale as
+       * KHR_materials_emissive_strength */
+      float peak = 0.0f;
+      for (int k = 0; k < 3; ++k) if (isfinite(e[k]) && e[k] > peak) peak = e[k];
+      if (peak > 1.0f && peak <= SKS_MAX_EMISSIVE_STRENGTH) {
+        for (int k = 0; k < 3; ++k) e[k] = isfinite(e[k]) ? e[k] / peak : 0.0f;
+        out->emissive_strength = peak;
+      }
       for (int k = 0; k < 3; ++k) out->emissive[k] = e[k] > 0 ? (e[k] < 1 ? e[k] : 1.0f) : 0.0f;
     }
     r = import_textures(im, i, out, base_dir, &keys);
@@ -883,6 +893,18 @@ static sks_result import_skin(importer *im, unsigned mi, const struct aiMesh *me
   return SKS_OK;
 }
 
+/* ginv^T n: a normal under the matrix whose inverse is ginv (not normalised). */
+static sks_vec3 normal_by(const sks_mat4 *ginv, float nx, float ny, float nz) {
+  return sks_v3(ginv->m[0] * nx + ginv->m[1] * ny + ginv->m[2] * nz, ginv->m[4] * nx + ginv->m[5] * ny + ginv->m[6] * nz,
+                ginv->m[8] * nx + ginv->m[9] * ny + ginv->m[10] * nz);
+}
+
+/* Determinant of the upper-left 3x3 (negative: the matrix mirrors). */
+static float det3(const sks_mat4 *g) {
+  const float *m = g->m;
+  return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) + m[8] * (m[1] * m[6] - m[5] * m[2]);
+}
+
 /* Assimp's FBX importer folds the mesh node's global transform G into the
  * offset matrices (FBXConverter: offset = inverse(bone bind world) * G): the
  * bind pose they imply is then inverse(G) * bone world, which has shear when
@@ -902,6 +924,35 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   int identity = 1;
   for (int i = 0; i < 16; ++i) if (g->m[i] != id.m[i]) identity = 0;
   if (identity || !sks_m4_inverse(g, &ginv)) return;
+  /* Morph deltas first (a normal delta needs the base normal before it
+   * moves): positions and tangents are directions under g; a normal delta
+   * is the difference of the two transformed, normalised normals. */
+  for (size_t t = 0; t < p->morph_target_count; ++t) {
+    sks_morph_target *mt = &p->morph_targets[t];
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      float *d[2] = {mt->position_deltas, mt->tangent_deltas};
+      for (int q = 0; q < 2; ++q) {
+        if (!d[q]) continue;
+        sks_vec3 x = sks_m4_vector(g, sks_v3(d[q][3 * v], d[q][3 * v + 1], d[q][3 * v + 2]));
+        d[q][3 * v] = x.x; d[q][3 * v + 1] = x.y; d[q][3 * v + 2] = x.z;
+      }
+      if (mt->normal_deltas && p->normals) {
+        float *dn = &mt->normal_deltas[3 * v];
+        const float *n0 = &p->normals[3 * v];
+        sks_vec3 a = sks_v3_normalize(normal_by(&ginv, n0[0], n0[1], n0[2]));
+        sks_vec3 b = sks_v3_normalize(normal_by(&ginv, n0[0] + dn[0], n0[1] + dn[1], n0[2] + dn[2]));
+        dn[0] = b.x - a.x; dn[1] = b.y - a.y; dn[2] = b.z - a.z;
+      }
+    }
+  }
+  if (p->tangents) { /* directions under g; a mirroring g flips the handedness */
+    float w = det3(g) < 0.0f ? -1.0f : 1.0f;
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      float *q = &p->tangents[4 * v];
+      sks_vec3 x = sks_v3_normalize(sks_m4_vector(g, sks_v3(q[0], q[1], q[2])));
+      q[0] = x.x; q[1] = x.y; q[2] = x.z; q[3] *= w;
+    }
+  }
   for (size_t v = 0; v < p->vertex_count; ++v) {
     sks_vec3 x = sks_m4_point(g, sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]));
     p->positions[3 * v] = x.x; p->positions[3 * v + 1] = x.y; p->positions[3 * v + 2] = x.z;
@@ -909,16 +960,125 @@ static void rebase_to_scene_root(importer *im, sks_mesh_part *p) {
   if (p->normals) {
     /* Normals go by the inverse transpose: n' = normalize(ginv^T n). */
     for (size_t v = 0; v < p->vertex_count; ++v) {
-      float nx = p->normals[3 * v], ny = p->normals[3 * v + 1], nz = p->normals[3 * v + 2];
-      sks_vec3 n = sks_v3(ginv.m[0] * nx + ginv.m[1] * ny + ginv.m[2] * nz,
-                          ginv.m[4] * nx + ginv.m[5] * ny + ginv.m[6] * nz,
-                          ginv.m[8] * nx + ginv.m[9] * ny + ginv.m[10] * nz);
-      n = sks_v3_normalize(n);
+      sks_vec3 n = sks_v3_normalize(normal_by(&ginv, p->normals[3 * v], p->normals[3 * v + 1], p->normals[3 * v + 2]));
       p->normals[3 * v] = n.x; p->normals[3 * v + 1] = n.y; p->normals[3 * v + 2] = n.z;
     }
   }
   sks_skin *skin = &im->model->skins[p->skin];
   for (size_t j = 0; j < skin->joint_count; ++j) skin->inverse_bind[j] = sks_m4_mul(&skin->inverse_bind[j], &ginv);
+}
+
+static int scene_is_from_fbx(const struct aiScene *s);
+
+static int vec_finite(const struct aiVector3D *v) { return isfinite(v->x) && isfinite(v->y) && isfinite(v->z); }
+
+/* The file's tangents as glTF's TANGENT: xyz the tangent, w = +1 or -1 the
+ * handedness, sign(dot(cross(n, t), b)) with Assimp's bitangent b (glTF
+ * derives the bitangent as cross(n, t) * w). Kept only with the normals and
+ * when every tangent is finite and non-zero, else left out with a warning
+ * (a part either has a tangent space or not). */
+static sks_result import_tangents(importer *im, unsigned i, const struct aiMesh *mesh, sks_mesh_part *p,
+                                  const uint32_t *xrep) {
+  if (!mesh->mTangents || !p->normals) return SKS_OK;
+  size_t nv = p->vertex_count;
+  for (size_t v = 0; v < nv; ++v) {
+    size_t c = xrep ? xrep[v] : v;
+    const struct aiVector3D *t = &mesh->mTangents[c];
+    if (!vec_finite(t) || (double)t->x * t->x + (double)t->y * t->y + (double)t->z * t->z < 1e-24)
+      return add_warning(im, "%s: mesh %u '%s', vertex %zu: tangent (%g, %g, %g) is not a direction — the "
+                             "part's tangents are left out", im->path, i, p->name, v, (double)t->x,
+                         (double)t->y, (double)t->z);
+  }
+  p->tangents = malloc(nv * 4 * sizeof(float));
+  if (!p->tangents) return oom(im);
+  for (size_t v = 0; v < nv; ++v) {
+    size_t c = xrep ? xrep[v] : v;
+    const struct aiVector3D *t = &mesh->mTangents[c];
+    sks_vec3 n = sks_v3(p->normals[3 * v], p->normals[3 * v + 1], p->normals[3 * v + 2]);
+    sks_vec3 tv = sks_v3((float)t->x, (float)t->y, (float)t->z);
+    float w = 1.0f;
+    if (mesh->mBitangents && vec_finite(&mesh->mBitangents[c])) {
+      const struct aiVector3D *b = &mesh->mBitangents[c];
+      sks_vec3 nt = sks_v3_cross(n, tv);
+      if (nt.x * (float)b->x + nt.y * (float)b->y + nt.z * (float)b->z < 0.0f) w = -1.0f;
+    }
+    p->tangents[4 * v] = tv.x; p->tangents[4 * v + 1] = tv.y; p->tangents[4 * v + 2] = tv.z;
+    p->tangents[4 * v + 3] = w;
+  }
+  return SKS_OK;
+}
+
+/* Assimp's anim meshes as morph targets. Assimp gives each target's
+ * attributes whole (aiCreateAnimMesh copies the base, FBX blend shapes and
+ * glTF targets are added to it), so a delta is target - base. At most
+ * SKS_MAX_MORPH_TARGETS; a target with another vertex count or a
+ * non-finite value is left out with a warning. */
+static sks_result import_morph_targets(importer *im, unsigned i, const struct aiMesh *mesh, sks_mesh_part *p,
+                                       const uint32_t *xrep) {
+  unsigned n = mesh->mNumAnimMeshes;
+  if (!n || !mesh->mAnimMeshes) return SKS_OK;
+  sks_result r = SKS_OK;
+  if (n > SKS_MAX_MORPH_TARGETS) {
+    r = add_warning(im, "%s: mesh %u '%s': %u morph targets, over the limit of %d (SKS_MAX_MORPH_TARGETS) — "
+                        "targets %d.. left out", im->path, i, p->name, n, SKS_MAX_MORPH_TARGETS,
+                    SKS_MAX_MORPH_TARGETS);
+    if (r != SKS_OK) return r;
+    n = SKS_MAX_MORPH_TARGETS;
+  }
+  size_t nv = p->vertex_count;
+  const int from_fbx = scene_is_from_fbx(im->scene);
+  p->morph_targets = calloc(n, sizeof *p->morph_targets);
+  if (!p->morph_targets) return oom(im);
+  for (unsigned k = 0; k < n && r == SKS_OK; ++k) {
+    const struct aiAnimMesh *am = mesh->mAnimMeshes[k];
+    if (!am || am->mNumVertices != mesh->mNumVertices || !am->mVertices) {
+      r = add_warning(im, "%s: mesh %u '%s': morph target %u has %u vertices (the mesh %u) or no positions — "
+                          "left out", im->path, i, p->name, k, am ? am->mNumVertices : 0u, mesh->mNumVertices);
+      continue;
+    }
+    sks_morph_target *mt = &p->morph_targets[p->morph_target_count];
+    /* Assimp's FBX reader puts the in-between weight of the shape in its
+     * channel into mWeight (1 for a channel's only shape), not the channel's
+     * DeformPercent, which it does not give: FBX targets start at 0 (the
+     * base mesh, the rest every other path sees). */
+    mt->default_weight = !from_fbx && isfinite(am->mWeight) ? (float)am->mWeight : 0.0f;
+    if (am->mName.length && !(mt->name = dup_ai_string(&am->mName))) return oom(im);
+    int ok = 1;
+    float *pd = mt->position_deltas = malloc(nv * 3 * sizeof(float));
+    if (!pd) return oom(im);
+    for (size_t v = 0; v < nv && ok; ++v) {
+      size_t c = xrep ? xrep[v] : v;
+      pd[3 * v] = (float)(am->mVertices[c].x - mesh->mVertices[c].x);
+      pd[3 * v + 1] = (float)(am->mVertices[c].y - mesh->mVertices[c].y);
+      pd[3 * v + 2] = (float)(am->mVertices[c].z - mesh->mVertices[c].z);
+      ok = isfinite(pd[3 * v]) && isfinite(pd[3 * v + 1]) && isfinite(pd[3 * v + 2]);
+    }
+    const struct aiVector3D *src[2] = {am->mNormals, am->mTangents};
+    const struct aiVector3D *base[2] = {p->normals ? mesh->mNormals : NULL, p->tangents ? mesh->mTangents : NULL};
+    float **dst[2] = {&mt->normal_deltas, &mt->tangent_deltas};
+    for (int q = 0; q < 2 && ok; ++q) {
+      if (!src[q] || !base[q]) continue;
+      float *d = *dst[q] = malloc(nv * 3 * sizeof(float));
+      if (!d) return oom(im);
+      for (size_t v = 0; v < nv && ok; ++v) {
+        size_t c = xrep ? xrep[v] : v;
+        d[3 * v] = (float)(src[q][c].x - base[q][c].x);
+        d[3 * v + 1] = (float)(src[q][c].y - base[q][c].y);
+        d[3 * v + 2] = (float)(src[q][c].z - base[q][c].z);
+        ok = isfinite(d[3 * v]) && isfinite(d[3 * v + 1]) && isfinite(d[3 * v + 2]);
+      }
+    }
+    if (!ok) {
+      free(mt->name); free(mt->position_deltas); free(mt->normal_deltas); free(mt->tangent_deltas);
+      memset(mt, 0, sizeof *mt);
+      r = add_warning(im, "%s: mesh %u '%s': morph target %u has a non-finite value — left out", im->path, i,
+                      p->name, k);
+      continue;
+    }
+    ++p->morph_target_count;
+  }
+  if (r == SKS_OK && !p->morph_target_count) { free(p->morph_targets); p->morph_targets = NULL; }
+  return r;
 }
 
 static sks_result import_mesh(importer *im, unsigned i, size_t part_index, int32_t node) {
@@ -959,17 +1119,21 @@ static sks_result import_mesh(importer *im, unsigned i, size_t part_index, int32
         p->normals[3 * v + 2] = (float)mesh->mNormals[c].z;
       }
     }
-    if (mesh->mTextureCoords[0]) {
-      p->uvs = malloc(nv * 2 * sizeof(float));
-      if (!p->uvs) return oom(im);
+    /* UV sets 0 and 1 (glTF TEXCOORD_0 / _1; set 1 only beside set 0) */
+    float **uv_out[2] = {&p->uvs, &p->uvs1};
+    for (int set = 0; set < 2 && mesh->mTextureCoords[set]; ++set) {
+      float *uv = *uv_out[set] = malloc(nv * 2 * sizeof(float));
+      if (!uv) return oom(im);
       for (size_t v = 0; v < nv; ++v) {
         size_t c = xrep ? xrep[v] : v;
-        p->uvs[2 * v] = (float)mesh->mTextureCoords[0][c].x;
-        p->uvs[2 * v + 1] = (float)mesh->mTextureCoords[0][c].y;
+        uv[2 * v] = (float)mesh->mTextureCoords[set][c].x;
+        uv[2 * v + 1] = (float)mesh->mTextureCoords[set][c].y;
       }
     }
   }
   sks_result r = import_indices(im, i, mesh, p);
+  if (r == SKS_OK && nv) r = import_tangents(im, i, mesh, p, xrep);
+  if (r == SKS_OK && nv) r = import_morph_targets(im, i, mesh, p, xrep);
   if (r != SKS_OK) return r;
   if (mesh->mNumBones) {
     if ((r = import_skin(im, i, mesh, p)) != SKS_OK) return r;

@@ -935,6 +935,11 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
     float ef[3] = {0, 0, 0};
     if ((r = js_floats(c, mj, "emissiveFactor", where, 3, ef))) return r;
     for (int k = 0; k < 3; ++k) mat->emissive[k] = ef[k] >= 0 && ef[k] <= 1 ? ef[k] : 0.0f;
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(mj, "extensions");
+    const cJSON *es = cJSON_IsObject(ext) ? cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_emissive_strength") : NULL;
+    const cJSON *esv = cJSON_IsObject(es) ? cJSON_GetObjectItemCaseSensitive(es, "emissiveStrength") : NULL;
+    if (cJSON_IsNumber(esv) && esv->valuedouble >= 0 && esv->valuedouble <= SKS_MAX_EMISSIVE_STRENGTH)
+      mat->emissive_strength = (float)esv->valuedouble;
     const cJSON *nt = cJSON_GetObjectItemCaseSensitive(mj, "normalTexture");
     const cJSON *ot = cJSON_GetObjectItemCaseSensitive(mj, "occlusionTexture");
     const cJSON *ns = cJSON_IsObject(nt) ? cJSON_GetObjectItemCaseSensitive(nt, "scale") : NULL;
@@ -1136,12 +1141,13 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   snprintf(where, sizeof where, "mesh %zu primitive %zu", mi, pi);
   sks_result r;
   const cJSON *attrs;
-  long pos, nrm, uv, tan, idx, mat;
+  long pos, nrm, uv, uv1, tan, idx, mat;
   size_t mode;
   if ((r = js_object(c, pj, "attributes", where, &attrs)) ||
       (r = js_index(c, attrs, "POSITION", where, 1, c->n_accessors, "accessor", &pos)) ||
       (r = js_index(c, attrs, "NORMAL", where, 0, c->n_accessors, "accessor", &nrm)) ||
       (r = js_index(c, attrs, "TEXCOORD_0", where, 0, c->n_accessors, "accessor", &uv)) ||
+      (r = js_index(c, attrs, "TEXCOORD_1", where, 0, c->n_accessors, "accessor", &uv1)) ||
       (r = js_index(c, attrs, "TANGENT", where, 0, c->n_accessors, "accessor", &tan)) ||
       (r = js_index(c, pj, "indices", where, 0, c->n_accessors, "accessor", &idx)) ||
       (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
@@ -1164,14 +1170,17 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
       return gl_fail(c, SKS_ERR_PARSE, "%s: NORMAL accessor %ld has %zu elements, POSITION %zu", where,
                      nrm, a.count, nv);
   }
-  if (uv >= 0) {
-    snprintf(usage, sizeof usage, "TEXCOORD_0 of %s", where);
-    if ((r = acc_load_f(c, (size_t)uv, usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
-                        "VEC2 of float or integers", &a, &part->uvs)))
+  const long uv_acc[2] = {uv, uv1};
+  float **uv_out[2] = {&part->uvs, &part->uvs1};
+  for (int set = 0; set < 2; ++set) {
+    if (uv_acc[set] < 0) continue;
+    snprintf(usage, sizeof usage, "TEXCOORD_%d of %s", set, where);
+    if ((r = acc_load_f(c, (size_t)uv_acc[set], usage, 2, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT, 0,
+                        "VEC2 of float or integers", &a, uv_out[set])))
       return r;
     if (a.count != nv)
-      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_0 accessor %ld has %zu elements, POSITION %zu",
-                     where, uv, a.count, nv);
+      return gl_fail(c, SKS_ERR_PARSE, "%s: TEXCOORD_%d accessor %ld has %zu elements, POSITION %zu",
+                     where, set, uv_acc[set], a.count, nv);
   }
   if (tan >= 0) {
     snprintf(usage, sizeof usage, "TANGENT of %s", where);
@@ -1220,6 +1229,80 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
     if (nv > UINT32_MAX) return gl_fail(c, SKS_ERR_UNSUPPORTED, "%s: too many vertices", where);
     part->index_count = n;
     for (size_t i = 0; i < n; ++i) part->indices[i] = (uint32_t)i;
+  }
+  return SKS_OK;
+}
+
+/* A loader warning line for model->warnings ("<file>: <msg>"). */
+static sks_result gl_note(gl_ctx *c, sks_model *m, const char *msg) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s: %s", c->name, msg);
+  size_t n = strlen(line) + 1;
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  m->warnings = w;
+  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(w[m->warning_count++], line, n);
+  return SKS_OK;
+}
+
+/* A primitive's morph targets for a from-scratch write: POSITION / NORMAL /
+ * TANGENT deltas (VEC3 of float or integers, as glTF allows), the mesh's
+ * default weights and extras.targetNames (strings; others unnamed). At most
+ * SKS_MAX_MORPH_TARGETS, the rest left out with a warning. A write from
+ * the kept document keeps the file's targets as they are. */
+static sks_result read_morph_targets(gl_ctx *c, sks_model *m, const cJSON *mj, const cJSON *pj, size_t mi,
+                                     size_t pk, sks_mesh_part *part) {
+  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(pj, "targets");
+  if (!cJSON_IsArray(targets) || !targets->child) return SKS_OK;
+  size_t n = 0;
+  const cJSON *tj;
+  cJSON_ArrayForEach(tj, targets) ++n;
+  sks_result r;
+  if (n > SKS_MAX_MORPH_TARGETS) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "mesh %zu primitive %zu: %zu morph targets, over the limit of %d "
+             "(SKS_MAX_MORPH_TARGETS) — targets %d.. left out of a from-scratch write", mi, pk, n,
+             SKS_MAX_MORPH_TARGETS, SKS_MAX_MORPH_TARGETS);
+    if ((r = gl_note(c, m, msg))) return r;
+    n = SKS_MAX_MORPH_TARGETS;
+  }
+  if (!(part->morph_targets = gl_alloc(c, n, sizeof *part->morph_targets))) return c->status;
+  part->morph_target_count = n;
+  const cJSON *weights = cJSON_GetObjectItemCaseSensitive(mj, "weights");
+  const cJSON *extras = cJSON_GetObjectItemCaseSensitive(mj, "extras");
+  const cJSON *names = cJSON_IsObject(extras) ? cJSON_GetObjectItemCaseSensitive(extras, "targetNames") : NULL;
+  const cJSON *w = cJSON_IsArray(weights) ? weights->child : NULL; /* walked beside the targets */
+  const cJSON *nm = cJSON_IsArray(names) ? names->child : NULL;
+  size_t t = 0;
+  for (tj = targets->child; tj && t < n; tj = tj->next, ++t) {
+    sks_morph_target *mt = &part->morph_targets[t];
+    if (cJSON_IsNumber(w) && isfinite(w->valuedouble) && fabs(w->valuedouble) <= 1e6)
+      mt->default_weight = (float)w->valuedouble;
+    if (cJSON_IsString(nm) && nm->valuestring && *nm->valuestring &&
+        !(mt->name = gl_strdup(c, nm->valuestring)))
+      return c->status;
+    w = w ? w->next : NULL;
+    nm = nm ? nm->next : NULL;
+    char where[96];
+    snprintf(where, sizeof where, "mesh %zu primitive %zu target %zu", mi, pk, t);
+    if (!cJSON_IsObject(tj)) return gl_fail(c, SKS_ERR_PARSE, "%s: not an object", where);
+    static const char *const attrs[3] = {"POSITION", "NORMAL", "TANGENT"};
+    float **dst[3] = {&mt->position_deltas, &mt->normal_deltas, &mt->tangent_deltas};
+    for (int q = 0; q < 3; ++q) {
+      long ai;
+      if ((r = js_index(c, tj, attrs[q], where, 0, c->n_accessors, "accessor", &ai))) return r;
+      if (ai < 0) continue;
+      char usage[128];
+      snprintf(usage, sizeof usage, "%s of %s", attrs[q], where);
+      gl_acc a;
+      if ((r = acc_load_f(c, (size_t)ai, usage, 3, M_FLOAT | M_BYTE | M_SHORT, 0,
+                          "VEC3 of float / byte / short", &a, dst[q])))
+        return r;
+      if (a.count != part->vertex_count)
+        return gl_fail(c, SKS_ERR_PARSE, "%s: %s accessor %ld has %zu elements, POSITION %zu", where, attrs[q], ai,
+                       a.count, part->vertex_count);
+    }
   }
   return SKS_OK;
 }
@@ -1294,7 +1377,9 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
       else snprintf(name, sizeof name, "mesh_%ld_%zu", mi, pk);
       if (!(part->name = gl_strdup(c, name))) return c->status;
       part->node = c->node_joint[i];
-      if ((r = read_primitive(c, pj, (size_t)mi, pk, si, part))) return r;
+      if ((r = read_primitive(c, pj, (size_t)mi, pk, si, part)) ||
+          (r = read_morph_targets(c, m, mj, pj, (size_t)mi, pk, part)))
+        return r;
     }
   }
   return SKS_OK;
@@ -1739,15 +1824,16 @@ static sks_result texture_info(gl_ctx *c, sks_model *m, const cJSON *ti_json, co
                    textures->count);
   size_t ti = (size_t)v;
   const cJSON *tc = cJSON_GetObjectItemCaseSensitive(ti_json, "texCoord");
-  if (tc && (!js_is_uint(tc, &v) || v != 0))
-    return gl_warn(c, m, "material %zu '%s': %s (texture %zu) is sampled with a texCoord other than 0 "
-                   "(the model carries TEXCOORD_0 only)", i, mname, slot, ti);
+  double set = 0;
+  if (tc && (!js_is_uint(tc, &set) || set > 1))
+    return gl_warn(c, m, "material %zu '%s': %s (texture %zu) is sampled with a texCoord other than 0 or 1 "
+                   "(the model carries TEXCOORD_0 and TEXCOORD_1 only)", i, mname, slot, ti);
   const cJSON *sj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "source");
   if (!js_is_uint(sj, &v) || v >= (double)images->count)
     return gl_warn(c, m, "material %zu '%s': %s: texture %zu has no source image below %zu (an extension's "
                    "image type?)", i, mname, slot, ti, images->count);
   *ii = (size_t)v;
-  ref->tex_coord = 0;
+  ref->tex_coord = (int32_t)set;
   const cJSON *smj = cJSON_GetObjectItemCaseSensitive(textures->items[ti], "sampler");
   if (smj) {
     if (!js_is_uint(smj, &v) || v >= (double)samplers->count)

@@ -129,6 +129,17 @@ static int material_textured(const sks_model *m, const sks_material *mat) {
   return 0;
 }
 
+/* Whether a part has the UV sets every textured slot of the material samples
+ * (tex_coord 0: uvs; 1: uvs1, written only beside uvs). */
+static int part_carries(const sks_model *m, const sks_mesh_part *part, const sks_material *mat) {
+  for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+    const sks_texture_ref *ref = &mat->textures[t];
+    if (!slot_textured(m, ref)) continue;
+    if (!part->uvs || (ref->tex_coord == 1 && !part->uvs1)) return 0;
+  }
+  return 1;
+}
+
 /* Adds a bufferView (no target) over bytes appended to BIN; returns its index. */
 static long add_view(gw_state *s, const void *data, size_t bytes) {
   size_t off = bin_append(s, data, bytes);
@@ -341,6 +352,24 @@ static sks_result check_model(gw_state *s) {
     if (part->uvs && !all_finite(part->uvs, nv * 2, &bad))
       return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', vertex %zu: UV is not finite",
                            file_label(s), p, part_label(m, p), bad / 2);
+    if (part->uvs1 && !all_finite(part->uvs1, nv * 2, &bad))
+      return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', vertex %zu: UV of set 1 is not finite",
+                           file_label(s), p, part_label(m, p), bad / 2);
+    if (part->morph_target_count > SKS_MAX_MORPH_TARGETS || (part->morph_target_count && !part->morph_targets))
+      return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s': %zu morph targets (at most %d, "
+                           "SKS_MAX_MORPH_TARGETS)", file_label(s), p, part_label(m, p),
+                           part->morph_target_count, SKS_MAX_MORPH_TARGETS);
+    for (size_t t = 0; t < part->morph_target_count; ++t) {
+      const sks_morph_target *mt = &part->morph_targets[t];
+      const float *d[3] = {mt->position_deltas, mt->normal_deltas, mt->tangent_deltas};
+      for (int q = 0; q < 3; ++q)
+        if (d[q] && !all_finite(d[q], nv * 3, &bad))
+          return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', morph target %zu, vertex %zu: "
+                               "delta is not finite", file_label(s), p, part_label(m, p), t, bad / 3);
+      if (!isfinite(mt->default_weight))
+        return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', morph target %zu: default weight is "
+                             "not finite", file_label(s), p, part_label(m, p), t);
+    }
     for (size_t i = 0; i < part->index_count; ++i)
       if (part->indices[i] >= nv)
         return sks_error_set(s->err, SKS_ERR_INVALID, "%s: part %zu '%s', index %zu: vertex %u out of range (%zu vertices)",
@@ -353,7 +382,7 @@ static sks_result check_model(gw_state *s) {
       if (slot_textured(m, ref) && !sks_texture_ref_valid(ref))
         return sks_error_set(s->err, SKS_ERR_INVALID,
                              "%s: material %zu '%s', texture slot %d: texCoord %d or a sampler setting is out "
-                             "of range (UV set 0 and glTF's filter / wrap enums only)",
+                             "of range (UV sets 0 and 1 and glTF's filter / wrap enums only)",
                              file_label(s), i, m->materials[i].name ? m->materials[i].name : "", t,
                              ref->tex_coord);
     }
@@ -488,7 +517,8 @@ static sks_result write_part_data(gw_state *s, size_t p, int sets, const sks_glt
   }
   if ((what & W_MAT) && part->material >= 0 && (size_t)part->material < m->material_count) {
     int32_t mi = part->material;
-    if (!part->uvs && s->plain_material && s->plain_material[mi] >= 0) mi = s->plain_material[mi];
+    if (s->plain_material && s->plain_material[mi] >= 0 && !part_carries(m, part, &m->materials[mi]))
+      mi = s->plain_material[mi];
     add_num_i(prim, "material", mi);
   }
   return SKS_OK;
@@ -501,6 +531,33 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
   cJSON_AddItemToObject(prim, "attributes", attr);
   cJSON_AddItemToArray(prims, prim);
   sks_result r = write_part_data(s, p, sets, o, prim, attr, W_ALL);
+  const sks_mesh_part *part = &s->model->parts[p];
+  size_t nv = part->vertex_count;
+  if (r == SKS_OK && part->uvs && part->uvs1)
+    add_num_i(attr, "TEXCOORD_1", add_float_accessor(s, part->uvs1, nv, 2, "VEC2", GL_ARRAY_BUFFER, 0));
+  /* Morph targets: NORMAL / TANGENT deltas only where the primitive has the
+   * base attribute (write_part_data writes TANGENT with the normals only). */
+  int normals = part->normals && !(o && o->embed_normals < 0);
+  if (r == SKS_OK && part->morph_target_count) {
+    cJSON *targets = cJSON_AddArrayToObject(prim, "targets");
+    float *zero = NULL;
+    for (size_t t = 0; t < part->morph_target_count; ++t) {
+      const sks_morph_target *mt = &part->morph_targets[t];
+      cJSON *tj = cJSON_CreateObject();
+      cJSON_AddItemToArray(targets, tj);
+      const float *pd = mt->position_deltas;
+      if (!pd && !(normals && mt->normal_deltas)) { /* a target needs an attribute: a zero POSITION delta */
+        if (!zero && !(zero = calloc(nv * 3, sizeof(float)))) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
+        pd = zero;
+      }
+      if (pd) add_num_i(tj, "POSITION", add_float_accessor(s, pd, nv, 3, "VEC3", GL_ARRAY_BUFFER, 1));
+      if (normals && mt->normal_deltas)
+        add_num_i(tj, "NORMAL", add_float_accessor(s, mt->normal_deltas, nv, 3, "VEC3", GL_ARRAY_BUFFER, 0));
+      if (normals && part->tangents && mt->tangent_deltas)
+        add_num_i(tj, "TANGENT", add_float_accessor(s, mt->tangent_deltas, nv, 3, "VEC3", GL_ARRAY_BUFFER, 0));
+    }
+    free(zero);
+  }
   add_num_i(prim, "mode", 4);
   return r;
 }
@@ -733,7 +790,10 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   for (size_t p = 0; p < m->part_count;) {
     const sks_mesh_part *a = &m->parts[p];
     size_t q = p + 1;
-    while (q < m->part_count && m->parts[q].node == a->node && m->parts[q].skin == a->skin) ++q;
+    /* glTF: every primitive of a mesh has the same number of morph targets */
+    while (q < m->part_count && m->parts[q].node == a->node && m->parts[q].skin == a->skin &&
+           m->parts[q].morph_target_count == a->morph_target_count)
+      ++q;
     gw_group *g = &groups[ng++];
     g->first = p;
     g->count = q - p;
@@ -798,8 +858,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
   for (size_t i = 0; i < m->material_count; ++i) plain[i] = -1;
   for (size_t p = 0; p < m->part_count; ++p) {
     int32_t mi = m->parts[p].material;
-    if (m->parts[p].uvs || mi < 0 || (size_t)mi >= m->material_count || plain[mi] >= 0 ||
-        !material_textured(m, &m->materials[mi]))
+    if (mi < 0 || (size_t)mi >= m->material_count || plain[mi] >= 0 || !material_textured(m, &m->materials[mi]) ||
+        part_carries(m, &m->parts[p], &m->materials[mi]))
       continue;
     plain[mi] = (int32_t)(m->material_count + n_plain++);
   }
@@ -822,6 +882,19 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     cJSON_AddItemToArray(meshes, mesh);
     for (size_t p = g->first; p < g->first + g->count && r == SKS_OK; ++p)
       r = write_primitive(s, p, sets, o, prims);
+    const sks_mesh_part *first = &m->parts[g->first];
+    if (first->morph_target_count) { /* the first primitive's defaults and names stand for the mesh */
+      cJSON *weights = cJSON_AddArrayToObject(mesh, "weights");
+      cJSON *names = cJSON_CreateArray();
+      for (size_t t = 0; t < first->morph_target_count; ++t) {
+        const sks_morph_target *mt = &first->morph_targets[t];
+        cJSON_AddItemToArray(weights, num_f(mt->default_weight));
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "target_%zu", t);
+        cJSON_AddItemToArray(names, cJSON_CreateString(mt->name && *mt->name ? mt->name : fallback));
+      }
+      cJSON_AddItemToObject(cJSON_AddObjectToObject(mesh, "extras"), "targetNames", names);
+    }
     cJSON *host = nodev[g->host];
     add_num_i(host, "mesh", (long)gi);
     if (m->parts[g->first].skin >= 0) add_num_i(host, "skin", m->parts[g->first].skin);
@@ -907,6 +980,7 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     sks_texture_ref *tex = malloc(cap * sizeof *tex), *smp = malloc(cap * sizeof *smp);
     size_t *tex_smp = malloc(cap * sizeof *tex_smp);
     size_t n_tex = 0, n_smp = 0;
+    int uses_emissive_strength = 0;
     if (!tex || !smp || !tex_smp) {
       free(tex); free(smp); free(tex_smp); free(plain);
       s->plain_material = NULL;
@@ -943,32 +1017,43 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
         if (ti == n_tex) { tex[n_tex] = *ref; tex_smp[n_tex++] = si; }
         tex_index[t] = (long)ti;
       }
+      cJSON *info[SKS_TEXTURE_SLOT_COUNT] = {0};
       if (tex_index[SKS_TEXTURE_BASE_COLOR] >= 0)
-        add_num_i(cJSON_AddObjectToObject(pbr, "baseColorTexture"), "index", tex_index[SKS_TEXTURE_BASE_COLOR]);
+        add_num_i(info[SKS_TEXTURE_BASE_COLOR] = cJSON_AddObjectToObject(pbr, "baseColorTexture"), "index",
+                  tex_index[SKS_TEXTURE_BASE_COLOR]);
       cJSON_AddItemToObject(pbr, "metallicFactor", num_f(clamp01(mat->metallic, 0.0f)));
       float rough = clamp01(mat->roughness, 1.0f);
       if (rough != 1.0f) cJSON_AddItemToObject(pbr, "roughnessFactor", num_f(rough));
       if (tex_index[SKS_TEXTURE_METALLIC_ROUGHNESS] >= 0)
-        add_num_i(cJSON_AddObjectToObject(pbr, "metallicRoughnessTexture"), "index",
-                  tex_index[SKS_TEXTURE_METALLIC_ROUGHNESS]);
+        add_num_i(info[SKS_TEXTURE_METALLIC_ROUGHNESS] = cJSON_AddObjectToObject(pbr, "metallicRoughnessTexture"),
+                  "index", tex_index[SKS_TEXTURE_METALLIC_ROUGHNESS]);
       if (tex_index[SKS_TEXTURE_NORMAL] >= 0) {
-        cJSON *t = cJSON_AddObjectToObject(mj, "normalTexture");
+        cJSON *t = info[SKS_TEXTURE_NORMAL] = cJSON_AddObjectToObject(mj, "normalTexture");
         add_num_i(t, "index", tex_index[SKS_TEXTURE_NORMAL]);
         if (isfinite(mat->normal_scale) && mat->normal_scale != 1.0f)
           cJSON_AddItemToObject(t, "scale", num_f(mat->normal_scale));
       }
       if (tex_index[SKS_TEXTURE_OCCLUSION] >= 0) {
-        cJSON *t = cJSON_AddObjectToObject(mj, "occlusionTexture");
+        cJSON *t = info[SKS_TEXTURE_OCCLUSION] = cJSON_AddObjectToObject(mj, "occlusionTexture");
         add_num_i(t, "index", tex_index[SKS_TEXTURE_OCCLUSION]);
         float st = clamp01(mat->occlusion_strength, 1.0f);
         if (st != 1.0f) cJSON_AddItemToObject(t, "strength", num_f(st));
       }
       if (tex_index[SKS_TEXTURE_EMISSIVE] >= 0)
-        add_num_i(cJSON_AddObjectToObject(mj, "emissiveTexture"), "index", tex_index[SKS_TEXTURE_EMISSIVE]);
+        add_num_i(info[SKS_TEXTURE_EMISSIVE] = cJSON_AddObjectToObject(mj, "emissiveTexture"), "index",
+                  tex_index[SKS_TEXTURE_EMISSIVE]);
+      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+        if (info[t] && mat->textures[t].tex_coord == 1) add_num_i(info[t], "texCoord", 1);
       float em[3];
       int emissive = 0;
       for (int e = 0; e < 3; ++e) emissive |= (em[e] = clamp01(mat->emissive[e], 0.0f)) != 0.0f;
       if (emissive) cJSON_AddItemToObject(mj, "emissiveFactor", num_array_f(em, 3));
+      float es = mat->emissive_strength;
+      if (emissive && isfinite(es) && es > 1.0f) { /* an emission brighter than 1 */
+        cJSON *ext = cJSON_AddObjectToObject(cJSON_AddObjectToObject(mj, "extensions"), "KHR_materials_emissive_strength");
+        cJSON_AddItemToObject(ext, "emissiveStrength", num_f(es));
+        uses_emissive_strength = 1;
+      }
       if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
       if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
@@ -1014,6 +1099,9 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       free(image_out);
     }
     free(tex); free(smp); free(tex_smp);
+    if (uses_emissive_strength)
+      cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "extensionsUsed"),
+                           cJSON_CreateString("KHR_materials_emissive_strength"));
   }
 
   free(plain);

@@ -1,15 +1,18 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE3" | str source_path
+ *   "SKSWIRE4" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
- *                 (1 normals, 2 uvs, 4 tangents), u32 influences, f32 positions
- *                 [normals] [uvs] [tangents], u16 joints, f32 weights, u64 indices, u32[],
- *                 u64 dropped vertices, u64 first dropped, u32 file max }
+ *                 (1 normals, 2 uvs, 4 tangents, 8 uvs1), u32 influences, f32 positions
+ *                 [normals] [uvs] [tangents] [uvs1], u16 joints, f32 weights, u64 indices,
+ *                 u32[], u64 dropped vertices, u64 first dropped, u32 file max,
+ *                 u64 morph targets (<= SKS_MAX_MORPH_TARGETS) { str name, f32 default
+ *                 weight, u32 has (1 positions, 2 normals, 4 tangents), f32[3 v] each } }
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
  *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
  *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
- *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot }
+ *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot,
+ *                   f32 emissive strength }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -24,7 +27,7 @@
 
 /* The version is in the magic: a parent refuses a child of another build
  * ("no header") instead of misreading its layout. */
-#define WIRE_MAGIC "SKSWIRE3"
+#define WIRE_MAGIC "SKSWIRE4"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -89,13 +92,14 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put_i32(&b, p->skin);
     put_i32(&b, p->node);
     put_u64(&b, p->vertex_count);
-    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u) | (p->tangents ? 4u : 0u));
+    put_u32(&b, (p->normals ? 1u : 0u) | (p->uvs ? 2u : 0u) | (p->tangents ? 4u : 0u) | (p->uvs1 ? 8u : 0u));
     put_u32(&b, p->influence_count);
     size_t v = p->vertex_count, k = p->influence_count;
     put(&b, p->positions, v * 3 * sizeof(float));
     if (p->normals) put(&b, p->normals, v * 3 * sizeof(float));
     if (p->uvs) put(&b, p->uvs, v * 2 * sizeof(float));
     if (p->tangents) put(&b, p->tangents, v * 4 * sizeof(float));
+    if (p->uvs1) put(&b, p->uvs1, v * 2 * sizeof(float));
     put(&b, p->joints, v * k * sizeof(uint16_t));
     put(&b, p->weights, v * k * sizeof(float));
     put_u64(&b, p->index_count);
@@ -103,6 +107,17 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put_u64(&b, p->dropped_influence_vertices);
     put_u64(&b, p->first_dropped_influence_vertex);
     put_u32(&b, p->file_max_influences);
+    size_t nt = p->morph_targets ? p->morph_target_count : 0;
+    put_u64(&b, nt);
+    for (size_t t = 0; t < nt; ++t) {
+      const sks_morph_target *mt = &p->morph_targets[t];
+      put_str(&b, mt->name);
+      put(&b, &mt->default_weight, sizeof(float));
+      put_u32(&b, (mt->position_deltas ? 1u : 0u) | (mt->normal_deltas ? 2u : 0u) | (mt->tangent_deltas ? 4u : 0u));
+      if (mt->position_deltas) put(&b, mt->position_deltas, v * 3 * sizeof(float));
+      if (mt->normal_deltas) put(&b, mt->normal_deltas, v * 3 * sizeof(float));
+      if (mt->tangent_deltas) put(&b, mt->tangent_deltas, v * 3 * sizeof(float));
+    }
   }
   put_u64(&b, m->material_count);
   for (size_t i = 0; i < m->material_count; ++i) {
@@ -123,6 +138,7 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
       put_i32(&b, tr->wrap_s);
       put_i32(&b, tr->wrap_t);
     }
+    put(&b, &m->materials[i].emissive_strength, sizeof(float));
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -284,7 +300,7 @@ static void decode(rbuf *b, sks_model *m) {
     uint32_t has = get_u32(b);
     uint32_t k = get_u32(b);
     if (b->r != SKS_OK) break;
-    if (has > 7 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
+    if (has > 15 || k > SKS_MAX_INFLUENCES) { bad(b, SKS_ERR_PARSE, "part attributes"); break; }
     if (p->material < -1 || p->skin < -1 || (p->skin >= 0 && (size_t)p->skin >= ns) ||
         p->node < 0 || (size_t)p->node >= nj || (p->skin >= 0 && k == 0) || (p->skin < 0 && k != 0)) {
       bad(b, SKS_ERR_PARSE, "part skin / node / influences");
@@ -296,6 +312,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (has & 1) p->normals = get_array(b, v, 3 * sizeof(float), "normals");
     if (has & 2) p->uvs = get_array(b, v, 2 * sizeof(float), "uvs");
     if (has & 4) p->tangents = get_array(b, v, 4 * sizeof(float), "tangents");
+    if (has & 8) p->uvs1 = get_array(b, v, 2 * sizeof(float), "uvs1");
     if (k) {
       p->joints = get_array(b, v, k * sizeof(uint16_t), "joints");
       p->weights = get_array(b, v, k * sizeof(float), "weights");
@@ -305,6 +322,32 @@ static void decode(rbuf *b, sks_model *m) {
     p->dropped_influence_vertices = (size_t)get_u64(b);
     p->first_dropped_influence_vertex = (size_t)get_u64(b);
     p->file_max_influences = get_u32(b);
+    /* Morph targets: the count is capped, each target's arrays bounded by
+     * the bytes left (get_array), every value finite. */
+    size_t nt = get_count(b, 8 + 4 + 4, "morph target count");
+    if (b->r != SKS_OK) break;
+    if (nt > SKS_MAX_MORPH_TARGETS) { bad(b, SKS_ERR_PARSE, "morph target count over SKS_MAX_MORPH_TARGETS"); break; }
+    if (nt) {
+      p->morph_targets = calloc(nt, sizeof *p->morph_targets);
+      if (!p->morph_targets) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); break; }
+      p->morph_target_count = nt;
+    }
+    for (size_t t = 0; t < nt && b->r == SKS_OK; ++t) {
+      sks_morph_target *mt = &p->morph_targets[t];
+      mt->name = get_str(b, 1);
+      take(b, &mt->default_weight, sizeof(float));
+      uint32_t mhas = get_u32(b);
+      if (b->r != SKS_OK) break;
+      if (mhas > 7 || !isfinite(mt->default_weight)) { bad(b, SKS_ERR_PARSE, "morph target attributes / weight"); break; }
+      if (mhas & 1) mt->position_deltas = get_array(b, v, 3 * sizeof(float), "morph position deltas");
+      if (mhas & 2) mt->normal_deltas = get_array(b, v, 3 * sizeof(float), "morph normal deltas");
+      if (mhas & 4) mt->tangent_deltas = get_array(b, v, 3 * sizeof(float), "morph tangent deltas");
+      if (b->r != SKS_OK) break;
+      const float *arr[3] = {mt->position_deltas, mt->normal_deltas, mt->tangent_deltas};
+      for (int q = 0; q < 3; ++q)
+        for (size_t x = 0; arr[q] && x < 3 * v; ++x)
+          if (!isfinite(arr[q][x])) { bad(b, SKS_ERR_PARSE, "morph delta not finite"); break; }
+    }
     if (b->r != SKS_OK) break;
     p->index_count = ni;
     if (ni % 3) { bad(b, SKS_ERR_PARSE, "index count not a multiple of 3"); break; }
@@ -318,7 +361,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT + 4, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -345,13 +388,15 @@ static void decode(rbuf *b, sks_model *m) {
       tr->wrap_t = get_i32(b);
       refs_ok &= sks_texture_ref_valid(tr);
     }
+    take(b, &mat->emissive_strength, sizeof(float));
     if (b->r != SKS_OK) break;
     int finite = 1;
     for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
     for (int k = 0; k < 3; ++k) finite &= mat->emissive[k] >= 0 && mat->emissive[k] <= 1;
     if (!finite || !(mat->metallic >= 0 && mat->metallic <= 1) || !(mat->roughness >= 0 && mat->roughness <= 1) ||
         (mat->double_sided != 0 && mat->double_sided != 1) || !refs_ok || !isfinite(mat->normal_scale) ||
-        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1))
+        !(mat->occlusion_strength >= 0 && mat->occlusion_strength <= 1) ||
+        !(mat->emissive_strength >= 0 && mat->emissive_strength <= SKS_MAX_EMISSIVE_STRENGTH))
       bad(b, SKS_ERR_PARSE, "material factors");
   }
   for (size_t i = 0; i < np && b->r == SKS_OK; ++i)

@@ -35,8 +35,13 @@ void sks_model_free(sks_model *model) {
   free(model->skins);
   for (size_t i = 0; i < model->part_count; ++i) {
     sks_mesh_part *p = &model->parts[i];
-    free(p->name); free(p->positions); free(p->normals); free(p->uvs); free(p->tangents);
+    free(p->name); free(p->positions); free(p->normals); free(p->uvs); free(p->tangents); free(p->uvs1);
     free(p->joints); free(p->weights); free(p->indices);
+    for (size_t t = 0; p->morph_targets && t < p->morph_target_count; ++t) {
+      sks_morph_target *mt = &p->morph_targets[t];
+      free(mt->name); free(mt->position_deltas); free(mt->normal_deltas); free(mt->tangent_deltas);
+    }
+    free(p->morph_targets);
   }
   free(model->parts);
   for (size_t i = 0; i < model->material_count; ++i) free(model->materials[i].name);
@@ -112,6 +117,23 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
     b->normals = dup_mem(a->normals, v * 3 * sizeof(float), &fail);
     b->uvs = dup_mem(a->uvs, v * 2 * sizeof(float), &fail);
     b->tangents = dup_mem(a->tangents, v * 4 * sizeof(float), &fail);
+    b->uvs1 = dup_mem(a->uvs1, v * 2 * sizeof(float), &fail);
+    b->morph_targets = NULL;
+    b->morph_target_count = 0;
+    if (a->morph_target_count && a->morph_targets) {
+      b->morph_targets = calloc(a->morph_target_count, sizeof *b->morph_targets);
+      if (!b->morph_targets) fail = 1; else b->morph_target_count = a->morph_target_count;
+    }
+    for (size_t t = 0; b->morph_targets && t < b->morph_target_count; ++t) {
+      const sks_morph_target *x = &a->morph_targets[t];
+      sks_morph_target *y = &b->morph_targets[t];
+      y->name = dup_str(x->name);
+      if (x->name && !y->name) fail = 1;
+      y->default_weight = x->default_weight;
+      y->position_deltas = dup_mem(x->position_deltas, v * 3 * sizeof(float), &fail);
+      y->normal_deltas = dup_mem(x->normal_deltas, v * 3 * sizeof(float), &fail);
+      y->tangent_deltas = dup_mem(x->tangent_deltas, v * 3 * sizeof(float), &fail);
+    }
     b->joints = dup_mem(a->joints, v * k * sizeof(uint16_t), &fail);
     b->weights = dup_mem(a->weights, v * k * sizeof(float), &fail);
     b->indices = dup_mem(a->indices, a->index_count * sizeof(uint32_t), &fail);
@@ -233,7 +255,7 @@ void sks_material_init(sks_material *mat) {
   memset(mat, 0, sizeof *mat);
   for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
   mat->metallic = mat->roughness = 1.0f;
-  mat->normal_scale = mat->occlusion_strength = 1.0f;
+  mat->normal_scale = mat->occlusion_strength = mat->emissive_strength = 1.0f;
   for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) mat->textures[t].image = -1;
 }
 
@@ -241,6 +263,6 @@ int sks_texture_ref_valid(const sks_texture_ref *t) {
   int mag = t->mag_filter, min = t->min_filter, ws = t->wrap_s, wt = t->wrap_t;
   int wrap_ok = (ws == 0 || ws == 33071 || ws == 33648 || ws == 10497) &&
                 (wt == 0 || wt == 33071 || wt == 33648 || wt == 10497);
-  return t->image >= -1 && t->tex_coord == 0 && (mag == 0 || mag == 9728 || mag == 9729) &&
+  return t->image >= -1 && (t->tex_coord == 0 || t->tex_coord == 1) && (mag == 0 || mag == 9728 || mag == 9729) &&
          (min == 0 || min == 9728 || min == 9729 || (min >= 9984 && min <= 9987)) && wrap_ok;
 }
