@@ -114,43 +114,10 @@ static double kd_box_dist2(const kd_node *nd, const double *q) {
   return d2;
 }
 
-/* Nearest point (index; ties: the lower index) and squared distance. */
-static size_t grid_nearest(const grid *g, const double *p, double *d2) {
-  double best = DBL_MAX;
-  size_t bi = 0;
-  if (!g->n) { *d2 = best; return 0; }
-  uint32_t stack[2 * KD_MAX_DEPTH + 8];
-  double sd[2 * KD_MAX_DEPTH + 8];
-  size_t sp = 0;
-  stack[sp] = 0;
-  sd[sp++] = kd_box_dist2(&g->nodes[0], p);
-  while (sp) {
-    --sp;
-    if (sd[sp] > best) continue;
-    const kd_node *nd = &g->nodes[stack[sp]];
-    if (nd->count) {
-      for (uint32_t k = nd->first; k < nd->first + nd->count; ++k) {
-        uint32_t it = g->items[k];
-        const double *s = &g->pts[3 * it];
-        double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
-        if (dd < best || (dd == best && it < bi)) { best = dd; bi = it; }
-      }
-      continue;
-    }
-    uint32_t c0 = nd->first, c1 = nd->first + 1;
-    double d0 = kd_box_dist2(&g->nodes[c0], p), e1 = kd_box_dist2(&g->nodes[c1], p);
-    if (d0 > e1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = e1; e1 = td; }
-    if (e1 <= best) { stack[sp] = c1; sd[sp++] = e1; }
-    if (d0 <= best) { stack[sp] = c0; sd[sp++] = d0; }
-  }
-  *d2 = best;
-  return bi;
-}
-
-/* The k nearest squared distances from p to the set (ascending, into d2[0..k);
- * missing ones DBL_MAX). */
-static void grid_knn(const grid *g, const double *p, size_t k, double *d2) {
-  for (size_t i = 0; i < k; ++i) d2[i] = DBL_MAX;
+/* The k nearest points (ascending squared distance into d2[0..k), their
+ * indices into id[0..k); ties: the lower index; missing ones DBL_MAX). */
+static void grid_search(const grid *g, const double *p, size_t k, double *d2, uint32_t *id) {
+  for (size_t i = 0; i < k; ++i) { d2[i] = DBL_MAX; id[i] = 0; }
   if (!g->n || !k) return;
   uint32_t stack[2 * KD_MAX_DEPTH + 8];
   double sd[2 * KD_MAX_DEPTH + 8];
@@ -163,12 +130,14 @@ static void grid_knn(const grid *g, const double *p, size_t k, double *d2) {
     const kd_node *nd = &g->nodes[stack[sp]];
     if (nd->count) {
       for (uint32_t e = nd->first; e < nd->first + nd->count; ++e) {
-        const double *s = &g->pts[3 * g->items[e]];
+        uint32_t it = g->items[e];
+        const double *s = &g->pts[3 * it];
         double dd = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
-        if (!(dd < d2[k - 1])) continue;
+        if (!(dd < d2[k - 1] || (dd == d2[k - 1] && it < id[k - 1]))) continue;
         size_t i = k - 1;
-        for (; i > 0 && d2[i - 1] > dd; --i) d2[i] = d2[i - 1];
+        for (; i > 0 && (d2[i - 1] > dd || (d2[i - 1] == dd && id[i - 1] > it)); --i) { d2[i] = d2[i - 1]; id[i] = id[i - 1]; }
         d2[i] = dd;
+        id[i] = it;
       }
       continue;
     }
@@ -178,6 +147,13 @@ static void grid_knn(const grid *g, const double *p, size_t k, double *d2) {
     if (e1 <= d2[k - 1]) { stack[sp] = c1; sd[sp++] = e1; }
     if (d0 <= d2[k - 1]) { stack[sp] = c0; sd[sp++] = d0; }
   }
+}
+
+/* Nearest point (index; ties: the lower index) and squared distance. */
+static size_t grid_nearest(const grid *g, const double *p, double *d2) {
+  uint32_t id;
+  grid_search(g, p, 1, d2, &id);
+  return id;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -206,11 +182,12 @@ static int sample_weights(const double *s, size_t m, double *w) {
   grid g;
   if (!grid_build(&g, s, m)) return 0;
   double d2[ALIGN_KNN + ALIGN_COPIES];
+  uint32_t id[ALIGN_KNN + ALIGN_COPIES];
   for (size_t i = 0; i < m; ++i) {
     /* copies of one position (a seam's vertices; exact, so rounding keeps
      * them copies) share one patch: the k-th neighbour at a distance, the
      * weight split among the copies */
-    grid_knn(&g, &s[3 * i], ALIGN_KNN + ALIGN_COPIES, d2);
+    grid_search(&g, &s[3 * i], ALIGN_KNN + ALIGN_COPIES, d2, id);
     size_t copies = 0;
     while (copies < ALIGN_KNN + ALIGN_COPIES && d2[copies] == 0) ++copies;
     size_t kth = copies + ALIGN_KNN - 1;
