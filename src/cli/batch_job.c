@@ -62,45 +62,25 @@ static void add_input(cJSON *arr, const char *role, const char *given, const cha
   cJSON_AddItemToArray(arr, o);
 }
 
-/* A .gltf's external buffers and images are inputs too: a re-run must see
+/* A glTF's external buffers and images are inputs too: a re-run must see
  * a changed .bin or texture. Resolved with the reader's own confinement
  * (inside the model's folder); one that does not resolve is recorded with
  * its error, so it still takes part in the comparison. */
+typedef struct resource_rows {
+  cJSON *arr;
+  char role[64];
+} resource_rows;
+
+static void add_resource(void *user, const char *uri, const char *real) {
+  resource_rows *r = user;
+  add_input(r->arr, r->role, uri, real ? real : uri);
+}
+
 static void add_gltf_resources(cJSON *arr, const char *role, const char *path) {
-  size_t n = strlen(path);
-  if (n < 5 || strcasecmp(path + n - 5, ".gltf") != 0) return;
-  uint8_t *data = NULL;
-  size_t size = 0;
-  sks_error err;
-  memset(&err, 0, sizeof err);
-  if (sks_resource_read(path, SIZE_MAX, (size_t)64 << 20, &data, &size, path, "file", &err) != SKS_OK) return;
-  cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
-  free(data);
-  if (!doc) return;
-  char *dir = strdup(path);
-  if (!dir) { cJSON_Delete(doc); return; }
-  char *slash = strrchr(dir, '/');
-  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-  else strcpy(dir, ".");
-  char res_role[64];
-  snprintf(res_role, sizeof res_role, "%s_resource", role);
-  const char *lists[2] = {"buffers", "images"};
-  for (int l = 0; l < 2; ++l) {
-    const cJSON *arr_j = cJSON_GetObjectItemCaseSensitive(doc, lists[l]), *it;
-    cJSON_ArrayForEach(it, arr_j) {
-      const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "uri");
-      if (!cJSON_IsString(u) || !u->valuestring || strncmp(u->valuestring, "data:", 5) == 0) continue;
-      char *real = NULL;
-      if (sks_resource_resolve(dir, NULL, u->valuestring, path, lists[l], &real, &err) == SKS_OK) {
-        add_input(arr, res_role, u->valuestring, real);
-        free(real);
-      } else {
-        add_input(arr, res_role, u->valuestring, u->valuestring);
-      }
-    }
-  }
-  free(dir);
-  cJSON_Delete(doc);
+  resource_rows r;
+  r.arr = arr;
+  snprintf(r.role, sizeof r.role, "%s_resource", role);
+  sks_cli_gltf_resources(path, add_resource, &r);
 }
 
 cJSON *batch_inputs_json(const batch_job *job) {
