@@ -381,6 +381,16 @@ printf 'now garbage\n' > keep/t.gltf
 "$cli" batch keep.jsonl --out keep.out > k2.txt 2>&1
 grep -q "k: failed" k2.txt && grep -q "o: up to date" k2.txt && ok || bad "keep: a broken input did not fail k alone: $(cat k2.txt)"
 kept_ok "a broken input"
+# the summary and its index.html say which earlier files are still there
+"$cli" batch --summary keep.out --json --html > ks.json 2> /dev/null
+python3 - ks.json "$glb_sha" <<'PY' && ok || bad "keep: the summary does not list k's earlier outputs"
+import json, sys
+j = {x["name"]: x for x in json.load(open(sys.argv[1]))["jobs"]}
+assert j["k"]["status"] == "failed" and j["k"]["earlier_outputs"]["glb_sha256"] == sys.argv[2], j["k"]
+assert "earlier_outputs" not in j["o"], j["o"]
+PY
+grep -q 'kept from an earlier run: <a href="k.glb">glb</a> <a href="k.html">report</a>' keep.out/index.html && ok ||
+  bad "keep: index.html does not link k's earlier outputs"
 # a second failure keeps them too (the record carries them on)
 printf 'other garbage\n' > keep/t.gltf
 "$cli" batch keep.jsonl --out keep.out > k3.txt 2>&1
