@@ -352,6 +352,67 @@ else
   echo "SKIP part: python3 not found (external-buffer hashing case)"
 fi
 
+# ---- a failing input never destroys earlier results (issue 11): job k bakes,
+# then its target turns into garbage, or its outputs cannot be written (a file
+# size limit): it fails, and its .glb / report of the earlier run stay byte
+# for byte, named in the failed record ("earlier_outputs"); job o is untouched.
+mkdir -p keep
+cp "$data/RiggedSimple/RiggedSimple.gltf" keep/t.gltf
+{ echo '{"name": "k", "source": "'"$data"'/RiggedSimple/RiggedSimple.gltf", "target": "keep/t.gltf", "report": true}'
+  echo '{"name": "o", "source": "'"$data"'/RiggedSimple/RiggedSimple.gltf", "target": "'"$data"'/RiggedSimple/RiggedSimple.gltf"}'
+} > keep.jsonl
+"$cli" batch keep.jsonl --out keep.out > k1.txt 2>&1
+grep -q "k: baked" k1.txt && grep -q "o: baked" k1.txt && [ -s keep.out/k.glb ] && [ -s keep.out/k.html ] && ok ||
+  bad "keep: first run did not bake both jobs: $(cat k1.txt)"
+sha256sum keep.out/k.glb keep.out/k.html keep.out/o.glb > keep.sum
+glb_sha=$(sha256sum < keep.out/k.glb | cut -d' ' -f1)
+kept_ok() { # label: k failed, its earlier outputs unchanged and named by the record, o untouched
+  sha256sum -c --quiet keep.sum > /dev/null 2>&1 && ok || bad "$1: an earlier output was destroyed or changed"
+  python3 - keep.out/k.json "$glb_sha" <<'PY' && ok || bad "$1: the failed record does not name the earlier outputs"
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r.get("earlier_outputs") or {}
+assert r["status"] == "failed" and e.get("glb") == "k.glb" and e.get("glb_sha256") == sys.argv[2], r
+assert e.get("report") == "k.html" and isinstance(e.get("finished_unix"), (int, float)), e
+PY
+  ls -a keep.out | grep -q '\.tmp' && bad "$1: a temp file was left" || ok
+}
+printf 'now garbage\n' > keep/t.gltf
+"$cli" batch keep.jsonl --out keep.out > k2.txt 2>&1
+grep -q "k: failed" k2.txt && grep -q "o: up to date" k2.txt && ok || bad "keep: a broken input did not fail k alone: $(cat k2.txt)"
+kept_ok "a broken input"
+# the summary and its index.html say which earlier files are still there
+"$cli" batch --summary keep.out --json --html > ks.json 2> /dev/null
+python3 - ks.json "$glb_sha" <<'PY' && ok || bad "keep: the summary does not list k's earlier outputs"
+import json, sys
+j = {x["name"]: x for x in json.load(open(sys.argv[1]))["jobs"]}
+assert j["k"]["status"] == "failed" and j["k"]["earlier_outputs"]["glb_sha256"] == sys.argv[2], j["k"]
+assert "earlier_outputs" not in j["o"], j["o"]
+PY
+grep -q 'kept from an earlier run: <a href="k.glb">glb</a> <a href="k.html">report</a>' keep.out/index.html && ok ||
+  bad "keep: index.html does not link k's earlier outputs"
+# a second failure keeps them too (the record carries them on)
+printf 'other garbage\n' > keep/t.gltf
+"$cli" batch keep.jsonl --out keep.out > k3.txt 2>&1
+grep -q "k: failed" k3.txt && ok || bad "keep: second failure: $(cat k3.txt)"
+kept_ok "a second failure"
+# a write error: the target is good again (the job is redone) but no file of
+# more than 32 kB can be written: the new .glb (~13 kB) could be, the report
+# (~55 kB) cannot; both are staged before either replaces its destination,
+# so the earlier .glb is the same file (same inode), not a rewritten copy
+if command -v prlimit > /dev/null 2>&1; then
+  cp "$data/RiggedSimple/RiggedSimple.gltf" keep/t.gltf
+  printf ' ' >> keep/t.gltf # another file: redone
+  ino=$(stat -c %i keep.out/k.glb)
+  (trap '' XFSZ; exec prlimit --fsize=32768 "$cli" batch keep.jsonl --out keep.out) > k4.txt 2>&1
+  grep -q "k: failed: .*k\.html: cannot write: File too large" k4.txt && ok ||
+    bad "keep: a write error did not fail k naming its report: $(cat k4.txt)"
+  [ "$(stat -c %i keep.out/k.glb)" = "$ino" ] && ok || bad "keep: the earlier .glb was replaced although the report failed"
+  kept_ok "a write error"
+else
+  echo "SKIP part: prlimit not found (write-error case)"
+fi
+
 inputs_sum > inputs.after
 cmp -s inputs.before inputs.after && ok || bad "an input file was written"
 echo "$pass passed, $fail failed"

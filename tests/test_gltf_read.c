@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sks_test.h"
+#include "io/gltf_source.h"
 #include "math/sks_math.h"
 
 /* ---- a tiny glTF builder -------------------------------------------------- */
@@ -1178,6 +1179,94 @@ static void test_fuzz_fox(void) {
   free(orig);
 }
 
+/* The JSON chunk of the .glb at path (NULL if it cannot be read). */
+static cJSON *glb_json(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint8_t h[20];
+  cJSON *j = NULL;
+  if (fread(h, 1, 20, f) == 20) {
+    uint32_t n = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 | (uint32_t)h[15] << 24;
+    char *text = n < (1u << 24) ? malloc(n + 1) : NULL;
+    if (text && fread(text, 1, n, f) == n) {
+      text[n] = '\0';
+      j = cJSON_Parse(text);
+    }
+    free(text);
+  }
+  fclose(f);
+  return j;
+}
+
+/* An animation that moves nothing of the model (no channels, or only morph
+ * target weights) is no clip: it is left out with a warning naming it, and
+ * read -> write -> read gives the same clips. fuzz_write found a file whose
+ * animation lost its "channels": 1 clip read, none written, 0 read back. */
+static void test_clips_that_move_nothing(void) {
+  build_reference(5126, 5121);
+  float w[3] = {0, 1, 0};
+  int wout = tb_data(w, 5126, 3, "SCALAR", 0);
+  /* accessor 7: key times (3), 8: translations (3) */
+  tb_set("animations",
+         "[{\"name\":\"empty\",\"samplers\":[{\"input\":7,\"output\":8}]},"
+         "{\"name\":\"morph\",\"samplers\":[{\"input\":7,\"output\":%d}],"
+         "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"weights\"}}]},"
+         "{\"name\":\"walk\",\"samplers\":[{\"input\":7,\"output\":8}],"
+         "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]",
+         wout);
+  sks_model m, back;
+  sks_error e = {0};
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  CHECK(m.clip_count == 1);
+  if (m.clip_count == 1) CHECK(!strcmp(m.clips[0].name, "walk") && m.clips[0].track_count == 1);
+  CHECK(m.warning_count == 2);
+  if (m.warning_count == 2) {
+    CHECK_MSG(strstr(m.warnings[0], "case.gltf: animation 0 'empty'") && strstr(m.warnings[0], "no channels"),
+              "%s", m.warnings[0]);
+    CHECK_MSG(strstr(m.warnings[1], "animation 1 'morph'") && strstr(m.warnings[1], "left out of the model's clips"),
+              "%s", m.warnings[1]);
+  }
+  char path[600];
+  snprintf(path, sizeof path, "%s/clips_move_nothing.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &m, NULL, &e), &e);
+  /* the clip is written from its own animation; the morph animation is kept */
+  cJSON *j = glb_json(path);
+  cJSON *anims = cJSON_GetObjectItem(j, "animations");
+  CHECK(cJSON_GetArraySize(anims) == 2);
+  cJSON *a0 = cJSON_GetArrayItem(anims, 0), *a1 = cJSON_GetArrayItem(anims, 1);
+  CHECK(a0 && cJSON_IsString(cJSON_GetObjectItem(a0, "name")) &&
+        !strcmp(cJSON_GetObjectItem(a0, "name")->valuestring, "walk"));
+  CHECK(a1 && cJSON_IsString(cJSON_GetObjectItem(a1, "name")) &&
+        !strcmp(cJSON_GetObjectItem(a1, "name")->valuestring, "morph"));
+  cJSON_Delete(j);
+  CHECK_OK(sks_load_gltf(path, &back, &e), &e);
+  CHECK(back.clip_count == 1);
+  if (back.clip_count == 1)
+    CHECK(!strcmp(back.clips[0].name, "walk") && back.clips[0].track_count == 1 &&
+          back.clips[0].tracks[0].key_count == 3);
+  sks_model_free(&back);
+  sks_model_free(&m);
+
+  /* Written without the source document: a clip whose only track holds an
+   * unbound node at rest (a "rest pose" clip) is still a clip. */
+  float zero[9] = {0};
+  int still = tb_data(zero, 5126, 3, "VEC3", 0);
+  tb_set("animations",
+         "[{\"name\":\"still\",\"samplers\":[{\"input\":7,\"output\":%d}],"
+         "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}}]}]",
+         still);
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  CHECK(m.clip_count == 1 && m.warning_count == 0);
+  sks_gltf_source_free(m.gltf_source);
+  m.gltf_source = NULL;
+  CHECK_OK(sks_write_glb(path, &m, NULL, &e), &e);
+  CHECK_OK(sks_load_gltf(path, &back, &e), &e);
+  CHECK(back.clip_count == 1);
+  if (back.clip_count == 1) CHECK(!strcmp(back.clips[0].name, "still") && back.clips[0].track_count == 1);
+  sks_model_free(&back);
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_reference();
   test_weight_encodings();
@@ -1189,6 +1278,7 @@ int main(void) {
   test_eight_influences();
   test_twelve_influences();
   test_structure_errors();
+  test_clips_that_move_nothing();
   test_glb_container();
   test_long_chain();
   test_fox();

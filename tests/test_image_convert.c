@@ -19,6 +19,7 @@
 #include <assimp/scene.h>
 #include <stb/stb_image.h>
 #include "sks_test.h"
+#include "io/byte_buf.h"
 #include "io/image_convert.h"
 
 static int write_bytes(const char *path, const void *data, size_t n) {
@@ -280,7 +281,28 @@ static void test_raw_texels(void) {
   aiReleaseImport(sc);
 }
 
+/* The buffer the PNG encoder (and the wire encoder) append to: an append
+ * that would pass SIZE_MAX fails cleanly and keeps what came before (the
+ * PNG sink had no such check before it shared model_wire.c's helper). */
+static void test_byte_buf(void) {
+  sks_byte_buf b = {0};
+  sks_byte_buf_put(&b, "abc", 3, 0);
+  CHECK(!b.fail && b.n == 3 && b.cap >= 3 && b.p && !memcmp(b.p, "abc", 3));
+  sks_byte_buf_put(&b, "d", SIZE_MAX - 1, 0); /* n + size overflows: never read, never allocated */
+  CHECK(b.fail && b.n == 3 && !memcmp(b.p, "abc", 3));
+  sks_byte_buf_put(&b, "e", 1, 0);
+  CHECK(b.n == 3); /* once failed, nothing more is appended */
+  free(b.p);
+  sks_byte_buf big = {0};
+  char chunk[1000];
+  memset(chunk, 7, sizeof chunk);
+  for (int i = 0; i < 100; ++i) sks_byte_buf_put(&big, chunk, sizeof chunk, 16);
+  CHECK(!big.fail && big.n == 100000 && big.cap >= big.n && big.p[99999] == 7);
+  free(big.p);
+}
+
 int main(void) {
+  test_byte_buf();
   test_raw_texels();
   test_converter_refuses();
   test_resource_cap();

@@ -733,6 +733,24 @@ int main(int argc, char **argv) {
     char note[128];
     snprintf(note, sizeof note, "id=\"frame-step\" data-step=\"%zu\"", plan.frame_step);
     CHECK_MSG(h && strstr(h, note), "the page does not say it shows every %zu-th frame", plan.frame_step);
+    /* the page in memory and the plan it followed, planned once (what
+     * bake / refit state on stderr and then write): the same plan, the same page */
+    {
+      char *hp = NULL;
+      size_t np = 0;
+      sks_report_plan used;
+      CHECK_OK(sks_report_html_plan(&lin, &hp, &np, &used, &err), &err);
+      CHECK(used.frame_step == plan.frame_step && used.frames_shown == plan.frames_shown &&
+            used.bytes == plan.bytes && used.bytes_all == plan.bytes_all &&
+            used.vertices_shown == plan.vertices_shown && used.max_bytes == lin.max_bytes);
+      CHECK_MSG(hp && h && np == n && memcmp(hp, h, n) == 0, "sks_report_html_plan's page differs from the written one");
+      free(hp);
+      lin.max_bytes = 4096; /* refused: no page, the plan zeroed */
+      hp = NULL;
+      CHECK(sks_report_html_plan(&lin, &hp, &np, &used, &err) == SKS_ERR_UNSUPPORTED);
+      CHECK(hp == NULL && used.frame_step == 0 && used.max_bytes == 0);
+      lin.max_bytes = all.bytes_all / 3;
+    }
     /* the table's frames and quality are the all-frames figures */
     char q[96];
     snprintf(q, sizeof q, "<td>%zu</td><td data-value=\"%.17g\">", lf.clips[1].frame_count, lf.clips[1].quality * 100.0);

@@ -103,6 +103,25 @@ run 2 "pose -o symlink to input" "$CLI" pose "$T/a.glb" -o "$T/link_a.glb"
 run 2 "repair -o symlink to input" "$CLI" repair "$T/a.glb" -o "$T/link_a.glb"
 run 2 "reweight -o input" "$CLI" reweight "$T/a.glb" -o "$T/a.glb"
 check "inputs unchanged, symlink still a symlink" unchanged
+# a .gltf's external buffer is an input too: an output naming it (directly or
+# through a symlink) is refused, the buffer untouched (before: repair wrote its
+# .glb over the buffer, exit 0, and the .gltf no longer loaded)
+mkdir -p "$T/x"
+cp "$T/m/tri.bin" "$T/x/tri.glb"
+gltf tri.glb >"$T/x/tri.gltf"
+cp "$T/x/tri.glb" "$T/x/tri.orig"
+ln -s tri.glb "$T/x/link.glb"
+run 2 "repair -o the .gltf's buffer file" "$CLI" repair "$T/x/tri.gltf" -o "$T/x/tri.glb"
+check "message names the input and the uri" has "$T/err" "the input $T/x/tri.gltf reads it (uri \"tri.glb\""
+run 2 "bake -o symlink to the target's buffer" "$CLI" bake --source "$T/a.glb" --target "$T/x/tri.gltf" -o "$T/x/link.glb"
+run 2 "control --report the buffer" "$CLI" control "$T/x/tri.gltf" --report "$T/x/tri.glb"
+cp "$T/m/tri.bin" "$T/x/buf.obj"   # pose writes .obj: a buffer of that name
+gltf buf.obj >"$T/x/p.gltf"
+run 2 "pose -o the buffer" "$CLI" pose "$T/x/p.gltf" -o "$T/x/buf.obj"
+check "pose: message names the uri" has "$T/err" "(uri \"buf.obj\""
+check "the buffers unchanged, the link still a link" \
+  sh -c "cmp -s '$T/x/tri.glb' '$T/x/tri.orig' && cmp -s '$T/x/buf.obj' '$T/m/tri.bin' && test -L '$T/x/link.glb'"
+run 0 "the .gltf still loads" "$CLI" pose "$T/x/tri.gltf" -o "$T/o/x.obj"
 mkfifo "$T/o/out_fifo"
 run 2 "bake -o FIFO refused" "${bake[@]}" -o "$T/o/out_fifo"
 check "FIFO message" has "$T/err" "not a regular file"

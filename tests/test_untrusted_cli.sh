@@ -53,6 +53,23 @@ run 1 "pose: NaN weight gives NaN positions" "$CLI" pose "$T/nan.gltf" -o "$T/na
 has "$T/err" "nan.gltf: the posed position of vertex 1 is not finite" "pose NaN message"
 [ ! -e "$T/nan.obj" ] && ok || bad "pose wrote nan.obj"
 
+# ---- rest poses the other commands refuse, flagged by check (issue 11) ----
+# a zero scale on the weighted bone: bake / control / repair refused it
+# ("rest transform has zero scale") while check said 0 errors
+gltf "0,2,0" tri.bin | sed 's/"translation":\[0,2,0\]}/"translation":[0,2,0],"scale":[0,0,0]}/' >"$T/scale0.gltf"
+grep -q '"scale":\[0,0,0\]' "$T/scale0.gltf" || bad "scale0.gltf was not made"
+run 1 "check: zero rest scale of a weighted joint" "$CLI" check "$T/scale0.gltf"
+has "$T/out" "scale0.gltf: joint 1 'bone': its rest matrix (from the root) is not invertible" "check names the joint"
+run 1 "repair refuses it too" "$CLI" repair "$T/scale0.gltf" -o "$T/scale0_rep.glb"
+# finite rest scales of 3e38 on the root: the bone's rest position overflows
+# a float (pose refused, bake solved and then failed on non-finite keys),
+# check said 0 errors
+gltf "0,2,0" tri.bin | sed 's/{"name":"root","children":\[1\]}/{"name":"root","children":[1],"scale":[3e38,3e38,3e38]}/' >"$T/big.gltf"
+grep -q '3e38' "$T/big.gltf" || bad "big.gltf was not made"
+run 1 "check: rest transforms that overflow when skinned" "$CLI" check "$T/big.gltf"
+has "$T/out" "big.gltf: part 0 'tri', vertex 0: skinned in the rest pose it is not finite" "check names the vertex"
+run 1 "pose refuses it too" "$CLI" pose "$T/big.gltf" -o "$T/big.obj"
+
 # ---- bake: target defects are input errors before any solve ----
 X="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}/X/Testwuson.X"
 if [ -f "$X" ]; then
@@ -61,6 +78,12 @@ if [ -f "$X" ]; then
   has "$T/err" "bake target" "bake says it is the target"
   [ ! -e "$T/neg_out.glb" ] && ok || bad "bake wrote an output"
   if grep -q "^Wuson_" "$T/out"; then bad "bake solved before failing"; else ok; fi
+  for t in scale0 big; do # what check flags above: input errors before any solve
+    run 1 "bake: the target's rest pose ($t)" "$CLI" bake --source "$X" --target "$T/$t.gltf" -o "$T/${t}_out.glb"
+    has "$T/err" "$t.gltf: " "bake names the target ($t)"
+    has "$T/err" "nothing solved" "bake refuses before solving ($t)"
+    [ ! -e "$T/${t}_out.glb" ] && ok || bad "bake wrote an output ($t)"
+  done
   # ---- load limits reach the Assimp child ----
   run 1 "--timeout 0.001" "$CLI" info "$X" --timeout 0.001
   has "$T/err" "Testwuson.X: Assimp failed (no result in 0.001 s)" "timeout message"

@@ -69,6 +69,9 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
                                     sks_error *err);
 
 /* glTF 2.0 binary writer: mesh parts, skins, materials, clips.
+ * Every clip with at least one key becomes an animation, so reading the
+ * output back gives as many clips; a clip without any track is left out
+ * (glTF requires a channel per animation; sks_load_gltf never returns one).
  * Writes to a temp file beside path and renames it into place. */
 typedef struct sks_gltf_write_options {
   int embed_normals;  /* 0 = default (write normals when present) */

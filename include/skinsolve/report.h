@@ -60,6 +60,11 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
 /* The same page in memory (caller frees *html), for a caller that writes
  * it together with other outputs (all or nothing). */
 sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err);
+/* sks_report_html, and the plan the page follows (*plan as
+ * sks_report_plan_views gives it; zeroed on error): what a caller that
+ * states the plan and then writes the page needs, planned once. */
+sks_result sks_report_html_plan(const sks_report_input *input, char **html, size_t *size,
+                                sks_report_plan *plan, sks_error *err);
 
 #ifdef __cplusplus
 }

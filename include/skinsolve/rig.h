@@ -205,6 +205,7 @@ typedef enum sks_finding_kind {
   SKS_FINDING_INDEX_RANGE,       /* triangle index >= part vertex count, or bad skin/node index */
   SKS_FINDING_NONFINITE_TRANSFORM, /* a joint's rest translation / rotation / scale is NaN or infinite */
   SKS_FINDING_NONFINITE_KEY,     /* a clip's key time or value (or duration) is NaN or infinite */
+  SKS_FINDING_REST_SINGULAR,     /* a weighted joint's rest matrix (from the root) is not invertible */
   SKS_FINDING_KIND_COUNT
 } sks_finding_kind;
 

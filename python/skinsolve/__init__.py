@@ -151,8 +151,11 @@ class CheckResult:
     def __init__(self, fs):
         self.findings = [Finding(fs.items[i]) for i in range(fs.count)]
         self.error_count, self.warning_count = fs.error_count, fs.warning_count
+        # every kind the library names (total_by_kind has 16 slots; was range(11),
+        # which missed nonfinite_transform, nonfinite_key and rest_singular)
         self.total_by_kind = {lib.sks_finding_kind_name(k).decode(): fs.total_by_kind[k]
-                              for k in range(11) if fs.total_by_kind[k]}
+                              for k in range(16)
+                              if fs.total_by_kind[k] and lib.sks_finding_kind_name(k).decode() != "unknown"}
 
     @property
     def ok(self):

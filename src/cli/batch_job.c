@@ -24,6 +24,8 @@
 #include "cli_bake_report.h"
 #include "cli.h"
 #include "common_sha256.h"
+#include "io/atomic.h"
+#include "io/gltf_write.h"
 #include "io/resource.h"
 
 int batch_job_paths(const char *out_dir, const batch_job *job, batch_paths *p) {
@@ -60,45 +62,25 @@ static void add_input(cJSON *arr, const char *role, const char *given, const cha
   cJSON_AddItemToArray(arr, o);
 }
 
-/* A .gltf's external buffers and images are inputs too: a re-run must see
+/* A glTF's external buffers and images are inputs too: a re-run must see
  * a changed .bin or texture. Resolved with the reader's own confinement
  * (inside the model's folder); one that does not resolve is recorded with
  * its error, so it still takes part in the comparison. */
+typedef struct resource_rows {
+  cJSON *arr;
+  char role[64];
+} resource_rows;
+
+static void add_resource(void *user, const char *uri, const char *real) {
+  resource_rows *r = user;
+  add_input(r->arr, r->role, uri, real ? real : uri);
+}
+
 static void add_gltf_resources(cJSON *arr, const char *role, const char *path) {
-  size_t n = strlen(path);
-  if (n < 5 || strcasecmp(path + n - 5, ".gltf") != 0) return;
-  uint8_t *data = NULL;
-  size_t size = 0;
-  sks_error err;
-  memset(&err, 0, sizeof err);
-  if (sks_resource_read(path, SIZE_MAX, (size_t)64 << 20, &data, &size, path, "file", &err) != SKS_OK) return;
-  cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
-  free(data);
-  if (!doc) return;
-  char *dir = strdup(path);
-  if (!dir) { cJSON_Delete(doc); return; }
-  char *slash = strrchr(dir, '/');
-  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-  else strcpy(dir, ".");
-  char res_role[64];
-  snprintf(res_role, sizeof res_role, "%s_resource", role);
-  const char *lists[2] = {"buffers", "images"};
-  for (int l = 0; l < 2; ++l) {
-    const cJSON *arr_j = cJSON_GetObjectItemCaseSensitive(doc, lists[l]), *it;
-    cJSON_ArrayForEach(it, arr_j) {
-      const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "uri");
-      if (!cJSON_IsString(u) || !u->valuestring || strncmp(u->valuestring, "data:", 5) == 0) continue;
-      char *real = NULL;
-      if (sks_resource_resolve(dir, NULL, u->valuestring, path, lists[l], &real, &err) == SKS_OK) {
-        add_input(arr, res_role, u->valuestring, real);
-        free(real);
-      } else {
-        add_input(arr, res_role, u->valuestring, u->valuestring);
-      }
-    }
-  }
-  free(dir);
-  cJSON_Delete(doc);
+  resource_rows r;
+  r.arr = arr;
+  snprintf(r.role, sizeof r.role, "%s_resource", role);
+  sks_cli_gltf_resources(path, add_resource, &r);
 }
 
 cJSON *batch_inputs_json(const batch_job *job) {
@@ -411,15 +393,46 @@ static int record_write(const char *path, cJSON *rec, sks_error *err) {
   return r == SKS_OK;
 }
 
+/* The outputs the job's record vouches for (its "outputs" when it is ok,
+ * its "earlier_outputs" when it failed after an ok run), with the time of
+ * the run that made them, when the .glb on disk is still that run's (by
+ * sha256); else NULL. */
+static cJSON *recorded_outputs(const batch_paths *p) {
+  cJSON *old = batch_record_load(p->record);
+  const char *status = str_field(old, "status");
+  const cJSON *outs = NULL;
+  if (status && strcmp(status, "ok") == 0) outs = cJSON_GetObjectItemCaseSensitive(old, "outputs");
+  else if (status) outs = cJSON_GetObjectItemCaseSensitive(old, "earlier_outputs");
+  const char *want = str_field(outs, "glb_sha256");
+  char hex[65];
+  sks_error err;
+  cJSON *kept = NULL;
+  if (want && sks_sha256_file(p->glb, hex, NULL, &err) == SKS_OK && strcmp(hex, want) == 0) {
+    kept = cJSON_Duplicate(outs, 1);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(old, "worker");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(w, "finished_unix");
+    if (kept && status && strcmp(status, "ok") == 0 && cJSON_IsNumber(t) &&
+        !cJSON_GetObjectItemCaseSensitive(kept, "finished_unix"))
+      cJSON_AddNumberToObject(kept, "finished_unix", t->valuedouble);
+  }
+  cJSON_Delete(old);
+  return kept;
+}
+
 static int fail_record(const batch_context *ctx, const batch_job *job, const batch_paths *p,
                        cJSON *inputs, const char *message) {
-  /* a failed job has no outputs: remove those of an earlier successful run */
+  /* A failing job never destroys earlier results: the outputs an earlier
+   * successful run recorded stay byte for byte, and the failed record names
+   * them ("earlier_outputs"); only files no record vouches for (a killed
+   * run's, or an earlier description's report) are removed. */
   if (!message || !*message) message = "failed (no message)";
-  unlink(p->glb);
-  unlink(p->report);
+  cJSON *earlier = recorded_outputs(p);
+  if (!earlier) unlink(p->glb);
+  if (!earlier || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(earlier, "report"))) unlink(p->report);
   cJSON *rec = record_new(ctx, job, inputs);
   cJSON_AddStringToObject(rec, "status", "failed");
   cJSON_AddStringToObject(rec, "message", message);
+  if (earlier) cJSON_AddItemToObject(rec, "earlier_outputs", earlier);
   sks_error err;
   memset(&err, 0, sizeof err);
   int ok = record_write(p->record, rec, &err);
@@ -532,6 +545,9 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   sks_bake_result res;
   memset(&res, 0, sizeof res);
   int have_res = 0;
+  uint8_t *glb = NULL; /* the outputs, made in memory and staged together (as bake's) */
+  size_t glb_size = 0, html_size = 0;
+  char *html = NULL;
   double t_load = 0, t_bake = 0, t_write = 0;
   for (const cJSON *i = inputs ? inputs->child : NULL; i; i = i->next)
     if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(i, "sha256"))) {
@@ -557,7 +573,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   have_res = 1;
   t_bake = now_s();
   if (sks_bake_apply(&tgt, &res, &baked, &err) != SKS_OK) goto failed;
-  if (sks_write_glb(p.glb, &baked, NULL, &err) != SKS_OK) goto failed;
+  if (sks_glb_encode(p.glb, &baked, NULL, &glb, &glb_size, &err) != SKS_OK) goto failed;
   if (job->report) {
     char title[512];
     snprintf(title, sizeof title, "batch %s: %s -> %s", job->name, base_name(job->source),
@@ -577,16 +593,36 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
       if (v.clip_count) { views[nviews] = v; results[nviews] = &views[nviews]; ++nviews; }
     }
     sks_report_input in = {title, &src, &tgt, results, nviews, 0};
-    sks_result rr = sks_report_write_html(p.report, &in, &err);
+    sks_result rr = sks_report_html(&in, &html, &html_size, &err);
     free(split);
-    if (rr != SKS_OK) goto failed;
-  } else {
-    unlink(p.report); /* from an earlier description of this job */
+    if (rr != SKS_OK) {
+      char msg[sizeof err.message];
+      snprintf(msg, sizeof msg, "%s", err.message);
+      sks_error_set(&err, rr, "%s: %s", p.report, msg);
+      goto failed;
+    }
+  }
+  {
+    /* All or nothing: nothing replaces an earlier output before both are
+     * complete and fsynced (a failure here keeps the earlier run's files). */
+    sks_staged_output st[2];
+    size_t ns = 0;
+    if (sks_stage_output(&st[ns], p.glb, glb, glb_size, &err) != SKS_OK) goto failed;
+    ++ns;
+    if (html) {
+      if (sks_stage_output(&st[ns], p.report, html, html_size, &err) != SKS_OK) {
+        sks_discard_outputs(st, ns);
+        goto failed;
+      }
+      ++ns;
+    }
+    if (sks_commit_outputs(st, ns, &err) != SKS_OK) goto failed;
+    if (!job->report) unlink(p.report); /* from an earlier description of this job */
   }
   t_write = now_s();
   {
     char hex[65];
-    if (sks_sha256_file(p.glb, hex, NULL, &err) != SKS_OK) goto failed;
+    sks_sha256_buffer(glb, glb_size, hex);
     cJSON *rec = record_new(ctx, job, inputs);
     inputs = NULL;
     cJSON_AddStringToObject(rec, "status", "ok");
@@ -624,6 +660,8 @@ failed:
   code = fail_record(ctx, job, &p, inputs, err.message);
   inputs = NULL;
 done:
+  free(glb);
+  free(html);
   if (have_res) sks_bake_result_free(&res);
   sks_model_free(&baked);
   sks_model_free(&src);

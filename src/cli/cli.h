@@ -63,6 +63,14 @@ int sks_cli_check_output(const char *output, const char *const *inputs, size_t i
  * from every other output. */
 int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
                           const char *const *inputs, size_t input_count);
+/* Both also refuse an output that is an external buffer or image file of
+ * an input glTF (see sks_cli_gltf_resources). */
+/* Calls fn(user, uri, real) for every external buffer and image URI of a
+ * glTF file (a .gltf, or a .glb's JSON chunk; data: URIs skipped), real
+ * being where the reader would read it (resolved with its confinement) or
+ * NULL when it does not resolve. Nothing for other files. */
+void sks_cli_gltf_resources(const char *path, void (*fn)(void *user, const char *uri, const char *real),
+                            void *user);
 /* Findings as a JSON object {errors, warnings, by_kind, items[], truncated}
  * (the shape of `check --json` and info's "findings"); caller owns it. */
 struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);

@@ -212,11 +212,11 @@ static const char *grouped(size_t n, char *buf, size_t cap) {
   return buf;
 }
 
-int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet) {
+int sks_cli_report_build(const char *path, const sks_report_input *in, int quiet, char **html, size_t *size) {
   sks_report_plan plan;
   sks_error err;
   memset(&err, 0, sizeof err);
-  if (sks_report_plan_views(in, &plan, &err) != SKS_OK)
+  if (sks_report_html_plan(in, html, size, &plan, &err) != SKS_OK)
     return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", path, err.message);
   if (plan.vertices_shown < plan.vertex_count && !quiet) {
     char a[32], b[32], f[32], every[96] = "every frame";
@@ -246,18 +246,14 @@ int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet)
 }
 
 int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
-                          const sks_report_input *in, int json) {
+                          const char *html, size_t html_size, int json) {
   sks_staged_output st[2];
   size_t n = 0;
   sks_error err;
   memset(&err, 0, sizeof err);
   if (report_path) {
-    char *html = NULL;
-    size_t size = 0;
-    if (sks_report_html(in, &html, &size, &err) != SKS_OK)
-      return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: %s", report_path, err.message);
-    sks_result r = sks_stage_output(&st[n], report_path, html, size, &err);
-    free(html);
+    if (!html) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: the report was not built", report_path);
+    sks_result r = sks_stage_output(&st[n], report_path, html, html_size, &err);
     if (r != SKS_OK) return sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);
     ++n;
   }

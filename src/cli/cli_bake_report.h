@@ -55,17 +55,19 @@ int sks_cli_opt_report_max_mb(int argc, char **argv, int *i, size_t *max_bytes);
   "                       when one frame per clip does not fit, a simplified\n" \
   "                       viewer mesh (vertex clustering, stated; numbers keep\n" \
   "                       all vertices); refused when nothing fits\n"
-/* Plans the report before any output is written: prints on stderr (unless
- * quiet) when the views are decimated (frames, or the mesh's vertices); SKS_EXIT_OUTPUT (message naming
- * `path` printed) when nothing fits the budget; else 0. */
-int sks_cli_report_plan(const char *path, const sks_report_input *in, int quiet);
+/* Builds the report page in memory before any output is written (planned
+ * once: the page follows the plan it states): prints on stderr (unless
+ * quiet) when the views are decimated (frames, or the mesh's vertices);
+ * SKS_EXIT_OUTPUT (message naming `path` printed) when nothing fits the
+ * budget; else 0 and *html (caller frees), *size. */
+int sks_cli_report_build(const char *path, const sks_report_input *in, int quiet, char **html, size_t *size);
 
-/* Writes -o (model to out_path, when given) and --report (the page of `in`
- * to report_path, when given) all or nothing (src/io/atomic.h): both are
+/* Writes -o (model to out_path, when given) and --report (html, the page
+ * sks_cli_report_build made, to report_path, when given) all or nothing (src/io/atomic.h): both are
  * staged complete before either replaces its destination; on any failure
  * (message naming the file printed, SKS_EXIT_OUTPUT) neither is touched.
  * Prints "wrote PATH" per file unless json. */
 int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
-                          const sks_report_input *in, int json);
+                          const char *html, size_t html_size, int json);
 
 #endif

@@ -301,6 +301,8 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   size_t nviews = 0;
   sks_baked_clip *split = NULL;
   sks_report_input in = {title, &src, target, results, 0, report_max_bytes};
+  char *html = NULL; /* the report's page, built (and planned) once */
+  size_t html_size = 0;
   if (report_path && code == SKS_EXIT_OK) {
     split = malloc((res.clip_count ? res.clip_count : 1) * sizeof *split);
     if (!split) {
@@ -316,7 +318,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
         if (v.clip_count) { views[nviews] = v; results[nviews] = &views[nviews]; ++nviews; }
       }
       in.result_count = nviews;
-      code = sks_cli_report_plan(report_path, &in, quiet);
+      code = sks_cli_report_build(report_path, &in, quiet, &html, &html_size);
     }
   }
   /* All or nothing: the report and the .glb are built in memory and staged
@@ -324,7 +326,9 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
    * into place; a failure in either (a full disk, a
    * file size limit) leaves both earlier outputs as they were. */
   if (code == SKS_EXIT_OK && (have_baked || report_path))
-    code = sks_cli_write_outputs(have_baked ? out_path : NULL, have_baked ? &baked : NULL, report_path, &in, json);
+    code = sks_cli_write_outputs(have_baked ? out_path : NULL, have_baked ? &baked : NULL, report_path, html,
+                                 html_size, json);
+  free(html);
   if (have_baked) sks_model_free(&baked);
   free(split);
   sks_bake_result_free(&res);

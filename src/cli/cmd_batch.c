@@ -376,6 +376,12 @@ static int write_index(const char *dir, cJSON *jobs) {
     if (nc == 0) {
       fputs("<td colspan=6></td><td>", f);
       html_text(f, jstr(j, "message", ""));
+      /* a failed job's outputs of its last successful run, kept */
+      const cJSON *eo = cJSON_GetObjectItemCaseSensitive(j, "earlier_outputs");
+      const char *eg = jstr(eo, "glb", NULL), *er = jstr(eo, "report", NULL);
+      if (eg) { fputs(" (kept from an earlier run: <a href=\"", f); html_text(f, eg); fputs("\">glb</a>", f); }
+      if (eg && er) { fputs(" <a href=\"", f); html_text(f, er); fputs("\">report</a>", f); }
+      if (eg) fputs(")", f);
       fputs("</td></tr>\n", f);
       continue;
     }
@@ -424,6 +430,9 @@ static cJSON *summary_entry(const cJSON *rec, const char *name, const char *stat
     const char *g = jstr(outs, "glb", NULL), *r = jstr(outs, "report", NULL);
     if (g) cJSON_AddStringToObject(o, "output", g);
     if (r) cJSON_AddStringToObject(o, "report", r);
+  } else if (rec) { /* failed: the outputs of its last successful run, still there */
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(rec, "earlier_outputs");
+    if (cJSON_IsObject(eo)) cJSON_AddItemToObject(o, "earlier_outputs", cJSON_Duplicate(eo, 1));
   }
   return o;
 }

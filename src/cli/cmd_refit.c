@@ -222,6 +222,8 @@ int sks_cmd_refit(int argc, char **argv) {
   snprintf(title, sizeof title, "refit: %s -> %s (re-fitted weights)", base_name(src_path), base_name(tgt_path));
   const sks_bake_result *results[1] = {&br};
   sks_report_input in = {title, &src, &res.model, results, 1, report_max_bytes};
+  char *html = NULL; /* the report's page, built (and planned) once */
+  size_t html_size = 0;
   if (report_path && code == SKS_EXIT_OK) {
     all = calloc(res.clip_count + 1, sizeof(char *));
     sks_bake_options bo;
@@ -236,11 +238,12 @@ int sks_cmd_refit(int argc, char **argv) {
     else if (sks_bake(&src, &res.model, &bo, &br, &err) != SKS_OK) code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     else {
       have_br = 1;
-      code = sks_cli_report_plan(report_path, &in, 0);
+      code = sks_cli_report_build(report_path, &in, 0, &html, &html_size);
     }
   }
   /* -o and --report all or nothing (a write error in either keeps both) */
-  if (code == SKS_EXIT_OK) code = sks_cli_write_outputs(out_path, &res.model, report_path, &in, json);
+  if (code == SKS_EXIT_OK) code = sks_cli_write_outputs(out_path, &res.model, report_path, html, html_size, json);
+  free(html);
   if (have_br) sks_bake_result_free(&br);
   free(all);
 out_models:

@@ -91,6 +91,7 @@ typedef struct gl_ctx {
   int32_t *node_parent; /* node -> parent node, -1 = root */
   int32_t *node_joint;  /* node -> skeleton joint, -1 = not in the skeleton */
   int32_t *part_mesh, *part_prim; /* part -> mesh, primitive (for the kept source) */
+  int32_t *clip_anim;             /* clip -> the animation it was read from */
   const char *json_text;  /* the JSON (inside the input data) */
   size_t json_len;
 } gl_ctx;
@@ -1385,6 +1386,27 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   return SKS_OK;
 }
 
+/* Appends "file: message — left out of TAIL" to the model's load warnings. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...) {
+  char msg[900], line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
+  size_t n = strlen(line) + 1;
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  m->warnings = w;
+  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  memcpy(w[m->warning_count++], line, n);
+  return SKS_OK;
+}
+#define gl_warn(c, m, ...) gl_note(c, m, "the model's images", __VA_ARGS__)
+
 /* ---- animations ---------------------------------------------------------- */
 
 static sks_result read_track(gl_ctx *c, const cJSON *sj, size_t ai, long si, sks_track *t) {
@@ -1439,9 +1461,11 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
   sks_result r;
   if (!c->n_animations) return SKS_OK;
   if (!(m->clips = gl_alloc(c, c->n_animations, sizeof(sks_clip)))) return c->status;
-  m->clip_count = c->n_animations;
+  if (!(c->clip_anim = gl_alloc(c, c->n_animations, sizeof *c->clip_anim))) return c->status;
   for (size_t ai = 0; ai < c->n_animations; ++ai) {
-    sks_clip *clip = &m->clips[ai];
+    /* the clip being read counts, so an error frees what it holds */
+    sks_clip *clip = &m->clips[m->clip_count++];
+    c->clip_anim[m->clip_count - 1] = (int32_t)ai;
     const cJSON *aj, *channels, *ch;
     const char *name;
     size_t nc;
@@ -1508,6 +1532,21 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
         duration = t->times[t->key_count - 1];
     }
     clip->duration = duration;
+    if (!nt) {
+      /* Nothing of the model moves: a player shows the rest pose whatever
+       * the clip, and glTF cannot write an animation without a channel. */
+      if ((r = gl_note(c, m, "the model's clips",
+                       "animation %zu '%s' has no translation, rotation or scale channel on a node of the "
+                       "model%s", ai, clip->name, nc ? "" : " (no channels)")))
+        return r;
+      sks_clip_free(clip);
+      memset(clip, 0, sizeof *clip);
+      --m->clip_count;
+    }
+  }
+  if (!m->clip_count) {
+    free(m->clips);
+    m->clips = NULL;
   }
   return SKS_OK;
 }
@@ -1734,30 +1773,12 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
     src->part_prim = c->part_prim;
     c->part_mesh = c->part_prim = NULL;
   }
+  src->clip_anim = c->clip_anim; /* NULL when the file has no animation */
+  c->clip_anim = NULL;
   return SKS_OK;
 }
 
 /* ---- the model's images ------------------------------------------------- */
-
-/* Appends "file: message — left out" to the model's load warnings. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static sks_result gl_warn(gl_ctx *c, sks_model *m, const char *fmt, ...) {
-  char msg[900], line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  snprintf(line, sizeof line, "%s: %s — left out of the model's images", c->name, msg);
-  size_t n = strlen(line) + 1;
-  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
-  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  m->warnings = w;
-  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  memcpy(w[m->warning_count++], line, n);
-  return SKS_OK;
-}
 
 /* glTF image ii's bytes, without reading anything again: a bufferView in a
  * buffer already loaded, or the bytes keep_source read for a data: or file
@@ -1988,6 +2009,7 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
   free(c.node_joint);
   free(c.part_mesh);
   free(c.part_prim);
+  free(c.clip_anim);
   gl_vec *vecs[] = {&c.accessors, &c.views, &c.buffers_json, &c.nodes, &c.meshes, &c.skins,
                     &c.materials, &c.animations, &c.scenes, &c.samplers};
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; ++i) free(vecs[i]->items);

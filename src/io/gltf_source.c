@@ -129,6 +129,7 @@ void sks_gltf_source_free(sks_gltf_source *src) {
   free(src->part_pos_hash); free(src->part_nrm_hash); free(src->part_uv_hash);
   free(src->part_infl_hash); free(src->part_idx_hash); free(src->part_material);
   free(src->clip_hash);
+  free(src->clip_anim);
   free(src);
 }
 
@@ -174,6 +175,7 @@ sks_gltf_source *sks_gltf_source_clone(const sks_gltf_source *s) {
   d->part_idx_hash = dup(s->part_idx_hash, pc * sizeof(uint64_t), &fail);
   d->part_material = dup(s->part_material, pc * sizeof(int32_t), &fail);
   d->clip_hash = dup(s->clip_hash, s->clip_count * sizeof(uint64_t), &fail);
+  d->clip_anim = s->clip_anim ? dup(s->clip_anim, s->clip_count * sizeof(int32_t), &fail) : NULL;
   if (fail) {
     /* every pointer field was re-assigned above (a copy or NULL): nothing aliases s */
     sks_gltf_source_free(d);

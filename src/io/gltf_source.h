@@ -33,7 +33,9 @@ typedef struct sks_gltf_source {
   uint64_t *part_pos_hash, *part_nrm_hash, *part_uv_hash, *part_infl_hash, *part_idx_hash;
   int32_t *part_material;
   size_t clip_count;
-  uint64_t *clip_hash;                                /* clip i came from animation i */
+  uint64_t *clip_hash;
+  int32_t *clip_anim;   /* clip -> the animation it was read from (NULL: clip i from animation i);
+                         * the reader leaves out animations that move nothing of the model */
 } sks_gltf_source;
 
 /* FNV-1a over bytes, chained from h (start with SKS_HASH_SEED). */

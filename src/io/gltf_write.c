@@ -25,10 +25,15 @@
  *    non-finite data, negative weights, all-zero weights, joints outside the
  *    skin with nonzero weight, key times that are negative or not increasing.
  *    A second track for the same (joint, path) in a clip is dropped (glTF
- *    allows one channel per target). */
+ *    allows one channel per target).
+ *  - Every clip with a key becomes an animation (at least one channel), so
+ *    reading the output gives the same clips; a clip without any track
+ *    cannot be written in glTF and is left out (the glTF reader never
+ *    returns one: it leaves out animations that move nothing of the model). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,7 +605,8 @@ static uint64_t times_hash(const sks_track *t) {
   return h ^ t->key_count;
 }
 
-/* One glTF animation for clip c (NULL when it has no channel to write).
+/* One glTF animation for clip c (NULL only when it has no track with a key:
+ * glTF needs a channel; the reader never returns such a clip).
  * keyed[3 j + path]: some clip of the model moves (joint j, path): such a
  * channel is written in every clip, as a one-key channel at the rest value
  * where the clip has no track (or a track at rest). Players that keep an
@@ -624,6 +630,13 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *k
     return NULL;
   }
   memset(table, 0, cap * sizeof *table);
+  /* When no clip moves anything (keyed all 0), the clip's first keyed track
+   * is written as it is: a clip with a key is never left out. */
+  size_t force = SIZE_MAX;
+  int any_keyed = !keyed;
+  for (size_t j = 0; !any_keyed && j < 3 * jc; ++j) any_keyed = keyed[j] != 0;
+  for (size_t t = 0; !any_keyed && t < nt && force == SIZE_MAX; ++t)
+    if (clip->tracks[t].key_count) force = t;
   size_t n_samplers = 0;
   for (size_t t = 0; t < nt && !s->oom; ++t) {
     const sks_track *tr = &clip->tracks[t];
@@ -633,7 +646,7 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *k
     uint8_t *flag = &seen[(size_t)tr->joint * 3u + (size_t)tr->path];
     if (*flag) continue;
     *flag = 1;
-    uint8_t kv = keyed ? keyed[(size_t)tr->joint * 3u + (size_t)tr->path] : 1;
+    uint8_t kv = keyed && t != force ? keyed[(size_t)tr->joint * 3u + (size_t)tr->path] : 1;
     if (!kv) continue;
     if (kv == 2 && track_at_rest(tr, &m->skeleton.rest[tr->joint])) {
       *flag = 2; /* written below as one key at rest */
@@ -1445,9 +1458,13 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
     for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
       uint64_t h = sks_hash_clip(&m->clips[c]);
       long found = -1;
-      if (c < src->clip_count && c < n_anims && !kept[c] && src->clip_hash[c] == h) found = (long)c;
-      for (size_t i = 0; found < 0 && i < src->clip_count && i < n_anims; ++i)
-        if (!kept[i] && src->clip_hash[i] == h) found = (long)i;
+      for (size_t k = 0; k <= src->clip_count && found < 0; ++k) {
+        /* first the clip read in the same place, then any clip read */
+        size_t i = k == 0 ? c : k - 1;
+        if (i >= src->clip_count) continue;
+        size_t ai = src->clip_anim ? (size_t)src->clip_anim[i] : i;
+        if (ai < n_anims && !kept[ai] && src->clip_hash[i] == h) found = (long)ai;
+      }
       cJSON *a;
       if (found >= 0) {
         kept[found] = 1;
@@ -1457,6 +1474,23 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
       }
       if (a) { cJSON_AddItemToArray(out, a); ++n_out; }
     }
+    /* Animations the reader left out (no channel on a node it models, e.g.
+     * only morph target weights) stay as they were when they have channels:
+     * they are no clip, so reading the output leaves them out again. */
+    uint8_t *read = src->clip_anim ? calloc(n_anims ? n_anims : 1, 1) : NULL;
+    if (src->clip_anim && !read) s->oom = 1;
+    for (size_t k = 0; read && k < src->clip_count; ++k)
+      if ((size_t)src->clip_anim[k] < n_anims) read[src->clip_anim[k]] = 1;
+    for (size_t i = 0; read && i < n_anims && !s->oom; ++i) {
+      const cJSON *chs = cJSON_GetObjectItemCaseSensitive(anims[i], "channels");
+      if (read[i] || !cJSON_IsArray(chs) || !chs->child) continue;
+      cJSON *a = cJSON_Duplicate(anims[i], 1);
+      if (!a) { s->oom = 1; break; }
+      kept[i] = 1;
+      cJSON_AddItemToArray(out, a);
+      ++n_out;
+    }
+    free(read);
     /* accessors of animations not kept */
     for (size_t i = 0; i < n_anims; ++i) {
       if (kept[i]) continue;

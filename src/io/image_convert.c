@@ -1,6 +1,7 @@
 /* Non-glTF texture images -> PNG with Debian's stb (libstb: stb_image decodes,
  * stb_image_write encodes). See image_convert.h. */
 #include "io/image_convert.h"
+#include "io/byte_buf.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -9,22 +10,8 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
-typedef struct png_buf { uint8_t *p; size_t n, cap; int fail; } png_buf;
-
 static void png_sink(void *context, void *data, int size) {
-  png_buf *b = context;
-  if (b->fail || size <= 0) return;
-  size_t n = (size_t)size;
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 65536;
-    while (cap < b->n + n) cap *= 2;
-    uint8_t *q = realloc(b->p, cap);
-    if (!q) { b->fail = 1; return; }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, data, n);
-  b->n += n;
+  if (size > 0) sks_byte_buf_put(context, data, (size_t)size, 65536);
 }
 
 static int within_bounds(long long w, long long h, char *why, size_t why_size) {
@@ -50,7 +37,7 @@ sks_result sks_image_encode_png(const uint8_t *pixels, uint32_t width, uint32_t 
     return SKS_ERR_ARGUMENT;
   }
   if (!within_bounds(width, height, why, why_size)) return SKS_ERR_UNSUPPORTED;
-  png_buf b = {0};
+  sks_byte_buf b = {0};
   int ok = stbi_write_png_to_func(png_sink, &b, (int)width, (int)height, comp, pixels, (int)width * comp);
   if (!ok || b.fail || !b.n) {
     free(b.p);

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "io/byte_buf.h"
 #include "io/model_wire.h"
 #include "io/resource.h"
 
@@ -33,25 +34,9 @@
 
 /* ---- encoder ------------------------------------------------------------- */
 
-typedef struct wbuf { uint8_t *p; size_t n, cap; int fail; } wbuf;
+typedef sks_byte_buf wbuf;
 
-static void put(wbuf *b, const void *data, size_t n) {
-  if (b->fail || n == 0) return;
-  if (n > SIZE_MAX - b->n) { b->fail = 1; return; }
-  if (b->n + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + n) {
-      if (cap > SIZE_MAX / 2) { b->fail = 1; return; }
-      cap *= 2;
-    }
-    uint8_t *q = realloc(b->p, cap);
-    if (!q) { b->fail = 1; return; }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, data, n);
-  b->n += n;
-}
+static void put(wbuf *b, const void *data, size_t n) { sks_byte_buf_put(b, data, n, 4096); }
 static void put_u64(wbuf *b, uint64_t v) { put(b, &v, sizeof v); }
 static void put_u32(wbuf *b, uint32_t v) { put(b, &v, sizeof v); }
 static void put_i32(wbuf *b, int32_t v) { put(b, &v, sizeof v); }

@@ -1220,6 +1220,12 @@ sks_result sks_report_write_html(const char *path, const sks_report_input *input
 }
 
 sks_result sks_report_html(const sks_report_input *input, char **html, size_t *size, sks_error *err) {
+  return sks_report_html_plan(input, html, size, NULL, err);
+}
+
+sks_result sks_report_html_plan(const sks_report_input *input, char **html, size_t *size,
+                                sks_report_plan *plan_out, sks_error *err) {
+  if (plan_out) memset(plan_out, 0, sizeof *plan_out);
   if (!html || !size) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no output buffer");
   *html = NULL;
   *size = 0;
@@ -1316,6 +1322,7 @@ sks_result sks_report_html(const sks_report_input *input, char **html, size_t *s
     *html = out.data;
     *size = out.len;
     out.data = NULL;
+    if (plan_out) *plan_out = plan;
   }
   free(data.data); free(summary.data); free(out.data);
   layout_free(&L);

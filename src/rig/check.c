@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "skinsolve/rig.h"
+#include "skinsolve/pose.h"
+#include "skinsolve/skin.h"
+#include "math/sks_dmath.h"
 #include "math/sks_math.h"
 
 const char *sks_finding_kind_name(sks_finding_kind kind) {
@@ -28,6 +31,7 @@ const char *sks_finding_kind_name(sks_finding_kind kind) {
     case SKS_FINDING_INDEX_RANGE: return "index_range";
     case SKS_FINDING_NONFINITE_TRANSFORM: return "nonfinite_transform";
     case SKS_FINDING_NONFINITE_KEY: return "nonfinite_key";
+    case SKS_FINDING_REST_SINGULAR: return "rest_singular";
     case SKS_FINDING_KIND_COUNT: break;
   }
   return "unknown";
@@ -221,6 +225,82 @@ static void check_skins(checker *c) {
   }
 }
 
+/* The rest pose as the other commands compute it (issue 11: check flags
+ * what they refuse):
+ *  - a joint that carries weight must have an invertible rest matrix
+ *    (composed from the root, in double, as bake and control set up the
+ *    solve: a zero scale on it or an ancestor makes it singular);
+ *  - every vertex skinned in the rest pose (float, as pose) must be finite:
+ *    finite but huge rest transforms overflow (a scale of 3e38).
+ * Skipped when the hierarchy or a rest transform is already in error. */
+static void check_rest_pose(checker *c) {
+  const sks_model *m = c->model;
+  const sks_skeleton *sk = &m->skeleton;
+  size_t jc = sk->joint_count;
+  if (!jc || !sk->parents || !sk->rest || c->out->total_by_kind[SKS_FINDING_HIERARCHY_CYCLE] ||
+      c->out->total_by_kind[SKS_FINDING_HIERARCHY_ORDER] || c->out->total_by_kind[SKS_FINDING_NONFINITE_TRANSFORM] ||
+      c->out->total_by_kind[SKS_FINDING_JOINT_RANGE] || c->out->total_by_kind[SKS_FINDING_INDEX_RANGE] ||
+      c->out->total_by_kind[SKS_FINDING_NONFINITE_POSITION])
+    return;
+  for (size_t j = 0; j < jc; ++j)
+    if (sk->parents[j] >= (int32_t)j) return; /* parent-before-child is checked above */
+  uint8_t *weighted = calloc(jc, 1);
+  sks_daffine *g = malloc(jc * sizeof *g);
+  sks_mat4 *models = malloc(jc * sizeof *models);
+  size_t nv = sks_model_total_vertex_count(m);
+  float *pos = malloc((nv ? nv : 1) * 3 * sizeof(float));
+  if (!weighted || !g || !models || !pos) {
+    free(weighted); free(g); free(models); free(pos);
+    c->oom = 1;
+    return;
+  }
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    const sks_mesh_part *p = &m->parts[pi];
+    if (p->skin < 0 || (size_t)p->skin >= m->skin_count || !p->joints || !p->weights) continue;
+    const sks_skin *skin = &m->skins[p->skin];
+    for (size_t i = 0; i < p->vertex_count * p->influence_count; ++i) {
+      uint32_t sj = p->joints[i];
+      if (p->weights[i] != 0.0f && sj < skin->joint_count && skin->joints[sj] >= 0 &&
+          (size_t)skin->joints[sj] < jc)
+        weighted[skin->joints[sj]] = 1;
+    }
+  }
+  char where[200];
+  for (size_t j = 0; j < jc; ++j) {
+    sks_daffine l = sks_daff_from_transform(&sk->rest[j]);
+    g[j] = sk->parents[j] < 0 ? l : sks_daff_mul(&g[sk->parents[j]], &l);
+    double inv[9];
+    if (weighted[j] && !sks_dm3_inverse(g[j].l, inv)) {
+      snprintf(where, sizeof where, "joint %zu '%s'", j, joint_name(m, (int32_t)j));
+      add(c, SKS_FINDING_REST_SINGULAR, SKS_SEVERITY_ERROR, -1, -1, (int32_t)j, where,
+          "its rest matrix (from the root) is not invertible — a zero scale on it or an ancestor; "
+          "bake, control and refit refuse it");
+    }
+  }
+  sks_local_to_model_job fk = {sk->parents, sk->rest, jc, NULL, models};
+  sks_error err;
+  memset(&err, 0, sizeof err);
+  /* NaN weights and bad inverse binds give non-finite positions too: already reported */
+  if (nv && !c->out->total_by_kind[SKS_FINDING_WEIGHT_NAN] && !c->out->total_by_kind[SKS_FINDING_BIND_SINGULAR] &&
+      sks_local_to_model_job_run(&fk) && sks_skin_model(m, models, SKS_SKIN_LBS, pos, NULL, &err) == SKS_OK) {
+    size_t base = 0;
+    for (size_t pi = 0; pi < m->part_count; ++pi) {
+      const sks_mesh_part *p = &m->parts[pi];
+      for (size_t v = 0; v < p->vertex_count; ++v) {
+        const float *x = &pos[3 * (base + v)];
+        if (isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])) continue;
+        snprintf(where, sizeof where, "part %zu '%s', vertex %zu", pi, p->name ? p->name : "", v);
+        add(c, SKS_FINDING_NONFINITE_POSITION, SKS_SEVERITY_ERROR, (int32_t)pi, (int64_t)v, -1, where,
+            "skinned in the rest pose it is not finite (the rest transforms overflow a float); "
+            "pose, bake and control refuse it");
+        break; /* one per part */
+      }
+      base += p->vertex_count;
+    }
+  }
+  free(weighted); free(g); free(models); free(pos);
+}
+
 static void check_part(checker *c, size_t pi, float tol, uint32_t limit) {
   const sks_model *m = c->model;
   const sks_mesh_part *p = &m->parts[pi];
@@ -351,6 +431,7 @@ sks_result sks_check(const sks_model *model, const sks_check_options *options,
   check_rest(&c);
   check_skins(&c);
   for (size_t i = 0; i < model->part_count; ++i) check_part(&c, i, tol, limit);
+  check_rest_pose(&c);
   check_clips(&c);
   if (c.oom) {
     sks_findings_free(out);

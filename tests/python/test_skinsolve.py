@@ -146,6 +146,16 @@ def test_check_repair():
           and res.warning_count == ref.get("warnings", ref.get("warning_count")),
           f"{res.error_count}/{res.warning_count} vs {ref.get('errors')}/{ref.get('warnings')}")
     check("findings name the file", res.findings and os.path.basename(path) in res.findings[0].message)
+    check("total_by_kind matches the CLI's by_kind", res.total_by_kind == ref.get("by_kind"),
+          f"{res.total_by_kind} vs {ref.get('by_kind')}")
+    # every kind the library names is counted (the mirror stopped at 11 kinds)
+    with tempfile.TemporaryDirectory() as d:
+        inf = os.path.join(d, "inf.gltf")
+        with open(inf, "w") as f:  # a skeleton whose rest translation is +inf (1e39)
+            f.write('{"asset":{"version":"2.0"},"nodes":[{"name":"a","translation":[0,1e39,0]}]}')
+        ri = skinsolve.load(inf).check()
+        check("a kind past the 11th is counted", ri.total_by_kind.get("nonfinite_transform") == 1,
+              str(ri.total_by_kind))
     rep = m.repair(max_influences=4)
     check("repair normalised vertices", rep.normalized > 0, repr(rep))
     after = m.check()
