@@ -1234,10 +1234,17 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   return SKS_OK;
 }
 
-/* A loader warning line for model->warnings ("<file>: <msg>"). */
-static sks_result gl_note(gl_ctx *c, sks_model *m, const char *msg) {
-  char line[1024];
-  snprintf(line, sizeof line, "%s: %s", c->name, msg);
+/* Appends "file: message — left out of TAIL" to the model's load warnings. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...) {
+  char msg[900], line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
   size_t n = strlen(line) + 1;
   char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
   if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
@@ -1246,6 +1253,7 @@ static sks_result gl_note(gl_ctx *c, sks_model *m, const char *msg) {
   memcpy(w[m->warning_count++], line, n);
   return SKS_OK;
 }
+#define gl_warn(c, m, ...) gl_note(c, m, "the model's images", __VA_ARGS__)
 
 /* A primitive's morph targets for a from-scratch write: POSITION / NORMAL /
  * TANGENT deltas (VEC3 of float or integers, as glTF allows), the mesh's
@@ -1261,11 +1269,9 @@ static sks_result read_morph_targets(gl_ctx *c, sks_model *m, const cJSON *mj, c
   cJSON_ArrayForEach(tj, targets) ++n;
   sks_result r;
   if (n > SKS_MAX_MORPH_TARGETS) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "mesh %zu primitive %zu: %zu morph targets, over the limit of %d "
-             "(SKS_MAX_MORPH_TARGETS) — targets %d.. left out of a from-scratch write", mi, pk, n,
-             SKS_MAX_MORPH_TARGETS, SKS_MAX_MORPH_TARGETS);
-    if ((r = gl_note(c, m, msg))) return r;
+    if ((r = gl_note(c, m, "a from-scratch write", "mesh %zu primitive %zu: %zu morph targets, over the limit of %d "
+                     "(SKS_MAX_MORPH_TARGETS): targets %d..", mi, pk, n, SKS_MAX_MORPH_TARGETS, SKS_MAX_MORPH_TARGETS)))
+      return r;
     n = SKS_MAX_MORPH_TARGETS;
   }
   if (!(part->morph_targets = gl_alloc(c, n, sizeof *part->morph_targets))) return c->status;
@@ -1386,26 +1392,6 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
   return SKS_OK;
 }
 
-/* Appends "file: message — left out of TAIL" to the model's load warnings. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...) {
-  char msg[900], line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
-  size_t n = strlen(line) + 1;
-  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
-  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  m->warnings = w;
-  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  memcpy(w[m->warning_count++], line, n);
-  return SKS_OK;
-}
-#define gl_warn(c, m, ...) gl_note(c, m, "the model's images", __VA_ARGS__)
 
 /* ---- animations ---------------------------------------------------------- */
 
