@@ -227,7 +227,7 @@ have=$(ls out/*.json | wc -l)
 for s in 0 1 2 3; do "$cli" batch m.jsonl --out out --shard $s/4 --jobs 2 >> rerun.txt 2>&1; done
 baked=$(grep -c ': baked ' rerun.txt); failed=$(grep -c ': failed: ' rerun.txt)
 [ $((baked + failed)) = $((njobs - have)) ] && ok || bad "re-run did $baked + $failed jobs, $((njobs - have)) were missing"
-grep -q "mq_all_report: baked" rerun.txt && ok || bad "the killed job was not redone"
+grep -q "mq_all_report: baked" rerun.txt && ok || bad "the killed job was not redone: $(grep mq_all_report rerun.txt)"
 grep -q "mq_all_rot: up to date (failed before)" rerun.txt && ok || bad "the recorded failure should stand without --retry-failed"
 "$cli" batch m.jsonl --out out --shard 2/4 --retry-failed > retry.txt 2>&1
 grep -q "mq_all_rot: baked" retry.txt && ok || bad "--retry-failed did not redo the killed worker's job"
@@ -236,7 +236,7 @@ grep -c ': baked ' retry.txt | grep -qx 1 && ok || bad "--retry-failed redid mor
 [ -z "$(find out -name '.*.tmp*')" ] && ok || bad "temporary files left: $(find out -name '.*.tmp*')"
 "$cli" batch --summary out --manifest m.jsonl --json > out.json
 norm ref.json > ref.norm; norm out.json > out.norm
-cmp -s ref.norm out.norm && ok || { bad "sharded summary differs from the reference"; diff ref.norm out.norm | head -20; }
+cmp -s ref.norm out.norm && ok || { bad "sharded summary differs from the reference"; diff ref.norm out.norm | head -20; grep -h "failed" rerun.txt retry.txt | head -5; }
 glb_hashes ref > ref.h; glb_hashes out > out.h
 cmp -s ref.h out.h && ok || { bad "baked files differ from the reference"; diff ref.h out.h | head; }
 
