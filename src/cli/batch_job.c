@@ -250,9 +250,6 @@ static int claim_take(const char *path, double stale_after, claim *c, char *hold
         return -1;
       }
       c->fd = fd;
-      pthread_mutex_init(&c->mu, NULL);
-      pthread_cond_init(&c->cv, NULL);
-      c->running = pthread_create(&c->thread, NULL, heartbeat, c) == 0;
       return 1;
     }
     if (errno != EEXIST) {
@@ -264,6 +261,20 @@ static int claim_take(const char *path, double stale_after, claim *c, char *hold
     if (s == 1) unlink(path); /* reclaim: the next O_EXCL decides who gets it */
   }
   return 0;
+}
+
+/* Starts the claim's heartbeat thread. Called once the job's inputs are
+ * loaded: the isolated Assimp import forks without exec, and a child forked
+ * while another thread is starting (or inside the allocator, ASan's above
+ * all) can inherit a held lock and hang until its time limit. The claim's
+ * mtime is fresh from claim_take; loading is bounded by the import limits,
+ * and on one host a claim is judged by its process, not its mtime. */
+static void claim_heartbeat_start(claim *c) {
+  if (c->fd < 0 || c->running) return;
+  (void)futimens(c->fd, NULL);
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->cv, NULL);
+  c->running = pthread_create(&c->thread, NULL, heartbeat, c) == 0;
 }
 
 static void claim_release(const char *path, claim *c) {
@@ -559,6 +570,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     goto failed;
   for (size_t i = 0; i < job->clip_file_count; ++i)
     if (add_clip_file(&src, job->clip_files[i], &err) != SKS_OK) goto failed;
+  claim_heartbeat_start(&c); /* after every fork of the loads */
   t_load = now_s();
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
