@@ -29,7 +29,10 @@ shape() { "$CLI" info "$1" 2>/dev/null | grep -E '^(skeleton|skins|parts|clips) 
 while IFS='|' read -r file model prefix suffix middle want check; do
   case "$file" in ''|'#'*) continue ;; esac
   f="$T/$file"
-  if [ "$model" = "=" ]; then
+  if [ "$model" = "-" ]; then # the whole input is MIDDLE (hex): nothing committed but the recipe
+    printf '%b' "$(printf '%s' "$middle" | sed 's/../\\x&/g')" >"$f"
+    [ "$(stat -c %s "$f")" -eq $((${#middle} / 2)) ] || { bad "$file: could not be rebuilt from its bytes"; continue; }
+  elif [ "$model" = "=" ]; then
     [ -f "$DIR/$file" ] || { bad "$file: listed in RECIPES but not committed"; continue; }
     cp "$DIR/$file" "$f"
   else
