@@ -32,6 +32,9 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+convert() { # model out.glb: `repair` writes it (Assimp -> glTF from scratch)
+  if "$cli" repair "$1" -o "$2" > /dev/null 2> "$tmp/err"; then ok; else bad "repair $1: $(cat "$tmp/err")"; fi
+}
 cube="$models/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF"
 [ -f "$cube/AnimatedMorphCube.gltf" ] || { echo "SKIP: $cube not found (apt-get install assimp-testmodels)"; exit 77; }
 validator=0
@@ -146,8 +149,7 @@ validate "$tmp/quad.glb"
 # 2. assimp's cube with two UV sets
 dae="$models/Collada/cube_with_2UVs.DAE"
 if [ -f "$dae" ]; then
-  if "$cli" repair "$dae" -o "$tmp/cube2uv.glb" > /dev/null 2> "$tmp/err"; then ok
-  else bad "repair $dae: $(cat "$tmp/err")"; fi
+  convert "$dae" "$tmp/cube2uv.glb"
   if python3 -c "
 import sys; sys.path.insert(0, '$tmp'); import glb
 doc, b = glb.load('$tmp/cube2uv.glb')
@@ -221,8 +223,7 @@ done
 #    perpendicular to NORMAL (|n.t| < 1e-3), w = +-1
 fbx="$models/FBX/huesitos.fbx"
 if [ -f "$fbx" ]; then
-  if "$cli" repair "$fbx" -o "$tmp/huesitos.glb" > /dev/null 2> "$tmp/err"; then ok
-  else bad "repair $fbx: $(cat "$tmp/err")"; fi
+  convert "$fbx" "$tmp/huesitos.glb"
   if python3 - "$tmp/huesitos.glb" "$tmp" << 'EOF'
 import sys; sys.path.insert(0, sys.argv[2]); import glb
 doc, binc = glb.load(sys.argv[1])
@@ -261,8 +262,7 @@ validate "$tmp/bright.glb"
 # ... and in assimp's 3ds Max PBR FBX, whose emissive is (pi, pi, 0): factor (1, 1, 0), strength pi
 fbx="$models/FBX/maxPbrMaterial_metalRough.fbx"
 if [ -f "$fbx" ]; then
-  if "$cli" repair "$fbx" -o "$tmp/maxpbr.glb" > /dev/null 2> "$tmp/err"; then ok
-  else bad "repair $fbx: $(cat "$tmp/err")"; fi
+  convert "$fbx" "$tmp/maxpbr.glb"
   if python3 -c "
 import sys, math; sys.path.insert(0, '$tmp'); import glb
 doc, b = glb.load('$tmp/maxpbr.glb')

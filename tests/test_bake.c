@@ -14,19 +14,13 @@ static double rnd(void) {
 }
 static float rnds(void) { return (float)(2 * rnd() - 1); }
 
-static char *sdup(const char *s) {
-  char *d = malloc(strlen(s) + 1);
-  strcpy(d, s);
-  return d;
-}
-
 /* Root node "Armature" (rotated, scaled: its bind matrices carry scale),
  * then a chain of nb bones along local x; a tube mesh of `rings` x `seg`
  * vertices with smooth weights over `spread` bones; one clip with random
  * rotations on every bone and a translating root bone. */
 static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float spread, int frames) {
   memset(m, 0, sizeof *m);
-  m->source_path = sdup("procedural-chain");
+  m->source_path = sks_test_strdup("procedural-chain");
   size_t J = nb + 1;
   sks_skeleton *sk = &m->skeleton;
   sk->joint_count = J;
@@ -36,7 +30,7 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   for (size_t j = 0; j < J; ++j) {
     char nm[32];
     snprintf(nm, sizeof nm, j ? "bone_%zu" : "Armature", j - 1);
-    sk->names[j] = sdup(nm);
+    sk->names[j] = sks_test_strdup(nm);
     sk->parents[j] = (int32_t)j - 1;
     sk->rest[j] = sks_transform_identity();
     if (j == 0) {
@@ -53,7 +47,7 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   sks_local_to_model_job_run(&fk);
   m->skin_count = 1;
   m->skins = calloc(1, sizeof(sks_skin));
-  m->skins[0].name = sdup("skin");
+  m->skins[0].name = sks_test_strdup("skin");
   m->skins[0].joint_count = nb;
   m->skins[0].joints = malloc(nb * sizeof(int32_t));
   m->skins[0].inverse_bind = malloc(nb * sizeof(sks_mat4));
@@ -64,7 +58,7 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   m->part_count = 1;
   m->parts = calloc(1, sizeof(sks_mesh_part));
   sks_mesh_part *p = &m->parts[0];
-  p->name = sdup("tube");
+  p->name = sks_test_strdup("tube");
   p->material = -1;
   p->skin = 0;
   p->node = 0;
@@ -115,7 +109,7 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   m->clip_count = 1;
   m->clips = calloc(1, sizeof(sks_clip));
   sks_clip *c = &m->clips[0];
-  c->name = sdup("Wiggle");
+  c->name = sks_test_strdup("Wiggle");
   c->duration = (float)(frames - 1) / 24.0f;
   c->track_count = nb + 1;
   c->tracks = calloc(c->track_count, sizeof(sks_track));
@@ -761,7 +755,7 @@ static void test_diagnosis(void) {
   tgt.parts = np;
   sks_mesh_part *rp = &tgt.parts[1];
   memset(rp, 0, sizeof *rp);
-  rp->name = sdup("rigid");
+  rp->name = sks_test_strdup("rigid");
   rp->material = -1;
   rp->skin = -1;
   rp->node = 3;

@@ -197,19 +197,13 @@ static size_t compare(const char *label, const sks_model *s, const sks_model *t,
   return differ;
 }
 
-static char *sdup(const char *s) {
-  char *d = malloc(strlen(s) + 1);
-  strcpy(d, s);
-  return d;
-}
-
 /* A sheet of nx x ny vertices on z = 0 over a chain of nb bones along x
  * (bind = rest, root offset so bind space is far from the origin), each
  * vertex on the 3 nearest bone centres with weights falling off over
  * `spread`; clip: 30 frames of swinging bones and a moving root. */
 static void sheet_rig(sks_model *m, size_t nb, float spread) {
   memset(m, 0, sizeof *m);
-  m->source_path = sdup("procedural-sheet");
+  m->source_path = sks_test_strdup("procedural-sheet");
   size_t J = nb + 1, nx = 60, ny = 12, V = nx * ny;
   sks_skeleton *sk = &m->skeleton;
   sk->joint_count = J;
@@ -219,14 +213,14 @@ static void sheet_rig(sks_model *m, size_t nb, float spread) {
   for (size_t j = 0; j < J; ++j) {
     char nm[32];
     snprintf(nm, sizeof nm, "j%zu", j);
-    sk->names[j] = sdup(nm);
+    sk->names[j] = sks_test_strdup(nm);
     sk->parents[j] = (int32_t)j - 1;
     sk->rest[j] = sks_transform_identity();
     sk->rest[j].translation = j ? sks_v3(1, 0, 0) : sks_v3(40, 25, -30);
   }
   m->skin_count = 1;
   m->skins = calloc(1, sizeof(sks_skin));
-  m->skins[0].name = sdup("skin");
+  m->skins[0].name = sks_test_strdup("skin");
   m->skins[0].joint_count = J;
   m->skins[0].joints = malloc(J * sizeof(int32_t));
   m->skins[0].inverse_bind = malloc(J * sizeof(sks_mat4));
@@ -241,7 +235,7 @@ static void sheet_rig(sks_model *m, size_t nb, float spread) {
   m->part_count = 1;
   m->parts = calloc(1, sizeof(sks_mesh_part));
   sks_mesh_part *p = &m->parts[0];
-  p->name = sdup("sheet");
+  p->name = sks_test_strdup("sheet");
   p->material = -1;
   p->skin = 0;
   p->node = 0;
@@ -276,7 +270,7 @@ static void sheet_rig(sks_model *m, size_t nb, float spread) {
   m->clip_count = 1;
   m->clips = calloc(1, sizeof(sks_clip));
   sks_clip *c = &m->clips[0];
-  c->name = sdup("Swing");
+  c->name = sks_test_strdup("Swing");
   int F = 30;
   c->duration = (float)(F - 1) / 24.0f;
   c->track_count = J;

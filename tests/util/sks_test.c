@@ -49,3 +49,11 @@ void sks_test_skip(const char *why) {
   printf("SKIPPED: %s\n", why);
   exit(77);
 }
+
+char *sks_test_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (!d) abort();
+  memcpy(d, s, n);
+  return d;
+}

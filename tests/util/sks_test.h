@@ -42,6 +42,10 @@ const char *sks_test_shared_data(const char *rel);
 /* A fresh temp dir for this test (created once). */
 const char *sks_test_tmpdir(void);
 
+/* A malloc'ed copy of s for the procedural rigs' names (aborts when out of
+ * memory: a test has no use for a half-built rig). */
+char *sks_test_strdup(const char *s);
+
 /* Prints "N passed, N failed" and returns the exit code (1 on failure). */
 int sks_test_finish(void);
 /* Marks a whole test as skipped: prints why and exits 77. */
