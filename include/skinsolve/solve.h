@@ -159,6 +159,8 @@ typedef struct sks_bake_alignment {
   int registered;                 /* 1: the bind poses differ; the source was posed by its own
                                      rig to match the target's bind surface (pose P) */
   double similarity_residual_pct; /* the mean distance before that registration, % D */
+  size_t limb_rematched;          /* target vertices whose closest point lay on another limb of
+                                     the source, given the closest point on their own (two bodies) */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

@@ -195,7 +195,8 @@ class sks_bake_alignment(C.Structure):
     _fields_ = [("identity", C.c_int), ("applied", C.c_int), ("scale", C.c_double),
                 ("angle_deg", C.c_double), ("offset", C.c_double * 3),
                 ("residual_pct", C.c_double), ("hypotheses", c_size),
-                ("registered", C.c_int), ("similarity_residual_pct", C.c_double)]
+                ("registered", C.c_int), ("similarity_residual_pct", C.c_double),
+                ("limb_rematched", C.c_size_t)]
 
 
 class sks_bake_result(C.Structure):

@@ -145,6 +145,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "mean_distance_pct", r->correspondence_mean_pct);
   cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
+  cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   if (!s) return 0;

@@ -1512,6 +1512,28 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       free(best_NP);
     }
   }
+  if (!c->corr.identity && kind == SKS_CORRESPOND_CLOSEST_POINT) {
+    /* the surface the correspondence was made on */
+    if (al->registered) {
+      for (size_t v = 0; v < Vs; ++v) {
+        double acc[3] = {0, 0, 0}, p[3];
+        for (uint32_t i = sv->start[v]; i < sv->start[v + 1]; ++i) {
+          sks_daff_point(&c->N_P[sv->pal[i]], &sv->pos[3 * v], p);
+          for (int e = 0; e < 3; ++e) acc[e] += sv->w[i] * p[e];
+        }
+        sks_daff_point(A, acc, &aligned[3 * v]);
+      }
+    } else {
+      for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
+    }
+    size_t moved = 0;
+    if (!sks_correspondence_keep_limbs(&c->corr, sv, &c->src->skeleton, aligned, tv, c->tg->skeleton.joint_count,
+                                       c->D, c->pool, &moved)) {
+      free(aligned);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    al->limb_rematched = moved;
+  }
   free(aligned);
   out->correspondence_mean_pct = c->corr.mean_distance / c->D * 100.0;
   al->residual_pct = out->correspondence_mean_pct;

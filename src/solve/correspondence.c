@@ -199,6 +199,8 @@ typedef struct corr_run {
   double *dist; /* dst_count: distance of each point */
   uint64_t budget;
   uint64_t *tests; /* per piece */
+  const int32_t *group;   /* NULL, or per source point: its group (-1: none) */
+  const uint8_t *allowed; /* per group: 1 = its triangles may be taken */
 } corr_run;
 
 static void closest_points(void *user, size_t piece, unsigned thread) {
@@ -230,6 +232,10 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
           if (cr->use_tris) {
             const uint32_t *t = &tris[3 * it];
             double bc[3];
+            if (cr->group && !((cr->group[t[0]] >= 0 && cr->allowed[cr->group[t[0]]]) ||
+                               (cr->group[t[1]] >= 0 && cr->allowed[cr->group[t[1]]]) ||
+                               (cr->group[t[2]] >= 0 && cr->allowed[cr->group[t[2]]])))
+              continue;
             double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
             if (d2 < best) {
               best = d2;
@@ -237,6 +243,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
               bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
             }
           } else {
+            if (cr->group && !(cr->group[it] >= 0 && cr->allowed[cr->group[it]])) continue;
             double d2 = sks_d3_dist2(q, &src[3 * it]);
             if (d2 < best) { best = d2; bi[0] = bi[1] = bi[2] = it; }
           }
@@ -250,6 +257,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
       if (d1 < best) { stack[sp] = c1; stack_d2[sp++] = d1; }
       if (d0 < best) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
+    if (best == DBL_MAX) { bi[0] = bi[1] = bi[2] = UINT32_MAX; best = 0; } /* restricted: none allowed */
     memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
     if (!cr->use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
     for (int k = 0; k < 3; ++k) cr->out->bary[3 * j + k] = (float)bb[k];
@@ -337,6 +345,12 @@ void sks_surface_index_free(sks_surface_index *ix) {
 
 int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
                             sks_correspondence *out, sks_thread_pool *pool) {
+  return sks_surface_index_query_restricted(ix, dst, dst_count, NULL, NULL, out, pool);
+}
+
+int sks_surface_index_query_restricted(const sks_surface_index *ix, const double *dst, size_t dst_count,
+                                       const int32_t *group, const uint8_t *allowed, sks_correspondence *out,
+                                       sks_thread_pool *pool) {
   memset(out, 0, sizeof *out);
   if (!ix) return 0;
   /* pieces of >= 256 points, at most one per pool thread */
@@ -354,7 +368,8 @@ int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size
     return 0;
   }
   uint64_t budget = (uint64_t)SKS_CORR_TESTS_PER_QUERY * (uint64_t)dst_count + SKS_CORR_TESTS_FREE;
-  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist, budget, tests};
+  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist, budget, tests,
+                 group && allowed ? group : NULL, allowed};
   sks_thread_pool_run(pool, closest_points, &cr, pieces);
   uint64_t total = 0;
   for (size_t k = 0; k < pieces; ++k) total += tests[k];
@@ -391,5 +406,177 @@ int sks_correspondence_build(sks_correspondence *out, sks_correspondence_kind ki
   if (!ix) return 0;
   int ok = sks_surface_index_query(ix, dst, dst_count, out, pool);
   sks_surface_index_free(ix);
+  return ok;
+}
+
+/* ---- limbs: a correspondence between two bodies keeps to one limb ------- */
+
+/* Dominant joint of each view vertex (-1: no weight). */
+static void view_dominant(const sks_skinview *v, int32_t *dom) {
+  for (size_t k = 0; k < v->V; ++k) {
+    double bw = 0;
+    dom[k] = -1;
+    for (uint32_t i = v->start[k]; i < v->start[k + 1]; ++i)
+      if (v->w[i] > bw && v->pal_joint[v->pal[i]] >= 0) { bw = v->w[i]; dom[k] = v->pal_joint[v->pal[i]]; }
+  }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Closest points between two bodies can cross from one limb to another
+ * (the inner edge of a big boot lies nearer the other foot): such a vertex
+ * would be given the other limb's motion. Each target joint's vertices
+ * follow a region of the source skeleton: the joints their corresponding
+ * points follow most (the vote) and, connected to it through the source's
+ * bones, the others at least two of them (one, for a joint of under 50
+ * vertices) follow. A vertex whose point follows a source joint outside
+ * that region takes the closest point among the source triangles of the
+ * region and its neighbouring joints, when that lies at most SKS_LIMB_SLACK x D
+ * farther. See solve_internal.h. */
+int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
+                                  const double *surf, const sks_skinview *tv, size_t Jt, double D,
+                                  sks_thread_pool *pool, size_t *rematched) {
+  size_t V = tv->V, Vs = sv->V, Js = ss->joint_count;
+  *rematched = 0;
+  if (corr->identity || !V || !Vs || !Js || !Jt || Js >= INT32_MAX || Jt >= INT32_MAX) return 1;
+  int32_t *tdom = malloc(V * sizeof(int32_t)), *sdom = malloc(V * sizeof(int32_t)), *vdom = malloc(Vs * sizeof(int32_t));
+  int32_t *wp = malloc(Js * sizeof(int32_t));
+  uint32_t *count = calloc(Js, sizeof(uint32_t)), *kstart = calloc(Js + 1, sizeof(uint32_t));
+  uint32_t *kids = malloc(Js * sizeof(uint32_t)), *list = malloc(Js * sizeof(uint32_t)), *outl = malloc(V * sizeof(uint32_t));
+  uint64_t *key = malloc(V * sizeof(uint64_t));
+  uint8_t *comp = calloc(Js, 1), *allowed = calloc(Js, 1), *weighted = calloc(Js, 1);
+  double *pts = malloc(V * 3 * sizeof(double));
+  sks_surface_index *ix = NULL;
+  int ok = 1;
+  if (!tdom || !sdom || !vdom || !wp || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts) {
+    ok = 0;
+    goto done;
+  }
+  view_dominant(tv, tdom);
+  view_dominant(sv, vdom);
+  for (size_t i = 0; i < sv->start[Vs]; ++i) {
+    int32_t sj = sv->pal_joint[sv->pal[i]];
+    if (sj >= 0 && (size_t)sj < Js && sv->w[i] > 0) weighted[sj] = 1;
+  }
+  /* the source skeleton with its unweighted joints contracted: each
+   * weighted joint's nearest weighted ancestor (wp) and children (CSR) */
+  for (size_t j = 0; j < Js; ++j) {
+    int32_t p = ss->parents[j];
+    size_t steps = 0;
+    while (p >= 0 && (size_t)p < Js && !weighted[p] && steps++ < Js) p = ss->parents[p];
+    wp[j] = p >= 0 && (size_t)p < Js && weighted[p] ? p : -1;
+  }
+  for (size_t j = 0; j < Js; ++j)
+    if (weighted[j] && wp[j] >= 0) kstart[wp[j] + 1]++;
+  for (size_t j = 0; j < Js; ++j) kstart[j + 1] += kstart[j];
+  {
+    uint32_t *fill = list; /* scratch */
+    memcpy(fill, kstart, Js * sizeof(uint32_t));
+    for (size_t j = 0; j < Js; ++j)
+      if (weighted[j] && wp[j] >= 0) kids[fill[wp[j]]++] = (uint32_t)j;
+  }
+  /* the source joint each target vertex's corresponding point follows most */
+  for (size_t j = 0; j < V; ++j) {
+    int32_t jj[24];
+    double ww[24];
+    int n = 0;
+    for (int e = 0; e < 3; ++e) {
+      uint32_t si = corr->idx[3 * j + e];
+      double b = corr->bary[3 * j + e];
+      if (si >= Vs || !(b > 0)) continue;
+      for (uint32_t i = sv->start[si]; i < sv->start[si + 1]; ++i) {
+        int32_t sj = sv->pal_joint[sv->pal[i]];
+        if (sj < 0) continue;
+        int m = 0;
+        while (m < n && jj[m] != sj) ++m;
+        if (m == n) { if (n == 24) continue; jj[n] = sj; ww[n++] = 0; }
+        ww[m] += b * sv->w[i];
+      }
+    }
+    sdom[j] = -1;
+    double bw = 0;
+    for (int m = 0; m < n; ++m)
+      if (ww[m] > bw) { bw = ww[m]; sdom[j] = jj[m]; }
+    key[j] = tdom[j] >= 0 && sdom[j] >= 0 ? ((uint64_t)tdom[j] << 32 | (uint32_t)sdom[j]) : UINT64_MAX;
+  }
+  qsort(key, V, sizeof(uint64_t), cmp_u64);
+  ix = sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, sv->tris, sv->tri_count);
+  if (!ix) { ok = 0; goto done; }
+  for (size_t i0 = 0; i0 < V && key[i0] != UINT64_MAX;) {
+    /* target joint t's run of keys [i0, i1): its vertices by source joint */
+    uint32_t t = (uint32_t)(key[i0] >> 32);
+    size_t i1 = i0, nt = 0, best = 0;
+    int32_t vote = -1;
+    while (i1 < V && key[i1] != UINT64_MAX && (uint32_t)(key[i1] >> 32) == t) {
+      size_t e = i1;
+      while (e < V && key[e] == key[i1]) ++e;
+      uint32_t sj = (uint32_t)key[i1];
+      count[sj] = (uint32_t)(e - i1);
+      if (e - i1 > best) { best = e - i1; vote = (int32_t)sj; }
+      nt += e - i1;
+      i1 = e;
+    }
+    uint32_t minc = nt >= 50 ? 2 : 1;
+    /* the region: joints followed by >= minc vertices, connected to the vote */
+    size_t nl = 0;
+    list[nl++] = (uint32_t)vote;
+    comp[vote] = 1;
+    for (size_t q = 0; q < nl; ++q) {
+      uint32_t a = list[q];
+      int32_t p = wp[a];
+      if (p >= 0 && !comp[p] && count[p] >= minc) { comp[p] = 1; list[nl++] = (uint32_t)p; }
+      for (uint32_t k = kstart[a]; k < kstart[a + 1]; ++k)
+        if (!comp[kids[k]] && count[kids[k]] >= minc) { comp[kids[k]] = 1; list[nl++] = kids[k]; }
+    }
+    size_t no = 0;
+    for (size_t j = 0; j < V; ++j)
+      if (tdom[j] == (int32_t)t && sdom[j] >= 0 && !comp[sdom[j]]) outl[no++] = (uint32_t)j;
+    if (no) {
+      for (size_t q = 0; q < nl; ++q) { /* the region and its neighbours */
+        uint32_t a = list[q];
+        allowed[a] = 1;
+        if (wp[a] >= 0) allowed[wp[a]] = 1;
+        for (uint32_t k = kstart[a]; k < kstart[a + 1]; ++k) allowed[kids[k]] = 1;
+      }
+      for (size_t k = 0; k < no; ++k) memcpy(&pts[3 * k], &tv->pos[3 * outl[k]], 3 * sizeof(double));
+      sks_correspondence rc;
+      int got = sks_surface_index_query_restricted(ix, pts, no, vdom, allowed, &rc, pool);
+      for (size_t k = 0; got && k < no; ++k) {
+        uint32_t j = outl[k];
+        if (rc.idx[3 * k] == UINT32_MAX) continue;
+        double p0[3] = {0, 0, 0}, p1[3] = {0, 0, 0};
+        for (int e = 0; e < 3; ++e)
+          for (int a = 0; a < 3; ++a) {
+            p0[a] += corr->bary[3 * j + e] * surf[3 * corr->idx[3 * j + e] + a];
+            p1[a] += rc.bary[3 * k + e] * surf[3 * rc.idx[3 * k + e] + a];
+          }
+        double d0 = sqrt(sks_d3_dist2(p0, &tv->pos[3 * j])), d1 = sqrt(sks_d3_dist2(p1, &tv->pos[3 * j]));
+        if (d1 > d0 + SKS_LIMB_SLACK * D) continue;
+        memcpy(&corr->idx[3 * j], &rc.idx[3 * k], 3 * sizeof(uint32_t));
+        memcpy(&corr->bary[3 * j], &rc.bary[3 * k], 3 * sizeof(float));
+        ++*rematched;
+      }
+      int over = rc.over_budget;
+      sks_correspondence_free(&rc);
+      if (!got && !over) { ok = 0; goto done; }
+      /* over its work bound: no cheap answer, the closest points stand */
+      for (size_t q = 0; q < nl; ++q) {
+        uint32_t a = list[q];
+        allowed[a] = 0;
+        if (wp[a] >= 0) allowed[wp[a]] = 0;
+        for (uint32_t k = kstart[a]; k < kstart[a + 1]; ++k) allowed[kids[k]] = 0;
+      }
+    }
+    for (size_t q = 0; q < nl; ++q) comp[list[q]] = 0;
+    for (size_t i = i0; i < i1; ++i) count[(uint32_t)key[i]] = 0;
+    i0 = i1;
+  }
+done:
+  sks_surface_index_free(ix);
+  free(tdom); free(sdom); free(vdom); free(wp); free(count); free(kstart); free(kids); free(list); free(outl); free(key);
+  free(comp); free(allowed); free(weighted); free(pts);
   return ok;
 }

@@ -316,6 +316,12 @@ sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const d
 int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
                             sks_correspondence *out, sks_thread_pool *pool);
 void sks_surface_index_free(sks_surface_index *ix);
+/* The same, among the triangles (points) with a corner in an allowed group:
+ * group[v] is source point v's group (-1: none), allowed[g] 1 for a group
+ * that may be taken. A query point with none allowed gets idx UINT32_MAX. */
+int sks_surface_index_query_restricted(const sks_surface_index *ix, const double *dst, size_t dst_count,
+                                       const int32_t *group, const uint8_t *allowed, sks_correspondence *out,
+                                       sks_thread_pool *pool);
 
 /* Deterministic quickselect of items[b..e) on centre[3 * item + a] (ties by
  * item index), so that items[b..m) <= items[m..e): the median split of the
@@ -354,6 +360,18 @@ void sks_skinview_free(sks_skinview *v);
 void sks_skinview_palette(const sks_skinview *v, const sks_daffine *models, sks_daffine *out);
 /* Renormalises every vertex's valid weights to sum 1; returns vertices changed. */
 size_t sks_normalize_weights(sks_model *m);
+
+/* Limbs (two bodies): a target vertex whose closest point lies on another
+ * limb of the source than its joint's other vertices' (the inner edge of a
+ * big boot, nearer the other foot) is re-matched onto the source region its
+ * joint follows, when that lies at most SKS_LIMB_SLACK x D farther.
+ * corr: closest points of tv's vertices on surf (sv's vertices as they were
+ * matched: aligned, and posed if registered); ss: sv's skeleton, Jt: tv's
+ * joint count. *rematched: the vertices moved. 0: out of memory. */
+#define SKS_LIMB_SLACK 0.05 /* x D: the pair's own refusal limit */
+int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
+                                  const double *surf, const sks_skinview *tv, size_t Jt, double D,
+                                  sks_thread_pool *pool, size_t *rematched);
 
 /* ---- the residual per dominant joint (diagnose.c) ---------------------------- */
 
