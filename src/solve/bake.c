@@ -999,6 +999,13 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
  * was reported, else all of it (frames 0..F-1, then F) just before its
  * clip_done. */
 enum { SKS_CLIP_WINDOW = 4 };
+/* Vertex-frames (frames of all clips x (target + source vertices) x modes)
+ * below which a bake uses no thread but the caller's: the Fox Walk control
+ * (18 x 3456 = 6.2e4, ~8 ms of frame loop) has too little to share, and the
+ * setup's parallel correspondence queries then cost more than they gain
+ * whenever the other core is busy (load 7-9: 2 threads 23 vs 1 thread 15
+ * ms median, 6.2 vs 7.2 ms best of 41). */
+#define SKS_BAKE_SERIAL_WORK 1e5
 
 typedef struct clip_window {
   clip_run *runs;       /* the window's clips, in clip order */
@@ -1779,7 +1786,11 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
   }
   size_t V = c.t.V;
   /* the threads of the correspondence and the frame loop (opt->threads, 0 = every online CPU) */
-  r = sks_thread_pool_create(opt->threads, &c.pool, err);
+  /* a tiny bake runs on the calling thread alone (SKS_BAKE_SERIAL_WORK) */
+  double work = total_frames * (double)(sks_model_total_vertex_count(target) + sks_model_total_vertex_count(source)) *
+                (opt->mode == SKS_SOLVE_BOTH ? 2.0 : 1.0);
+  unsigned threads = schedule == SKS_BAKE_SCHEDULE_AUTO && work < SKS_BAKE_SERIAL_WORK ? 1 : opt->threads;
+  r = sks_thread_pool_create(threads, &c.pool, err);
   if (r != SKS_OK) goto fail;
   /* stage: align, correspond, transfer */
   {
