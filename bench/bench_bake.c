@@ -10,8 +10,8 @@
  * 0.01% D), the seed's BCD against the default solver, and the quality table
  * for the Fox onto every rig in fox_targets/ in both modes. Best of `reps`.
  * Between them: rotation-only against free mode per clip (solve ms ratio,
- * iterations per frame) on the Fox onto fox_rig_autoweights and the godot
- * controls (SKS_BENCH_BAKE=modes: that section only). SKS_BENCH_BAKE=big:
+ * iterations per frame) on the Fox onto fox_rig_autoweights, the Fox, godot,
+ * RobotExpressive and CesiumMan controls (SKS_BENCH_BAKE=modes: that section only). SKS_BENCH_BAKE=big:
  * only the big-rig bake (big_bench). */
 #define _DEFAULT_SOURCE /* getloadavg */
 #define _POSIX_C_SOURCE 200809L
@@ -362,7 +362,10 @@ static void modes_bench(const char *fox, const char *dir, int reps) {
   char p[2200];
   snprintf(p, sizeof p, "%s/fox_rig_autoweights.glb", dir);
   modes_case("Fox -> fox_rig_autoweights", fox, p, reps);
-  static const char *const humans[] = {"godot/godot_player.glb", "godot/godot_mannequiny.glb"};
+  modes_case("Fox control", fox, fox, reps);
+  static const char *const humans[] = {"godot/godot_player.glb", "godot/godot_mannequiny.glb",
+                                       "RobotExpressive/RobotExpressive.glb",
+                                       "CesiumMan/CesiumMan_weights_unnormalised.gltf"};
   for (size_t i = 0; i < sizeof humans / sizeof humans[0]; ++i) {
     snprintf(p, sizeof p, "%s/%s", SKS_SHARED_DATA, humans[i]);
     char label[256];
