@@ -281,6 +281,7 @@ int main(void) {
     sks_model tgt;
     if (tp && sks_load(tp, NULL, &tgt, &err) == SKS_OK) {
       serial_vs_threads("Fox -> fox_rig_autoweights", &fox, &tgt, NULL, fps);
+      serial_vs_clips("Fox -> fox_rig_autoweights", &fox, &tgt, fps, SKS_SOLVE_FREE); /* Survey cut, beside Run and Walk */
       serial_vs_clips("Fox -> fox_rig_autoweights, free + rotation-only", &fox, &tgt, fps, SKS_SOLVE_BOTH);
       sks_model_free(&tgt);
     }

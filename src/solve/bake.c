@@ -992,9 +992,11 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
  * solved at once, one clip per thread at a time (each exactly as the serial
  * loop solves it: the same bits), and a clip is cut into frame chunks only
  * when it alone is more than a thread's share of the remaining frames and
- * long enough that its chunks gain (F >= 2 * SKS_LEAD_IN * threads). Clips
- * solved at once go in windows of SKS_CLIP_WINDOW per thread (the memory of
- * the clips in flight), longest first. Callbacks stay on the calling thread
+ * long enough that its chunks gain (F >= 2 * SKS_LEAD_IN * threads). The
+ * clips go in windows of SKS_CLIP_WINDOW per thread (the memory of the clips
+ * in flight); a window is one pool run whose tasks are its whole clips and
+ * the chunks of its cut ones, longest first (Fox -> auto-weights: Survey's
+ * two chunks beside Run and Walk). Callbacks stay on the calling thread
  * and in clip order: a clip's progress runs live when every clip before it
  * was reported, else all of it (frames 0..F-1, then F) just before its
  * clip_done. */
@@ -1009,12 +1011,24 @@ enum { SKS_CLIP_WINDOW = 4 };
 
 typedef struct clip_window {
   clip_run *runs;       /* the window's clips, in clip order */
-  const size_t *order;  /* runs by frame count, longest first (the task order) */
+  const size_t *order;  /* the tasks, longest first: run index * SKS_POOL_CHUNKS_MAX + chunk */
 } clip_window;
+
+/* a task: one chunk of one of the window's clips (a clip solved whole: its chunk 0) */
+enum { SKS_POOL_CHUNKS_MAX = 256 };
 
 static void solve_clip_task(void *user, size_t task, unsigned thread) {
   const clip_window *w = user;
-  solve_chunk_frames(&w->runs[w->order[task]], 0, thread, 0);
+  size_t e = w->order[task];
+  solve_chunk_frames(&w->runs[e / SKS_POOL_CHUNKS_MAX], e % SKS_POOL_CHUNKS_MAX, thread, 0);
+}
+
+/* Frames a task solves (lead-in included): the schedule's length. */
+static size_t task_frames(const clip_run *runs, size_t e) {
+  const clip_run *cr = &runs[e / SKS_POOL_CHUNKS_MAX];
+  size_t k = e % SKS_POOL_CHUNKS_MAX, F = cr->out->frame_count, n = cr->chunk_count;
+  size_t f0 = F * k / n, f1 = F * (k + 1) / n;
+  return f1 - f0 + (k > 0 ? (f0 < cr->lead_in ? f0 : cr->lead_in) : 0);
 }
 
 typedef struct clip_sched {
@@ -1040,24 +1054,28 @@ static void emit_done(clip_sched *s) {
   }
 }
 
-static sks_result flush_window(clip_sched *s, const size_t *pend, size_t np, clip_run *runs, size_t *order,
-                               sks_error *err) {
+/* The window's clips (pend: task indices; nch: chunks per task) in one pool
+ * run: every chunk of a cut clip and every whole clip is a task, longest
+ * first; the seams and sums after, in clip order (clip_end). */
+static sks_result flush_window(clip_sched *s, const size_t *pend, size_t np, const size_t *nch, clip_run *runs,
+                               size_t *order, sks_error *err) {
   bake_ctx *c = s->c;
+  size_t ne = 0;
   for (size_t k = 0; k < np; ++k) {
     size_t t = pend[k];
-    sks_result r = clip_begin(c, s->clips[t], s->outs[t].mode, &s->outs[t], 1, 0, &runs[k], err);
+    sks_result r = clip_begin(c, s->clips[t], s->outs[t].mode, &s->outs[t], nch[t], 0, &runs[k], err);
     if (r != SKS_OK) {
       for (size_t q = 0; q < k; ++q) clip_run_free(&runs[q]);
       return r;
     }
-  }
-  for (size_t k = 0; k < np; ++k) { /* longest first (ties: clip order) */
-    size_t x = k, F = s->outs[pend[k]].frame_count, q = k;
-    for (; q > 0 && s->outs[pend[order[q - 1]]].frame_count < F; --q) order[q] = order[q - 1];
-    order[q] = x;
+    for (size_t ch = 0; ch < runs[k].chunk_count; ++ch) { /* longest first (ties: clip, then chunk order) */
+      size_t e = k * SKS_POOL_CHUNKS_MAX + ch, len = task_frames(runs, e), q = ne++;
+      for (; q > 0 && task_frames(runs, order[q - 1]) < len; --q) order[q] = order[q - 1];
+      order[q] = e;
+    }
   }
   clip_window w = {runs, order};
-  sks_thread_pool_run(c->pool, solve_clip_task, &w, np);
+  sks_thread_pool_run(c->pool, solve_clip_task, &w, ne);
   for (size_t k = 0; k < np; ++k) {
     sks_result r = clip_end(c, &runs[k], err);
     if (r != SKS_OK) {
@@ -1072,9 +1090,11 @@ static sks_result flush_window(clip_sched *s, const size_t *pend, size_t np, cli
 
 static sks_result bake_clips(bake_ctx *c, const sks_clip *const *clips, sks_baked_clip *outs, size_t n,
                              sks_bake_schedule schedule, sks_error *err) {
-  size_t T = c->worker_count ? c->worker_count : 1, W = SKS_CLIP_WINDOW * T;
+  size_t T = c->worker_count ? c->worker_count : 1;
+  if (T > SKS_POOL_CHUNKS_MAX) T = SKS_POOL_CHUNKS_MAX; /* chunks per clip (a pool has at most 256 threads) */
+  size_t W = SKS_CLIP_WINDOW * T;
   size_t *nch = calloc(n ? n : 1, sizeof(size_t)), *sorted = malloc((n ? n : 1) * sizeof(size_t));
-  size_t *pend = malloc(W * sizeof(size_t)), *order = malloc(W * sizeof(size_t));
+  size_t *pend = malloc(W * sizeof(size_t)), *order = malloc(W * T * sizeof(size_t));
   clip_run *runs = calloc(W, sizeof(clip_run));
   clip_sched s = {c, clips, outs, n, calloc(n ? n : 1, 1), calloc(n ? n : 1, 1), 0};
   sks_result r = SKS_OK;
@@ -1082,7 +1102,9 @@ static sks_result bake_clips(bake_ctx *c, const sks_clip *const *clips, sks_bake
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  /* the plan: chunks per clip (1 = whole), and which clips run at once */
+  /* the plan: chunks per clip (1 = whole); on several threads (but for
+   * CHUNKS: one clip after another, as before) every clip of a window and
+   * every chunk of a cut one is a task of one pool run */
   double rest = 0;
   for (size_t t = 0; t < n; ++t) {
     size_t F = outs[t].frame_count;
@@ -1100,10 +1122,10 @@ static sks_result bake_clips(bake_ctx *c, const sks_clip *const *clips, sks_bake
   }
   size_t np = 0;
   for (size_t t = 0; t < n; ++t) {
-    if (T > 1 && nch[t] == 1) { /* with others, at once */
+    if (T > 1 && schedule != SKS_BAKE_SCHEDULE_CHUNKS) { /* with others, at once */
       pend[np++] = t;
       if (np == W) {
-        r = flush_window(&s, pend, np, runs, order, err);
+        r = flush_window(&s, pend, np, nch, runs, order, err);
         np = 0;
         if (r != SKS_OK) goto done;
       }
@@ -1121,7 +1143,7 @@ static sks_result bake_clips(bake_ctx *c, const sks_clip *const *clips, sks_bake
     s.lived[t] = (uint8_t)live;
     emit_done(&s);
   }
-  if (np) r = flush_window(&s, pend, np, runs, order, err);
+  if (np) r = flush_window(&s, pend, np, nch, runs, order, err);
 done:
   free(nch); free(sorted); free(pend); free(order); free(runs); free(s.done); free(s.lived);
   return r;
