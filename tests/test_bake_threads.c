@@ -1,7 +1,8 @@
-/* The bake on several threads (sks_bake_options.threads): the frames of a
- * clip split into contiguous chunks, each solved from 12 lead-in frames before
- * its first, started as the serial loop starts a clip. What must hold,
- * against the serial bake (threads = 1):
+/* The bake on several threads (sks_bake_options.threads). Frame chunks
+ * (SKS_BAKE_SCHEDULE_CHUNKS, every clip cut): the frames of a clip split into
+ * contiguous chunks, each solved from 12 lead-in frames before its first,
+ * started as the serial loop starts a clip. What must hold, against the
+ * serial bake (threads = 1):
  *  - per-frame mean and worst errors, and the clip's mean / worst, agree to
  *    1e-6 % D; quality to 1e-8;
  *  - the written keys, played (the solved surface of keep_surfaces: float
@@ -11,6 +12,13 @@
  *  - the clip really was cut into min(threads, frames) chunks (chunk_count),
  *    and how many were solved again from the chunk before (a seam whose
  *    lead-in did not arrive at the chunk before's end state) is printed.
+ * Whole clips (and modes) at once (SKS_BAKE_SCHEDULE_CLIPS, and sks_bake's
+ * AUTO, which cuts only a clip longer than a thread's share of the frames):
+ *  - every clip solved whole (chunk_count 1) is bit for bit the serial clip;
+ *    AUTO's cut clips hold the tolerances above; AUTO cuts no clip shorter
+ *    than 2 x 12 x threads frames;
+ *  - the callbacks are the serial bake's, in the same order: per clip its
+ *    progress frames 0..F-1, then F, then its clip_done.
  * Fox Walk control, Fox onto fox_rig_autoweights, X/Testwuson.X control
  * (skipped when absent); the thread pool on its own first. Under sanitizers
  * (SKS_SANITIZED=1) frames are taken at 4 fps. */
@@ -18,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sks_test.h"
+#include "solve/solve_internal.h"
 
 /* The played surface carries the keys' float rounding: one float ulp of a
  * rotation moves a vertex half a diagonal from its joint by ~3e-6 % D, and
@@ -71,8 +80,40 @@ static void test_pool(void) {
 
 /* ---- serial against chunked ----------------------------------------------- */
 
-static int bake(const sks_model *src, const sks_model *tgt, const char *clip, float fps, unsigned threads,
-                sks_bake_result *r) {
+/* The callbacks as called: a hash of the sequence, and whether every call
+ * came from the calling thread's bake in the documented order. */
+typedef struct cb_log {
+  unsigned long long hash;
+  size_t calls, clips;
+  size_t next_frame; /* the next progress frame expected of the current clip */
+  int bad;
+} cb_log;
+
+static void cb_mix(cb_log *l, const char *name, size_t a, size_t b) {
+  unsigned long long h = l->hash ^ 1469598103934665603ULL;
+  for (const char *q = name; q && *q; ++q) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+  h = (h ^ a) * 1099511628211ULL;
+  l->hash = (h ^ b) * 1099511628211ULL;
+  l->calls++;
+}
+
+static void on_progress(void *user, const char *clip, size_t frame, size_t count) {
+  cb_log *l = user;
+  if (frame != l->next_frame || frame > count) l->bad = 1;
+  l->next_frame = frame + 1;
+  cb_mix(l, clip, frame, count);
+}
+
+static void on_clip_done(void *user, const sks_baked_clip *clip) {
+  cb_log *l = user;
+  if (l->next_frame != clip->frame_count + 1) l->bad = 1; /* after its progress 0..F-1 and F */
+  l->next_frame = 0;
+  l->clips++;
+  cb_mix(l, clip->name, clip->frame_count, (size_t)clip->mode);
+}
+
+static int bake_mode(const sks_model *src, const sks_model *tgt, const char *clip, float fps, unsigned threads,
+                     sks_solve_mode mode, sks_bake_schedule schedule, cb_log *log, sks_bake_result *r) {
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
   const char *names[1] = {clip};
@@ -81,10 +122,23 @@ static int bake(const sks_model *src, const sks_model *tgt, const char *clip, fl
   opt.fps = fps;
   opt.threads = threads;
   opt.keep_surfaces = 1;
+  opt.mode = mode;
+  if (log) {
+    memset(log, 0, sizeof *log);
+    opt.progress = on_progress;
+    opt.progress_user = log;
+    opt.clip_done = on_clip_done;
+    opt.clip_done_user = log;
+  }
   sks_error err;
-  sks_result res = sks_bake(src, tgt, &opt, r, &err);
+  sks_result res = sks_bake_scheduled(src, tgt, &opt, schedule, r, &err);
   CHECK_OK(res, &err);
   return res == SKS_OK;
+}
+
+static int bake(const sks_model *src, const sks_model *tgt, const char *clip, float fps, unsigned threads,
+                sks_bake_result *r) {
+  return bake_mode(src, tgt, clip, fps, threads, SKS_SOLVE_FREE, SKS_BAKE_SCHEDULE_CHUNKS, NULL, r);
 }
 
 static int same_bits(const sks_baked_clip *a, const sks_baked_clip *b, size_t V) {
@@ -98,7 +152,9 @@ static int same_bits(const sks_baked_clip *a, const sks_baked_clip *b, size_t V)
          !memcmp(&a->worst_error_pct, &b->worst_error_pct, sizeof(double));
 }
 
-static void compare(const char *label, unsigned threads, const sks_bake_result *s, const sks_bake_result *p) {
+/* chunks: 1 = every clip must be cut into min(threads, frames) chunks */
+static void compare_impl(const char *label, unsigned threads, const sks_bake_result *s, const sks_bake_result *p,
+                         int chunks) {
   CHECK(s->clip_count == p->clip_count);
   size_t V = s->target_vertex_count;
   double D = s->diagonal;
@@ -117,7 +173,7 @@ static void compare(const char *label, unsigned threads, const sks_bake_result *
       }
     }
     size_t want = threads < F ? threads : F;
-    CHECK_MSG(b->chunk_count == want && a->chunk_count == 1, "%s '%s': %zu chunks on %u threads (serial: %zu)",
+    CHECK_MSG((!chunks || b->chunk_count == want) && a->chunk_count == 1, "%s '%s': %zu chunks on %u threads (serial: %zu)",
               label, a->name, b->chunk_count, threads, a->chunk_count);
     printf("  %s '%s', %zu frames, %zu chunks (%zu solved again), 1 vs %u threads: per-frame mean %.2e, worst %.2e %%D; clip mean %.2e, "
            "worst %.2e %%D; quality %.2e; played keys %.2e %%D; sweeps/frame %.2f vs %.2f\n",
@@ -132,6 +188,14 @@ static void compare(const char *label, unsigned threads, const sks_bake_result *
     if (!isnan(a->quality)) CHECK_NEAR(a->quality, b->quality, 1e-8);
     CHECK_MSG(dsurf <= SURFACE_TOL_PCT, "%s '%s' x%u: played keys differ by %g %%D", label, a->name, threads, dsurf);
   }
+}
+
+static void compare(const char *label, unsigned threads, const sks_bake_result *s, const sks_bake_result *p) {
+  compare_impl(label, threads, s, p, 1);
+}
+
+static void compare_errors(const char *label, unsigned threads, const sks_bake_result *s, const sks_bake_result *p) {
+  compare_impl(label, threads, s, p, 0);
 }
 
 /* Serial, then 2 and 3 threads (3 > the cores of a small machine: the chunks
@@ -158,6 +222,52 @@ static void serial_vs_threads(const char *label, const sks_model *src, const sks
   sks_bake_result_free(&s);
 }
 
+/* Whole clips (and modes) at once against the serial bake: same bits per
+ * clip solved whole, the tolerances for a clip AUTO cut, the same callbacks. */
+static void serial_vs_clips(const char *label, const sks_model *src, const sks_model *tgt, float fps,
+                            sks_solve_mode mode) {
+  sks_bake_result s;
+  cb_log ls, lp;
+  if (!bake_mode(src, tgt, NULL, fps, 1, mode, SKS_BAKE_SCHEDULE_AUTO, &ls, &s)) return;
+  CHECK_MSG(!ls.bad && ls.clips == s.clip_count, "%s: serial callbacks out of order", label);
+  static const unsigned threads[] = {2, 3};
+  for (int sched = 0; sched < 2; ++sched)
+    for (size_t ti = 0; ti < 2; ++ti) {
+      sks_bake_schedule sc = sched ? SKS_BAKE_SCHEDULE_CLIPS : SKS_BAKE_SCHEDULE_AUTO;
+      const char *sn = sched ? "clips" : "auto";
+      unsigned T = threads[ti];
+      sks_bake_result p;
+      if (!bake_mode(src, tgt, NULL, fps, T, mode, sc, &lp, &p)) continue;
+      CHECK_MSG(!lp.bad && lp.clips == p.clip_count, "%s, %s x%u: callbacks out of order", label, sn, T);
+      CHECK_MSG(lp.hash == ls.hash && lp.calls == ls.calls,
+                "%s, %s x%u: callbacks differ from the serial bake's (%zu vs %zu calls)", label, sn, T, lp.calls,
+                ls.calls);
+      CHECK(p.clip_count == s.clip_count);
+      size_t whole = 0, cut = 0;
+      for (size_t i = 0; i < s.clip_count && i < p.clip_count; ++i) {
+        const sks_baked_clip *a = &s.clips[i], *b = &p.clips[i];
+        CHECK_MSG(a->mode == b->mode && strcmp(a->name, b->name) == 0, "%s, %s x%u: clip %zu is another clip", label,
+                  sn, T, i);
+        if (b->chunk_count == 1) {
+          whole++;
+          CHECK_MSG(same_bits(a, b, s.target_vertex_count),
+                    "%s, %s x%u: clip '%s' (%s) solved whole differs from the serial bake", label, sn, T, a->name,
+                    a->mode == SKS_SOLVE_FREE ? "free" : "rotation-only");
+        } else {
+          cut++;
+          CHECK_MSG(sc == SKS_BAKE_SCHEDULE_AUTO && b->frame_count >= 2 * 12 * T,
+                    "%s, %s x%u: clip '%s' of %zu frames cut into %zu chunks", label, sn, T, a->name,
+                    b->frame_count, b->chunk_count);
+        }
+      }
+      printf("  %s, %s on %u threads: %zu clips solved whole (bit-identical to serial), %zu cut into chunks; "
+             "callbacks identical (%zu calls)\n", label, sn, T, whole, cut, lp.calls);
+      compare_errors(label, T, &s, &p);
+      sks_bake_result_free(&p);
+    }
+  sks_bake_result_free(&s);
+}
+
 int main(void) {
   test_pool();
   const char *san = getenv("SKS_SANITIZED");
@@ -171,6 +281,8 @@ int main(void) {
     sks_model tgt;
     if (tp && sks_load(tp, NULL, &tgt, &err) == SKS_OK) {
       serial_vs_threads("Fox -> fox_rig_autoweights", &fox, &tgt, NULL, fps);
+      serial_vs_clips("Fox -> fox_rig_autoweights", &fox, &tgt, fps, SKS_SOLVE_FREE); /* Survey cut, beside Run and Walk */
+      serial_vs_clips("Fox -> fox_rig_autoweights, free + rotation-only", &fox, &tgt, fps, SKS_SOLVE_BOTH);
       sks_model_free(&tgt);
     }
     sks_model_free(&fox);
@@ -179,6 +291,7 @@ int main(void) {
   sks_model m;
   if (tw && sks_load(tw, NULL, &m, &err) == SKS_OK) {
     serial_vs_threads("Testwuson control", &m, &m, NULL, fps);
+    serial_vs_clips("Testwuson control", &m, &m, fps, SKS_SOLVE_FREE);
     sks_model_free(&m);
   }
   return sks_test_finish();

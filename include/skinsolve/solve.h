@@ -55,8 +55,12 @@ typedef struct sks_bake_options {
    * caller can report clip by clip; the clip belongs to the result */
   void (*clip_done)(void *user, const struct sks_baked_clip *clip);
   void *clip_done_user;
-  /* Threads the frames of a clip are solved on (0 = every online CPU, 1 =
-   * serial): the frames split into contiguous chunks, one per thread, each
+  /* Threads the clips of a bake are solved on (0 = every online CPU, 1 =
+   * serial). Whole clips (and modes) run at once, one per thread, each
+   * solved exactly as the serial bake solves it (the same bits); a clip that
+   * alone is more than a thread's share of the remaining frames, and has at
+   * least 24 frames per thread, is cut instead: its frames split into
+   * contiguous chunks, one per thread, each
    * solved from 12 frames before its first (cold, as a clip starts, then warm
    * starts; those frames only warm it up); recording and metrics run in the
    * same chunks. A chunk whose warm-up did not end within 1e-10 D of the
@@ -64,8 +68,11 @@ typedef struct sks_bake_options {
    * (sks_baked_clip.chunks_resolved). Per-frame and clip errors agree with
    * the serial bake to 1e-6 % D (test_bake_threads, test_bake); the same
    * count gives the same result bit for bit. Callbacks are called on the
-   * calling thread only; progress still sees every frame 0..F-1 once, in
-   * order (frame k once k frames are finished), then F. */
+   * calling thread only, clip by clip in clip order, as in the serial bake:
+   * progress sees every frame 0..F-1 once, in order, then F, then the
+   * clip's clip_done (live, frame k once k frames are finished, for a clip
+   * whose clips before are reported; for a clip solved beside others, all
+   * of them when it is done). */
   unsigned threads;
 } sks_bake_options;
 

@@ -590,7 +590,7 @@ static void measure_played(const bake_ctx *c, frame_worker *w, const sks_transfo
  * most), each recorded, solved and measured on one thread. A chunk's solve
  * starts as the serial loop starts a clip (cold start, then the previous
  * frame, then extrapolation), SKS_LEAD_IN frames before its first frame (the
- * lead-in frames are solved for the warm start only; see bake_clip), so its
+ * lead-in frames are solved for the warm start only; see clip_begin), so its
  * frames depend on no other chunk's, and on the chunk count only through
  * where those solves start. Metrics are kept per frame and summed in frame
  * order, so they do not depend on the order chunks finish in. */
@@ -601,8 +601,13 @@ typedef struct clip_run {
   const sks_clip *clip;
   sks_solve_mode mode;
   sks_baked_clip *out;
+  sks_solve_problem prob;    /* c->prob with this clip's similarity and affine bones (own
+                                affine array, the rest shared read-only), so clips can be
+                                solved at once */
+  int live;                  /* 1: progress is reported during the run (every clip before
+                                it was reported); 0: all of it when the clip is done */
   size_t chunk_count;
-  size_t lead_in;            /* frames a chunk solves before its first (see bake_clip) */
+  size_t lead_in;            /* frames a chunk solves before its first (see clip_begin) */
   sks_solve_state *states;   /* 2 per chunk: current, and the frame before (extrapolation);
                                 after the run: the state the chunk ends in */
   sks_solve_state *entry;    /* 2 per chunk: the state the chunk's lead-in arrived at */
@@ -660,7 +665,7 @@ static double state_distance(const sks_solve_problem *p, const sks_solve_state *
  * so 1e-10 D keeps them within 1e-6 % D = 1e-8 D; 1e-8 D did not. */
 static int seam_matches(const clip_run *cr, size_t k) {
   const bake_ctx *c = cr->c;
-  const sks_solve_problem *p = &c->prob;
+  const sks_solve_problem *p = &cr->prob;
   double tol = 1e-10 * c->D;
   double ra = cr->exit_rms[k - 1], rb = cr->entry_rms[k];
   return state_distance(p, &cr->states[2 * (k - 1)], &cr->entry[2 * k], c->D) <= tol &&
@@ -676,7 +681,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
   frame_worker *w = &c->workers[thread];
   const sks_model *tg = c->tg, *src = c->src;
   const target_setup *t = &c->t;
-  const sks_solve_problem *p = &c->prob;
+  const sks_solve_problem *p = &cr->prob;
   const sks_clip *clip = cr->clip;
   sks_solve_mode mode = cr->mode;
   sks_baked_clip *out = cr->out;
@@ -712,7 +717,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       copy_state(&cr->entry[2 * chunk + 1], &prev, B);
       cr->entry_rms[chunk] = prev_rms;
     }
-    if (c->opt->progress && thread == 0 && !lead && !resume) /* callbacks only on the caller's thread */
+    if (c->opt->progress && cr->live && thread == 0 && !lead && !resume) /* callbacks only on the caller's thread */
       report_progress(cr, atomic_load(&cr->frames_done));
     /* 1. record: the source's pose at this frame (from its bind-pose vertex
      * data and its own rig, never a previous output), transferred as motion
@@ -838,24 +843,39 @@ static void clip_run_free(clip_run *cr) {
   for (size_t k = 0; cr->dacc && k < cr->chunk_count; ++k) sks_diag_free(&cr->dacc[k]);
   free(cr->dacc);
   free(cr->facc); free(cr->iters); free(cr->ms); free(cr->failed);
+  free(cr->prob.affine); /* the clip's own; the rest of prob is c->prob's */
+  memset(cr, 0, sizeof *cr);
 }
 
-static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mode,
-                            sks_baked_clip *out, sks_error *err) {
-  c->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
-  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
-  sks_problem_mark_affine(&c->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
-                          c->tg, c->t.joint_bone);
-  const sks_solve_problem *p = &c->prob;
-  size_t J = c->t.J, B = c->t.B;
-  size_t VS = c->tv.skinned_vertex_count;
+/* A clip's name, mode and frame times: what the schedule (bake_clips) needs
+ * before anything is solved. */
+static sks_result clip_times(const bake_ctx *c, const sks_clip *clip, sks_solve_mode mode, sks_baked_clip *out,
+                             sks_error *err) {
   out->name = dupstr(clip->name ? clip->name : "clip");
   out->mode = mode;
-  out->joint_count = J;
+  out->joint_count = c->t.J;
   if (!out->name) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
-  if (r != SKS_OK) return r;
-  size_t F = out->frame_count;
+  return frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
+}
+
+/* Everything one clip's frame loop writes, for nch chunks (out's frame times
+ * set by clip_times). On failure cr holds nothing. */
+static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_mode mode, sks_baked_clip *out,
+                             size_t nch, int live, clip_run *cr, sks_error *err) {
+  memset(cr, 0, sizeof *cr);
+  cr->c = c; cr->clip = clip; cr->mode = mode; cr->out = out; cr->live = live;
+  cr->prob = c->prob; /* shared read-only, but for this clip's similarity and affine bones */
+  cr->prob.affine = NULL;
+  cr->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
+  size_t J = c->t.J, B = c->t.B, F = out->frame_count;
+  size_t VS = c->tv.skinned_vertex_count;
+  int ok = 1;
+  if (c->prob.affine) ok = (cr->prob.affine = malloc(c->prob.bone_count ? c->prob.bone_count : 1)) != NULL;
+  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
+  if (ok)
+    sks_problem_mark_affine(&cr->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
+                            c->tg, c->t.joint_bone);
+  const sks_solve_problem *p = &cr->prob;
   out->locals = malloc(F * (J ? J : 1) * sizeof(sks_transform));
   out->frame_mean_error_pct = malloc(F * sizeof(float));
   out->frame_worst_error_pct = malloc(F * sizeof(float));
@@ -864,10 +884,6 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     out->solved_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
     out->vertex_error = malloc(F * (VS ? VS : 1) * sizeof(float));
   }
-  clip_run cr;
-  memset(&cr, 0, sizeof cr);
-  cr.c = c; cr.clip = clip; cr.mode = mode; cr.out = out;
-  cr.chunk_count = c->worker_count < F ? c->worker_count : F;
   /* A chunk that began cold at its first frame would stop its LM solves
    * elsewhere in the (flat) valley than the serial loop, which arrives warm:
    * Fox onto fox_rig_autoweights, up to 2e-4 %D in a frame's worst error and
@@ -878,26 +894,27 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
    * / 8 lead-in frames; with 12, every seam of the Fox and Testwuson bakes
    * of test_bake_threads is within 1e-10 D). A seam that is not (frames
    * that jump) is solved again from the chunk before (seam_matches). */
-  cr.lead_in = SKS_LEAD_IN;
-  if (cr.chunk_count == 0) cr.chunk_count = 1;
-  atomic_init(&cr.frames_done, 0);
-  size_t nch = cr.chunk_count;
-  cr.states = calloc(2 * nch, sizeof(sks_solve_state));
-  cr.entry = calloc(2 * nch, sizeof(sks_solve_state));
-  cr.entry_rms = calloc(nch, sizeof(double));
-  cr.exit_rms = calloc(nch, sizeof(double));
-  cr.facc = calloc(F, sizeof(sks_metrics_acc));
-  cr.iters = calloc(nch, sizeof(size_t));
-  cr.ms = calloc(nch, sizeof(double));
-  cr.failed = calloc(nch, sizeof(int));
-  cr.dacc = calloc(nch, sizeof(sks_diag_acc));
-  for (size_t k = 0; cr.dacc && k < nch; ++k)
-    if (sks_diag_part_init(&cr.dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr.dacc[q]); free(cr.dacc); cr.dacc = NULL; }
-  int ok = cr.dacc && cr.states && cr.entry && cr.entry_rms && cr.exit_rms && cr.facc && cr.iters && cr.ms && cr.failed && out->locals && out->frame_mean_error_pct &&
-           out->frame_worst_error_pct &&
-           (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error));
+  cr->lead_in = SKS_LEAD_IN;
+  cr->chunk_count = nch < F ? nch : F;
+  if (cr->chunk_count == 0) cr->chunk_count = 1;
+  atomic_init(&cr->frames_done, 0);
+  nch = cr->chunk_count;
+  cr->states = calloc(2 * nch, sizeof(sks_solve_state));
+  cr->entry = calloc(2 * nch, sizeof(sks_solve_state));
+  cr->entry_rms = calloc(nch, sizeof(double));
+  cr->exit_rms = calloc(nch, sizeof(double));
+  cr->facc = calloc(F, sizeof(sks_metrics_acc));
+  cr->iters = calloc(nch, sizeof(size_t));
+  cr->ms = calloc(nch, sizeof(double));
+  cr->failed = calloc(nch, sizeof(int));
+  cr->dacc = calloc(nch, sizeof(sks_diag_acc));
+  for (size_t k = 0; cr->dacc && k < nch; ++k)
+    if (sks_diag_part_init(&cr->dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr->dacc[q]); free(cr->dacc); cr->dacc = NULL; }
+  ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->facc && cr->iters && cr->ms &&
+       cr->failed && out->locals && out->frame_mean_error_pct && out->frame_worst_error_pct &&
+       (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error));
   for (size_t k = 0; ok && k < 2 * nch; ++k) {
-    sks_solve_state *st = k < nch ? &cr.states[2 * k] : &cr.entry[2 * (k - nch)];
+    sks_solve_state *st = k < nch ? &cr->states[2 * k] : &cr->entry[2 * (k - nch)];
     sks_solve_state *prev = st + 1;
     st->q = malloc((B ? B : 1) * sizeof(sks_dquat));
     st->R = malloc((B ? B : 1) * 9 * sizeof(double));
@@ -909,15 +926,22 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
     ok = st->q && st->R && st->u && st->sc && prev->q && prev->u && sks_state_prepare_affine(p, st);
   }
   if (!ok) {
-    clip_run_free(&cr);
+    clip_run_free(cr);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory baking clip '%s'", out->name);
   }
-  sks_thread_pool_run(c->pool, solve_chunk, &cr, nch);
+  return SKS_OK;
+}
+
+/* After the clip's chunks ran: seams, then the clip's sums in frame (chunk)
+ * order, on the caller's thread (c->diag is the caller's). Frees cr. */
+static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
+  sks_baked_clip *out = cr->out;
+  size_t nch = cr->chunk_count, F = out->frame_count;
   size_t iters = 0;
   double solve_ms = 0;
   for (size_t k = 0; k < nch; ++k) {
-    if (cr.failed[k]) {
-      clip_run_free(&cr);
+    if (cr->failed[k]) {
+      clip_run_free(cr);
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s' cannot be sampled (invalid tracks)",
                            model_name(c->src, "source"), out->name);
     }
@@ -927,29 +951,26 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
    * different points) is solved again from there, on this thread: its frames
    * are then the serial loop's */
   for (size_t k = 1; k < nch; ++k)
-    if (!seam_matches(&cr, k)) {
-      solve_chunk_frames(&cr, k, 0, 1);
-      cr.resolved++;
+    if (!seam_matches(cr, k)) {
+      solve_chunk_frames(cr, k, 0, 1);
+      cr->resolved++;
     }
   for (size_t k = 0; k < nch; ++k) {
-    iters += cr.iters[k];
-    solve_ms += cr.ms[k];
+    iters += cr->iters[k];
+    solve_ms += cr->ms[k];
   }
-  if (c->opt->progress) {
-    report_progress(&cr, F);
-    c->opt->progress(c->opt->progress_user, out->name, F, F);
-  }
+  if (c->opt->progress && cr->live) report_progress(cr, F); /* the frames not reported yet */
   sks_metrics_acc acc = {0, 0, 0, 0}; /* frame order: the same sums for any chunk count */
   for (size_t f = 0; f < F; ++f) {
-    acc.sum_e += cr.facc[f].sum_e;
-    acc.sum_m += cr.facc[f].sum_m;
-    acc.count += cr.facc[f].count;
-    if (cr.facc[f].worst > acc.worst) acc.worst = cr.facc[f].worst;
+    acc.sum_e += cr->facc[f].sum_e;
+    acc.sum_m += cr->facc[f].sum_m;
+    acc.count += cr->facc[f].count;
+    if (cr->facc[f].worst > acc.worst) acc.worst = cr->facc[f].worst;
   }
   sks_diag_reset(&c->diag); /* chunk order: the same attribution for any chunk count */
-  for (size_t k = 0; k < nch; ++k) sks_diag_merge(&c->diag, &cr.dacc[k]);
-  size_t resolved = cr.resolved;
-  clip_run_free(&cr);
+  for (size_t k = 0; k < nch; ++k) sks_diag_merge(&c->diag, &cr->dacc[k]);
+  size_t resolved = cr->resolved;
+  clip_run_free(cr);
   sks_metrics_finish(&acc, c->D, &out->quality, &out->mean_error_pct, &out->worst_error_pct);
   out->mean_motion_pct = acc.count ? acc.sum_m / (double)acc.count / c->D * 100.0 : 0;
   /* numbers that contradict each other are flagged, never printed as fine:
@@ -962,6 +983,170 @@ static sks_result bake_clip(bake_ctx *c, const sks_clip *clip, sks_solve_mode mo
   out->chunk_count = nch;
   out->chunks_resolved = resolved;
   return sks_diag_finish(&c->diag, c->D, &out->diagnosis, err);
+}
+
+/* ---- the clips of a bake on the pool ------------------------------------------
+ * A clip split into chunks pays SKS_LEAD_IN extra solves per chunk after the
+ * first and one pool run per clip: an 18-30 frame clip on 2 threads was
+ * 0.6-0.8x the serial time. So (SKS_BAKE_SCHEDULE_AUTO) whole clips are
+ * solved at once, one clip per thread at a time (each exactly as the serial
+ * loop solves it: the same bits), and a clip is cut into frame chunks only
+ * when it alone is more than a thread's share of the remaining frames and
+ * long enough that its chunks gain (F >= 2 * SKS_LEAD_IN * threads). The
+ * clips go in windows of SKS_CLIP_WINDOW per thread (the memory of the clips
+ * in flight); a window is one pool run whose tasks are its whole clips and
+ * the chunks of its cut ones, longest first (Fox -> auto-weights: Survey's
+ * two chunks beside Run and Walk). Callbacks stay on the calling thread
+ * and in clip order: a clip's progress runs live when every clip before it
+ * was reported, else all of it (frames 0..F-1, then F) just before its
+ * clip_done. */
+enum { SKS_CLIP_WINDOW = 4 };
+/* Vertex-frames (frames of all clips x (target + source vertices) x modes)
+ * below which a bake uses no thread but the caller's: the Fox Walk control
+ * (18 x 3456 = 6.2e4, ~8 ms of frame loop) has too little to share, and the
+ * setup's parallel correspondence queries then cost more than they gain
+ * whenever the other core is busy (load 7-9: 2 threads 23 vs 1 thread 15
+ * ms median, 6.2 vs 7.2 ms best of 41). */
+#define SKS_BAKE_SERIAL_WORK 1e5
+
+typedef struct clip_window {
+  clip_run *runs;       /* the window's clips, in clip order */
+  const size_t *order;  /* the tasks, longest first: run index * SKS_POOL_CHUNKS_MAX + chunk */
+} clip_window;
+
+/* a task: one chunk of one of the window's clips (a clip solved whole: its chunk 0) */
+enum { SKS_POOL_CHUNKS_MAX = 256 };
+
+static void solve_clip_task(void *user, size_t task, unsigned thread) {
+  const clip_window *w = user;
+  size_t e = w->order[task];
+  solve_chunk_frames(&w->runs[e / SKS_POOL_CHUNKS_MAX], e % SKS_POOL_CHUNKS_MAX, thread, 0);
+}
+
+/* Frames a task solves (lead-in included): the schedule's length. */
+static size_t task_frames(const clip_run *runs, size_t e) {
+  const clip_run *cr = &runs[e / SKS_POOL_CHUNKS_MAX];
+  size_t k = e % SKS_POOL_CHUNKS_MAX, F = cr->out->frame_count, n = cr->chunk_count;
+  size_t f0 = F * k / n, f1 = F * (k + 1) / n;
+  return f1 - f0 + (k > 0 ? (f0 < cr->lead_in ? f0 : cr->lead_in) : 0);
+}
+
+typedef struct clip_sched {
+  bake_ctx *c;
+  const sks_clip *const *clips; /* per task */
+  sks_baked_clip *outs;         /* per task (their times set) */
+  size_t n;
+  uint8_t *done, *lived;        /* per task */
+  size_t emitted;               /* tasks whose callbacks were called */
+} clip_sched;
+
+/* The callbacks of every finished clip whose clips before were reported. */
+static void emit_done(clip_sched *s) {
+  const sks_bake_options *o = s->c->opt;
+  for (; s->emitted < s->n && s->done[s->emitted]; ++s->emitted) {
+    const sks_baked_clip *out = &s->outs[s->emitted];
+    size_t F = out->frame_count;
+    if (o->progress) {
+      for (size_t f = 0; !s->lived[s->emitted] && f < F; ++f) o->progress(o->progress_user, out->name, f, F);
+      o->progress(o->progress_user, out->name, F, F);
+    }
+    if (o->clip_done) o->clip_done(o->clip_done_user, out);
+  }
+}
+
+/* The window's clips (pend: task indices; nch: chunks per task) in one pool
+ * run: every chunk of a cut clip and every whole clip is a task, longest
+ * first; the seams and sums after, in clip order (clip_end). */
+static sks_result flush_window(clip_sched *s, const size_t *pend, size_t np, const size_t *nch, clip_run *runs,
+                               size_t *order, sks_error *err) {
+  bake_ctx *c = s->c;
+  size_t ne = 0;
+  for (size_t k = 0; k < np; ++k) {
+    size_t t = pend[k];
+    sks_result r = clip_begin(c, s->clips[t], s->outs[t].mode, &s->outs[t], nch[t], 0, &runs[k], err);
+    if (r != SKS_OK) {
+      for (size_t q = 0; q < k; ++q) clip_run_free(&runs[q]);
+      return r;
+    }
+    for (size_t ch = 0; ch < runs[k].chunk_count; ++ch) { /* longest first (ties: clip, then chunk order) */
+      size_t e = k * SKS_POOL_CHUNKS_MAX + ch, len = task_frames(runs, e), q = ne++;
+      for (; q > 0 && task_frames(runs, order[q - 1]) < len; --q) order[q] = order[q - 1];
+      order[q] = e;
+    }
+  }
+  clip_window w = {runs, order};
+  sks_thread_pool_run(c->pool, solve_clip_task, &w, ne);
+  for (size_t k = 0; k < np; ++k) {
+    sks_result r = clip_end(c, &runs[k], err);
+    if (r != SKS_OK) {
+      for (size_t q = k + 1; q < np; ++q) clip_run_free(&runs[q]);
+      return r;
+    }
+    s->done[pend[k]] = 1;
+  }
+  emit_done(s);
+  return SKS_OK;
+}
+
+static sks_result bake_clips(bake_ctx *c, const sks_clip *const *clips, sks_baked_clip *outs, size_t n,
+                             sks_bake_schedule schedule, sks_error *err) {
+  size_t T = c->worker_count ? c->worker_count : 1;
+  if (T > SKS_POOL_CHUNKS_MAX) T = SKS_POOL_CHUNKS_MAX; /* chunks per clip (a pool has at most 256 threads) */
+  size_t W = SKS_CLIP_WINDOW * T;
+  size_t *nch = calloc(n ? n : 1, sizeof(size_t)), *sorted = malloc((n ? n : 1) * sizeof(size_t));
+  size_t *pend = malloc(W * sizeof(size_t)), *order = malloc(W * T * sizeof(size_t));
+  clip_run *runs = calloc(W, sizeof(clip_run));
+  clip_sched s = {c, clips, outs, n, calloc(n ? n : 1, 1), calloc(n ? n : 1, 1), 0};
+  sks_result r = SKS_OK;
+  if (!nch || !sorted || !pend || !order || !runs || !s.done || !s.lived) {
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  /* the plan: chunks per clip (1 = whole); on several threads (but for
+   * CHUNKS: one clip after another, as before) every clip of a window and
+   * every chunk of a cut one is a task of one pool run */
+  double rest = 0;
+  for (size_t t = 0; t < n; ++t) {
+    size_t F = outs[t].frame_count;
+    nch[t] = schedule == SKS_BAKE_SCHEDULE_CHUNKS ? T : 1;
+    rest += (double)F;
+    size_t q = t; /* by frame count, longest first (ties: clip order) */
+    for (; q > 0 && outs[sorted[q - 1]].frame_count < F; --q) sorted[q] = sorted[q - 1];
+    sorted[q] = t;
+  }
+  for (size_t k = 0; schedule == SKS_BAKE_SCHEDULE_AUTO && T > 1 && k < n; ++k) {
+    size_t t = sorted[k], F = outs[t].frame_count;
+    if (!((double)F * (double)T > rest && F >= 2 * SKS_LEAD_IN * T)) break;
+    nch[t] = T;
+    rest -= (double)F;
+  }
+  size_t np = 0;
+  for (size_t t = 0; t < n; ++t) {
+    if (T > 1 && schedule != SKS_BAKE_SCHEDULE_CHUNKS) { /* with others, at once */
+      pend[np++] = t;
+      if (np == W) {
+        r = flush_window(&s, pend, np, nch, runs, order, err);
+        np = 0;
+        if (r != SKS_OK) goto done;
+      }
+      continue;
+    }
+    clip_run one;
+    int live = s.emitted == t;
+    r = clip_begin(c, clips[t], outs[t].mode, &outs[t], nch[t], live, &one, err);
+    if (r != SKS_OK) goto done;
+    if (one.chunk_count > 1) sks_thread_pool_run(c->pool, solve_chunk, &one, one.chunk_count);
+    else solve_chunk_frames(&one, 0, 0, 0);
+    r = clip_end(c, &one, err);
+    if (r != SKS_OK) goto done;
+    s.done[t] = 1;
+    s.lived[t] = (uint8_t)live;
+    emit_done(&s);
+  }
+  if (np) r = flush_window(&s, pend, np, nch, runs, order, err);
+done:
+  free(nch); free(sorted); free(pend); free(order); free(runs); free(s.done); free(s.lived);
+  return r;
 }
 
 static sks_result find_clips(const sks_model *source, const sks_bake_options *opt, int32_t *clip_ids,
@@ -1554,20 +1739,27 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
 }
 
 static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
-                       int precise_metrics, sks_bake_result *out, sks_error *err);
+                       int precise_metrics, sks_bake_schedule schedule, sks_bake_result *out, sks_error *err);
 
 sks_result sks_bake(const sks_model *source, const sks_model *target,
                     const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
-  return bake(source, target, options, 0, out, err);
+  return bake(source, target, options, 0, SKS_BAKE_SCHEDULE_AUTO, out, err);
 }
 
 sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
                                    const sks_bake_options *options, sks_bake_result *out, sks_error *err) {
-  return bake(source, target, options, 1, out, err);
+  return bake(source, target, options, 1, SKS_BAKE_SCHEDULE_AUTO, out, err);
+}
+
+sks_result sks_bake_scheduled(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                              sks_bake_schedule schedule, sks_bake_result *out, sks_error *err) {
+  if (schedule != SKS_BAKE_SCHEDULE_AUTO && schedule != SKS_BAKE_SCHEDULE_CHUNKS && schedule != SKS_BAKE_SCHEDULE_CLIPS)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_scheduled: unknown schedule %d", (int)schedule);
+  return bake(source, target, options, 0, schedule, out, err);
 }
 
 static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
-                       int precise_metrics, sks_bake_result *out, sks_error *err) {
+                       int precise_metrics, sks_bake_schedule schedule, sks_bake_result *out, sks_error *err) {
   static const sks_bake_options defaults;
   const sks_bake_options *opt = options ? options : &defaults;
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: NULL result");
@@ -1638,7 +1830,11 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
   }
   size_t V = c.t.V;
   /* the threads of the correspondence and the frame loop (opt->threads, 0 = every online CPU) */
-  r = sks_thread_pool_create(opt->threads, &c.pool, err);
+  /* a tiny bake runs on the calling thread alone (SKS_BAKE_SERIAL_WORK) */
+  double work = total_frames * (double)(sks_model_total_vertex_count(target) + sks_model_total_vertex_count(source)) *
+                (opt->mode == SKS_SOLVE_BOTH ? 2.0 : 1.0);
+  unsigned threads = schedule == SKS_BAKE_SCHEDULE_AUTO && work < SKS_BAKE_SERIAL_WORK ? 1 : opt->threads;
+  r = sks_thread_pool_create(threads, &c.pool, err);
   if (r != SKS_OK) goto fail;
   /* stage: align, correspond, transfer */
   {
@@ -1702,13 +1898,17 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     out->clips = calloc(nclips * per, sizeof(sks_baked_clip));
     if (!out->clips) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
     out->clip_count = nclips * per;
-    for (size_t i = 0; i < nclips; ++i)
-      for (size_t m = 0; m < per; ++m) {
+    const sks_clip **tasks = malloc(nclips * per * sizeof *tasks); /* task i * per + m: clip i, mode m */
+    if (!tasks) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+    for (size_t i = 0; r == SKS_OK && i < nclips; ++i)
+      for (size_t m = 0; r == SKS_OK && m < per; ++m) {
         sks_solve_mode mode = both ? (m == 0 ? SKS_SOLVE_FREE : SKS_SOLVE_ROTATION_ONLY) : opt->mode;
-        r = bake_clip(&c, &source->clips[clip_ids[i]], mode, &out->clips[i * per + m], err);
-        if (r != SKS_OK) goto fail;
-        if (opt->clip_done) opt->clip_done(opt->clip_done_user, &out->clips[i * per + m]);
+        tasks[i * per + m] = &source->clips[clip_ids[i]];
+        r = clip_times(&c, tasks[i * per + m], mode, &out->clips[i * per + m], err);
       }
+    if (r == SKS_OK) r = bake_clips(&c, tasks, out->clips, nclips * per, schedule, err);
+    free(tasks);
+    if (r != SKS_OK) goto fail;
   }
   free(clip_ids);
   ctx_free(&c);

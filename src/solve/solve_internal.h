@@ -440,6 +440,20 @@ double sks_align_edge_scale(const double *src, const double *dst, const uint32_t
 sks_result sks_bake_double_metrics(const sks_model *source, const sks_model *target,
                                    const sks_bake_options *options, sks_bake_result *out, sks_error *err);
 
+/* How a bake on several threads shares out its clips (bake.c, bake_clips).
+ * AUTO (sks_bake): whole clips at once, one per thread (each bit for bit the
+ * serial clip), a clip cut into frame chunks only when it is more than a
+ * thread's share of the frames and long enough to gain; CHUNKS: every clip
+ * cut into min(threads, frames) chunks, one clip after another (the frame
+ * chunks on their own, test_bake_threads); CLIPS: whole clips only. */
+typedef enum sks_bake_schedule {
+  SKS_BAKE_SCHEDULE_AUTO = 0,
+  SKS_BAKE_SCHEDULE_CHUNKS = 1,
+  SKS_BAKE_SCHEDULE_CLIPS = 2
+} sks_bake_schedule;
+sks_result sks_bake_scheduled(const sks_model *source, const sks_model *target, const sks_bake_options *options,
+                              sks_bake_schedule schedule, sks_bake_result *out, sks_error *err);
+
 /* ---- motion transfer (transfer.c) ---------------------------------------------- */
 
 typedef struct sks_transfer {
