@@ -21,6 +21,16 @@ typedef struct sks_load_options {
    * 0 = SKS_DEFAULT_MAX_RESOURCE_BYTES. (Each file also has its own cap:
    * a buffer reads byteLength bytes only, an image at most 512 MiB.) */
   uint64_t max_resource_bytes;
+  /* Assimp imports: called for every file the import opened, with the path
+   * as opened (isolated: once per distinct file, after a successful load;
+   * in-process: as each is opened, so a file may be reported twice)
+   * (the model file, an .obj's .mtl, external textures, files a Collada or
+   * .x names...; relative to the working directory when path is). A caller
+   * that writes files checks them against these (the CLI refuses an output
+   * that is one of them). Not called for the native glTF reader (its
+   * external files are its buffer and image uris). NULL = not told. */
+  void (*on_file_read)(void *user, const char *path);
+  void *on_file_read_user;
 } sks_load_options;
 
 #define SKS_DEFAULT_MAX_MEMORY (2ull << 30)          /* 2 GiB */
