@@ -629,11 +629,16 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     size_t ns = 0;
     if (sks_stage_output(&st[ns], p.glb, glb, glb_size, &err) != SKS_OK) goto failed;
     ++ns;
-    if (html) {
-      if (sks_stage_output(&st[ns], p.report, html, html_size, &err) != SKS_OK) {
+    if (html) { /* sealed to the .glb (sks_cli_report_seal), renamed after it */
+      size_t sealed_size = 0;
+      char *sealed = sks_cli_report_seal(html, html_size, p.glb, glb, glb_size, &sealed_size);
+      if (!sealed) sks_error_set(&err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", p.report);
+      if (!sealed || sks_stage_output(&st[ns], p.report, sealed, sealed_size, &err) != SKS_OK) {
+        free(sealed);
         sks_discard_outputs(st, ns);
         goto failed;
       }
+      free(sealed);
       ++ns;
     }
     if (sks_commit_outputs(st, ns, &err) != SKS_OK) goto failed;
