@@ -35,6 +35,17 @@ while IFS='|' read -r file model prefix suffix middle want check; do
   elif [ "$model" = "=" ]; then
     [ -f "$DIR/$file" ] || { bad "$file: listed in RECIPES but not committed"; continue; }
     cp "$DIR/$file" "$f"
+  elif [ "$prefix" = patch ]; then # MIDDLE lists OFFSET:HEX byte replacements of the model
+    if [ ! -f "$MODELS/$model" ]; then echo "SKIP part: $MODELS/$model not found ($file)"; continue; fi
+    cp "$MODELS/$model" "$f"
+    size=$(stat -c %s "$f")
+    okp=1
+    for edit in ${middle//,/ }; do
+      off="${edit%%:*}" hex="${edit#*:}"
+      [ $((off + ${#hex} / 2)) -le "$size" ] || { okp=0; break; }
+      printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+    done
+    if [ "$okp" = 0 ] || [ "$(stat -c %s "$f")" -ne "$size" ]; then bad "$file: could not be rebuilt from $model"; continue; fi
   else
     if [ ! -f "$MODELS/$model" ]; then echo "SKIP part: $MODELS/$model not found ($file)"; continue; fi
     size=$(stat -c %s "$MODELS/$model")
