@@ -74,7 +74,8 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err);
  * as untrusted (every count and index checked). Errors read
  * "file: Assimp failed (signal 11)", "(out of memory past 2 GB)",
  * "(no result in 30 s)"; the child is always killed and reaped. Under
- * AddressSanitizer no address-space limit is set (ASan reserves terabytes). */
+ * AddressSanitizer the limit is max_memory_bytes above the child's mapped
+ * address space (ASan's reserved shadow included). */
 sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *options, sks_model *out,
                                     sks_error *err);
 

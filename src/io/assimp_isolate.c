@@ -60,6 +60,10 @@
 #ifndef SKS_ASAN
 #define SKS_ASAN 0
 #endif
+#if SKS_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 static int write_all(int fd, const void *data, size_t n) {
   const char *p = data;
@@ -91,7 +95,8 @@ static uint64_t current_vm_bytes(void) {
 /* Child-only state for the fatal-signal handler (the child is single-purpose
  * and exits right after; nothing here is shared with the parent). */
 static int child_fd = -1;
-static uint64_t child_limit;
+static uint64_t child_limit, child_margin;
+static const char *child_path;
 
 /* An abort or crash right after an allocation failed (errno ENOMEM, or the
  * address space nearly full) is reported as out of memory; anything else
@@ -101,7 +106,7 @@ static void child_fatal(int sig) {
   int oom = e == ENOMEM;
   if (!oom && child_limit) {
     uint64_t vm = current_vm_bytes();
-    oom = vm > child_limit - child_limit / 16;
+    oom = vm > child_limit - child_margin;
   }
   if (oom && child_fd >= 0) {
     char c = 'O';
@@ -145,6 +150,37 @@ static void child_file_read(void *user, const char *path) {
   c->n += 5 + len;
 }
 
+#if SKS_ASAN
+/* ASan dies instead of returning NULL when an allocation fails (operator
+ * new always does): an out-of-memory report, or one near the limit, is the
+ * memory limit; any other report (a memory error in Assimp) is sent as the
+ * import's error, "Assimp failed (AddressSanitizer: double-free)". */
+static void child_asan_death(void) {
+  const char *what = __asan_get_report_description();
+  int oom = what && (strstr(what, "out-of-memory") || strstr(what, "allocation-size-too-big") ||
+                     strstr(what, "out of memory"));
+  if (!oom && child_limit) oom = current_vm_bytes() > child_limit - child_margin;
+  if (child_fd < 0) return;
+  if (oom) {
+    char c = 'O';
+    (void)!write(child_fd, &c, 1);
+    _exit(3);
+  }
+  if (what && what[0]) {
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s: Assimp failed (AddressSanitizer: %s)", child_path ? child_path : "file",
+                     what);
+    if (n < 0) return;
+    uint32_t len = (uint32_t)((size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    uint32_t code = (uint32_t)SKS_ERR_PARSE;
+    char tag = 'E';
+    if (write_all(child_fd, &tag, 1) && write_all(child_fd, &code, 4) && write_all(child_fd, &len, 4) &&
+        write_all(child_fd, msg, len))
+      _exit(3);
+  }
+}
+#endif
+
 static void child_run(const char *path, int fd, uint64_t max_memory, double timeout) {
 #if defined(__linux__)
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -157,13 +193,21 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
   rl.rlim_cur = cpu;
   rl.rlim_max = cpu + 1;
   setrlimit(RLIMIT_CPU, &rl);
-  if (!SKS_ASAN) {
-    uint64_t base = current_vm_bytes();
+  /* The limit is max_memory above what the child has mapped now: under
+   * ASan that includes its terabytes of reserved shadow, so the same delta
+   * holds (an allocation past it makes ASan die: child_asan_death). */
+  uint64_t base = current_vm_bytes();
+  if (base) {
     child_limit = base + max_memory;
+    child_margin = SKS_ASAN ? max_memory / 16 : child_limit / 16;
     rl.rlim_cur = rl.rlim_max = (rlim_t)child_limit;
     setrlimit(RLIMIT_AS, &rl);
   }
   child_fd = fd;
+  child_path = path;
+#if SKS_ASAN
+  __sanitizer_set_death_callback(child_asan_death);
+#endif
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = child_fatal;
