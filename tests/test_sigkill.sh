@@ -4,6 +4,8 @@
 # either absent (or the previous version, byte for byte) or complete, and no
 # hidden temp file (.NAME.tmpXXXXXX): outputs are written to an unnamed
 # O_TMPFILE file and linked + renamed only when complete (src/io/atomic.c).
+# A kill exactly between bake's two renames leaves a torn pair its report's
+# seal (the .glb's sha256) shows, and no temp file.
 set -u
 CLI="${1:?usage: test_sigkill.sh PATH/TO/skinsolve}"
 DATA="${SKS_SHARED_DATA:-$(dirname "$0")/../../shared/data}"
@@ -70,5 +72,39 @@ for kind in bake repair; do
   done
 done
 echo "killed $killed of $((2 * N)) runs before they finished"
+
+# A kill exactly between the two renames of `bake -o --report`: the .glb is
+# renamed first, the report last, sealed to its .glb (<meta
+# name="skinsolve-glb-sha256">): the torn pair is the new .glb beside the
+# previous report, whose seal names the previous .glb. The debug hook
+# SKS_TEST_PAUSE_BETWEEN_RENAMES=1 stops the process there (src/io/atomic.c).
+seal() { grep -o 'name="skinsolve-glb-sha256" content="[0-9a-f]*"' "$1" | cut -d'"' -f4; }
+sealed_pair() { [ -n "$(seal "$2")" ] && [ "$(seal "$2")" = "$(sha256sum "$1" | cut -c1-64)" ]; }
+rm -rf "$T/run"; mkdir "$T/run"
+if sealed_pair "$T/ref.glb" "$T/ref.html"; then ok; else bad "a complete bake's report is not sealed to its .glb"; fi
+if grep -q 'name="skinsolve-glb" content="ref.glb"' "$T/ref.html"; then ok; else bad "the report does not name its .glb"; fi
+cp "$T/ref.glb" "$T/run/out.glb"; cp "$T/ref.html" "$T/run/out.html"
+SKS_TEST_PAUSE_BETWEEN_RENAMES=1 "$CLI" bake --source "$SRC" --target "$TGT" --clip Survey \
+  -o "$T/run/out.glb" --report "$T/run/out.html" >/dev/null 2>&1 &
+pid=$!
+state=
+for _ in $(seq 600); do # the process stops itself (SIGSTOP) between the renames
+  state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+  [ "$state" = T ] || [ -z "$state" ] && break
+  sleep 0.1
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+if [ "$state" = T ]; then ok; else bad "the bake did not stop between its renames (state '$state')"; fi
+if complete_glb "$T/run/out.glb" && ! cmp -s "$T/run/out.glb" "$T/ref.glb"; then ok
+else bad "kill between the renames: out.glb is not the new complete .glb"; fi
+if cmp -s "$T/run/out.html" "$T/ref.html"; then ok; else bad "kill between the renames: out.html is not the previous report"; fi
+if sealed_pair "$T/run/out.glb" "$T/run/out.html"; then bad "the torn pair is not detectable: the old report's seal matches the new .glb"
+else ok; fi
+check_dir "kill between the renames"
+# the same bake left to finish: a sealed pair
+"$CLI" bake --source "$SRC" --target "$TGT" --clip Survey -o "$T/run/out.glb" --report "$T/run/out.html" >/dev/null 2>&1 ||
+  bad "the bake after the kill failed"
+if sealed_pair "$T/run/out.glb" "$T/run/out.html"; then ok; else bad "a finished bake's pair is not sealed"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -55,6 +55,67 @@ static void test_x_nul_byte(void) {
   sks_model_free(&m);
 }
 
+/* ---- the files an Assimp import read (sks_load_options.on_file_read) ---- */
+
+typedef struct files_heard {
+  int model, mtl, texture, other, calls;
+} files_heard;
+
+static int ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), k = strlen(tail);
+  return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+static void heard(void *user, const char *path) {
+  files_heard *h = user;
+  ++h->calls;
+  if (ends_with(path, "/heard.obj")) ++h->model;
+  else if (ends_with(path, "/heard.mtl")) ++h->mtl;
+  else if (ends_with(path, "/heard_tex.png")) ++h->texture;
+  else ++h->other;
+}
+
+/* An .obj naming an .mtl naming a PNG: both the isolated and the in-process
+ * import report the model, the .mtl (opened by Assimp) and the texture (read
+ * by us); the isolated one each once, after the load; nothing else. */
+static void test_files_read(void) {
+  static const unsigned char png[] = {
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+      0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72, 0xb6, 0x0d, 0x24, 0x00, 0x00, 0x00,
+      0x11, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0x84, 0x19, 0x60, 0x0c, 0x00,
+      0x47, 0xca, 0x07, 0xf9, 0x67, 0x59, 0x6e, 0xb7, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42,
+      0x60, 0x82};
+  static const char mtl[] = "newmtl mat\nKd 1 1 1\nmap_Kd heard_tex.png\n";
+  static const char obj[] = "mtllib heard.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\n"
+                            "usemtl mat\nf 1/1 2/2 3/3\n";
+  const char *tex = write_tmp("heard_tex.png", png, sizeof png);
+  const char *m_path = write_tmp("heard.mtl", mtl, sizeof mtl - 1);
+  const char *path = write_tmp("heard.obj", obj, sizeof obj - 1);
+  CHECK(tex && m_path && path);
+  if (!tex || !m_path || !path) return;
+  for (int in_process = 0; in_process < 2; ++in_process) {
+    files_heard h = {0, 0, 0, 0, 0};
+    sks_load_options o = {.assimp_in_process = in_process, .on_file_read = heard, .on_file_read_user = &h};
+    sks_model m;
+    sks_error err = {0};
+    CHECK_OK(sks_load(path, &o, &m, &err), &err);
+    CHECK(m.image_count == 1);
+    CHECK_MSG(h.model >= 1 && h.mtl >= 1 && h.texture == 1 && h.other == 0,
+              "%s: model %d, mtl %d, texture %d, other %d", in_process ? "in-process" : "isolated", h.model, h.mtl,
+              h.texture, h.other);
+    if (!in_process) CHECK_MSG(h.model == 1 && h.mtl == 1, "isolated: each file once (%d, %d)", h.model, h.mtl);
+    sks_model_free(&m);
+  }
+  /* a failed load tells of nothing (isolated) */
+  files_heard h = {0, 0, 0, 0, 0};
+  sks_load_options o = {.timeout_seconds = 0.001, .on_file_read = heard, .on_file_read_user = &h};
+  sks_model m;
+  sks_error err = {0};
+  sks_result r = sks_load(path, &o, &m, &err);
+  CHECK(r != SKS_OK ? h.calls == 0 : h.calls >= 3);
+  sks_model_free(&m);
+}
+
 /* ---- a small synthetic model with everything the wire format carries ---- */
 
 static char *dupstr(const char *s) {
@@ -744,6 +805,7 @@ int main(void) {
   test_correspondence_bounds();
   test_gltf_virtual_bound();
   test_x_nul_byte();
+  test_files_read();
   test_wire_roundtrip();
   test_wire_corrupt();
   test_wire_material_checks();

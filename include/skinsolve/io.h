@@ -21,6 +21,16 @@ typedef struct sks_load_options {
    * 0 = SKS_DEFAULT_MAX_RESOURCE_BYTES. (Each file also has its own cap:
    * a buffer reads byteLength bytes only, an image at most 512 MiB.) */
   uint64_t max_resource_bytes;
+  /* Assimp imports: called for every file the import opened, with the path
+   * as opened (isolated: once per distinct file, after a successful load;
+   * in-process: as each is opened, so a file may be reported twice)
+   * (the model file, an .obj's .mtl, external textures, files a Collada or
+   * .x names...; relative to the working directory when path is). A caller
+   * that writes files checks them against these (the CLI refuses an output
+   * that is one of them). Not called for the native glTF reader (its
+   * external files are its buffer and image uris). NULL = not told. */
+  void (*on_file_read)(void *user, const char *path);
+  void *on_file_read_user;
 } sks_load_options;
 
 #define SKS_DEFAULT_MAX_MEMORY (2ull << 30)          /* 2 GiB */
@@ -64,7 +74,8 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err);
  * as untrusted (every count and index checked). Errors read
  * "file: Assimp failed (signal 11)", "(out of memory past 2 GB)",
  * "(no result in 30 s)"; the child is always killed and reaped. Under
- * AddressSanitizer no address-space limit is set (ASan reserves terabytes). */
+ * AddressSanitizer the limit is max_memory_bytes above the child's mapped
+ * address space (ASan's reserved shadow included). */
 sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *options, sks_model *out,
                                     sks_error *err);
 

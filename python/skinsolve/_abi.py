@@ -112,7 +112,8 @@ class sks_model(C.Structure):
 class sks_load_options(C.Structure):
     _fields_ = [("force_assimp", C.c_int), ("assimp_in_process", C.c_int),
                 ("max_memory_bytes", C.c_uint64), ("timeout_seconds", C.c_double),
-                ("max_resource_bytes", C.c_uint64)]
+                ("max_resource_bytes", C.c_uint64),
+                ("on_file_read", C.c_void_p), ("on_file_read_user", C.c_void_p)]
 
 
 class sks_gltf_write_options(C.Structure):

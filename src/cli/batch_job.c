@@ -318,10 +318,11 @@ static void remove_leftovers(const char *out_dir, const char *name) {
 
 /* Adds every clip of an animation file to the source: tracks are mapped by
  * joint name; tracks of joints the source lacks are dropped. */
-static sks_result add_clip_file(sks_model *src, const char *path, sks_error *err) {
+static sks_result add_clip_file(sks_model *src, const char *path, const sks_load_options *options,
+                                sks_error *err) {
   sks_model f;
   memset(&f, 0, sizeof f);
-  sks_result r = sks_load(path, NULL, &f, err);
+  sks_result r = sks_load(path, options, &f, err);
   if (r != SKS_OK) return r;
   if (f.clip_count == 0) {
     sks_model_free(&f);
@@ -553,6 +554,12 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   memset(&src, 0, sizeof src);
   memset(&tgt, 0, sizeof tgt);
   memset(&baked, 0, sizeof baked);
+  /* the files the Assimp imports read must not be outputs either */
+  const char *written[4] = {p.glb, p.report, p.record, p.claim};
+  sks_load_options load_opt;
+  memset(&load_opt, 0, sizeof load_opt);
+  sks_cli_output_guard guard;
+  sks_cli_guard_outputs(&guard, &load_opt, written, 4);
   sks_bake_result res;
   memset(&res, 0, sizeof res);
   int have_res = 0;
@@ -566,10 +573,11 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
       inputs = NULL; /* owned by the record, freed */
       goto done;
     }
-  if (sks_load(job->source, NULL, &src, &err) != SKS_OK || sks_load(job->target, NULL, &tgt, &err) != SKS_OK)
+  if (sks_load(job->source, &load_opt, &src, &err) != SKS_OK || sks_load(job->target, &load_opt, &tgt, &err) != SKS_OK)
     goto failed;
   for (size_t i = 0; i < job->clip_file_count; ++i)
-    if (add_clip_file(&src, job->clip_files[i], &err) != SKS_OK) goto failed;
+    if (add_clip_file(&src, job->clip_files[i], &load_opt, &err) != SKS_OK) goto failed;
+  if (guard.hit_output) goto failed;
   claim_heartbeat_start(&c); /* after every fork of the loads */
   t_load = now_s();
   sks_bake_options opt;
@@ -621,11 +629,16 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     size_t ns = 0;
     if (sks_stage_output(&st[ns], p.glb, glb, glb_size, &err) != SKS_OK) goto failed;
     ++ns;
-    if (html) {
-      if (sks_stage_output(&st[ns], p.report, html, html_size, &err) != SKS_OK) {
+    if (html) { /* sealed to the .glb (sks_cli_report_seal), renamed after it */
+      size_t sealed_size = 0;
+      char *sealed = sks_cli_report_seal(html, html_size, p.glb, glb, glb_size, &sealed_size);
+      if (!sealed) sks_error_set(&err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", p.report);
+      if (!sealed || sks_stage_output(&st[ns], p.report, sealed, sealed_size, &err) != SKS_OK) {
+        free(sealed);
         sks_discard_outputs(st, ns);
         goto failed;
       }
+      free(sealed);
       ++ns;
     }
     if (sks_commit_outputs(st, ns, &err) != SKS_OK) goto failed;
@@ -668,9 +681,18 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
     }
   }
   goto done;
-failed:
+failed: {
+  /* an output an import read: no record is written (it may be that file) */
+  char *overlap = sks_cli_guard_message(&guard);
+  if (overlap) {
+    fprintf(stderr, "skinsolve: batch: %s: not run: %s\n", job->name, overlap);
+    free(overlap);
+    code = BATCH_UNRECORDED;
+    goto done;
+  }
   code = fail_record(ctx, job, &p, inputs, err.message);
   inputs = NULL;
+}
 done:
   free(glb);
   free(html);

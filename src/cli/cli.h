@@ -65,6 +65,26 @@ int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
                           const char *const *inputs, size_t input_count);
 /* Both also refuse an output that is an external buffer or image file of
  * an input glTF (see sks_cli_gltf_resources). */
+
+/* The files an Assimp import reads (an .obj's .mtl, textures, files a
+ * Collada or .x names) are known only once it ran: a guard installed in the
+ * load options hears of each (sks_load_options.on_file_read) and compares
+ * it, device + inode, with every output; the command calls
+ * sks_cli_guard_check after its loads and before it writes anything. */
+typedef struct sks_cli_output_guard {
+  const char *const *outputs; /* NULL entries skipped */
+  size_t output_count;
+  char *hit_output; /* the first output a load read, and the file as opened */
+  char *hit_file;
+} sks_cli_output_guard;
+void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const char *const *outputs,
+                           size_t output_count);
+/* 0, or SKS_EXIT_USAGE with "refusing to write OUT: an input's import read
+ * it (as FILE; choose another output)" printed. */
+int sks_cli_guard_check(sks_cli_output_guard *g);
+/* That message (malloc'd) for a caller that reports it itself, or NULL when
+ * no output was read. Both release what the guard holds. */
+char *sks_cli_guard_message(sks_cli_output_guard *g);
 /* Calls fn(user, uri, real) for every external buffer and image URI of a
  * glTF file (a .gltf, or a .glb's JSON chunk; data: URIs skipped), real
  * being where the reader would read it (resolved with its confinement) or
@@ -88,6 +108,7 @@ int sks_cli_opt_clips(int argc, char **argv, int *i, const char **files, size_t 
  * skeleton by joint name (sks_clips_from_model). Prints each file's match
  * report to stderr unless quiet. 0, or SKS_EXIT_INPUT (message printed;
  * the model is unchanged). */
-int sks_cli_load_clips(sks_model *model, const char *const *files, size_t n, int quiet);
+int sks_cli_load_clips(sks_model *model, const char *const *files, size_t n, int quiet,
+                       const sks_load_options *options);
 
 #endif

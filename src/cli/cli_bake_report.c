@@ -10,6 +10,7 @@
 #include "cli_bake_report.h"
 #include "io/gltf_write.h"
 #include "io/atomic.h"
+#include "common_sha256.h"
 
 static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
@@ -245,32 +246,85 @@ int sks_cli_report_build(const char *path, const sks_report_input *in, int quiet
   return SKS_EXIT_OK;
 }
 
+char *sks_cli_report_seal(const char *html, size_t html_size, const char *glb_path, const uint8_t *glb,
+                          size_t glb_size, size_t *sealed_size) {
+  char hex[65];
+  sks_sha256_buffer(glb, glb_size, hex);
+  const char *base = strrchr(glb_path, '/');
+  base = base ? base + 1 : glb_path;
+  size_t bn = strlen(base);
+  char *name = malloc(6 * bn + 1); /* every byte escaped at most as &quot; */
+  if (!name) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < bn; ++i) {
+    const char *e = base[i] == '&' ? "&amp;" : base[i] == '<' ? "&lt;" : base[i] == '>' ? "&gt;"
+                  : base[i] == '"' ? "&quot;" : NULL;
+    if (e) { memcpy(name + k, e, strlen(e)); k += strlen(e); }
+    else name[k++] = base[i];
+  }
+  name[k] = '\0';
+  size_t meta_cap = k + 160;
+  char *meta = malloc(meta_cap);
+  if (!meta) { free(name); return NULL; }
+  int mn = snprintf(meta, meta_cap,
+                    "\n<meta name=\"skinsolve-glb\" content=\"%s\">\n<meta name=\"skinsolve-glb-sha256\" content=\"%s\">",
+                    name, hex);
+  free(name);
+  /* after "<head>" (the page's template has one; else at the start) */
+  size_t at = 0;
+  for (size_t i = 0; i + 6 <= html_size && i < 4096; ++i)
+    if (memcmp(html + i, "<head>", 6) == 0) { at = i + 6; break; }
+  char *out = mn > 0 ? malloc(html_size + (size_t)mn) : NULL;
+  if (out) {
+    memcpy(out, html, at);
+    memcpy(out + at, meta, (size_t)mn);
+    memcpy(out + at + (size_t)mn, html + at, html_size - at);
+    *sealed_size = html_size + (size_t)mn;
+  }
+  free(meta);
+  return out;
+}
+
 int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
                           const char *html, size_t html_size, int json) {
   sks_staged_output st[2];
   size_t n = 0;
   sks_error err;
   memset(&err, 0, sizeof err);
-  if (report_path) {
-    if (!html) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: the report was not built", report_path);
-    sks_result r = sks_stage_output(&st[n], report_path, html, html_size, &err);
-    if (r != SKS_OK) return sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);
-    ++n;
-  }
+  if (report_path && !html) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: the report was not built", report_path);
+  uint8_t *glb = NULL;
+  size_t glb_size = 0;
   if (out_path && model) {
     /* encoded in memory and staged unnamed like the report: a kill at any
      * point leaves no file behind */
-    uint8_t *glb = NULL;
-    size_t glb_size = 0;
     sks_result wr = sks_glb_encode(out_path, model, NULL, &glb, &glb_size, &err);
     if (wr == SKS_OK) wr = sks_stage_output(&st[n], out_path, glb, glb_size, &err);
-    free(glb);
     if (wr != SKS_OK) {
-      sks_discard_outputs(st, n);
+      free(glb);
       return sks_cli_fail(sks_cli_exit_for_write(wr), "%s", err.message);
     }
     ++n;
   }
+  if (report_path) {
+    /* renamed last, and sealed to the .glb staged above */
+    char *sealed = NULL;
+    size_t sealed_size = 0;
+    if (glb && !(sealed = sks_cli_report_seal(html, html_size, out_path, glb, glb_size, &sealed_size))) {
+      free(glb);
+      sks_discard_outputs(st, n);
+      return sks_cli_fail(SKS_EXIT_OUTPUT, "%s: out of memory", report_path);
+    }
+    sks_result r = sealed ? sks_stage_output(&st[n], report_path, sealed, sealed_size, &err)
+                          : sks_stage_output(&st[n], report_path, html, html_size, &err);
+    free(sealed);
+    if (r != SKS_OK) {
+      free(glb);
+      sks_discard_outputs(st, n);
+      return sks_cli_fail(sks_cli_exit_for_write(r), "%s", err.message);
+    }
+    ++n;
+  }
+  free(glb);
   if (sks_commit_outputs(st, n, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_OUTPUT, "%s", err.message);
   if (!json) {
     if (out_path && model) printf("wrote %s\n", out_path);

@@ -62,10 +62,22 @@ int sks_cli_opt_report_max_mb(int argc, char **argv, int *i, size_t *max_bytes);
  * budget; else 0 and *html (caller frees), *size. */
 int sks_cli_report_build(const char *path, const sks_report_input *in, int quiet, char **html, size_t *size);
 
+/* The report page sealed to the .glb written with it: html with
+ *   <meta name="skinsolve-glb" content="NAME">
+ *   <meta name="skinsolve-glb-sha256" content="HEX">
+ * after its <head> (NAME: the .glb's file name, HTML-escaped; HEX: sha256
+ * of its bytes), so a reader can tell a report from a .glb of another run
+ * (a kill between the two renames). NULL when out of memory. */
+char *sks_cli_report_seal(const char *html, size_t html_size, const char *glb_path, const uint8_t *glb,
+                          size_t glb_size, size_t *sealed_size);
+
 /* Writes -o (model to out_path, when given) and --report (html, the page
  * sks_cli_report_build made, to report_path, when given) all or nothing (src/io/atomic.h): both are
  * staged complete before either replaces its destination; on any failure
  * (message naming the file printed, SKS_EXIT_OUTPUT) neither is touched.
+ * With both, the report is sealed to the .glb (sks_cli_report_seal) and
+ * renamed last: a kill between the renames leaves the new .glb beside the
+ * previous report (or none), whose seal does not match it.
  * Prints "wrote PATH" per file unless json. */
 int sks_cli_write_outputs(const char *out_path, const sks_model *model, const char *report_path,
                           const char *html, size_t html_size, int json);

@@ -55,14 +55,15 @@ static void print_report(const char *anim_file, const char *rig_file, const sks_
   fprintf(stderr, "\n  tracks: %zu kept, %zu dropped\n", r->tracks_kept, r->tracks_dropped);
 }
 
-int sks_cli_load_clips(sks_model *model, const char *const *files, size_t n, int quiet) {
+int sks_cli_load_clips(sks_model *model, const char *const *files, size_t n, int quiet,
+                       const sks_load_options *options) {
   if (!n) return 0;
   sks_clip *all = NULL;
   size_t count = 0;
   int rc = 0;
   for (size_t f = 0; f < n && !rc; ++f) {
     sks_model anim;
-    if ((rc = sks_cli_load(files[f], &anim)) != 0) break;
+    if ((rc = sks_cli_load_with(files[f], options, &anim)) != 0) break;
     sks_clip *clips = NULL;
     size_t nc = 0;
     sks_clip_match_report rep;

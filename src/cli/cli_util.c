@@ -227,6 +227,52 @@ int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
   return 0;
 }
 
+static void guard_file_read(void *user, const char *path) {
+  sks_cli_output_guard *g = user;
+  struct stat sf, so;
+  if (g->hit_output || stat(path, &sf) != 0) return;
+  for (size_t k = 0; k < g->output_count; ++k) {
+    const char *out = g->outputs[k];
+    /* stat follows a symlink: a link to the file is caught as the file */
+    if (!out || stat(out, &so) != 0 || so.st_dev != sf.st_dev || so.st_ino != sf.st_ino) continue;
+    g->hit_output = strdup(out);
+    g->hit_file = strdup(path);
+    if (!g->hit_output) g->hit_output = (char *)"an output"; /* still refused */
+    return;
+  }
+}
+
+void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const char *const *outputs,
+                           size_t output_count) {
+  memset(g, 0, sizeof *g);
+  g->outputs = outputs;
+  g->output_count = output_count;
+  o->on_file_read = guard_file_read;
+  o->on_file_read_user = g;
+}
+
+char *sks_cli_guard_message(sks_cli_output_guard *g) {
+  if (!g->hit_output) return NULL;
+  const char *f = g->hit_file ? g->hit_file : "one of its files";
+  size_t n = strlen(g->hit_output) + strlen(f) + 128;
+  char *msg = malloc(n);
+  if (msg)
+    snprintf(msg, n, "refusing to write %s: an input's import read it (as %s; choose another output)",
+             g->hit_output, f);
+  if (g->hit_output && strcmp(g->hit_output, "an output") != 0) free(g->hit_output);
+  free(g->hit_file);
+  g->hit_output = g->hit_file = NULL;
+  return msg;
+}
+
+int sks_cli_guard_check(sks_cli_output_guard *g) {
+  if (!g->hit_output) return 0;
+  char *msg = sks_cli_guard_message(g);
+  int rc = sks_cli_fail(SKS_EXIT_USAGE, "%s", msg ? msg : "refusing to write an output an input's import read");
+  free(msg);
+  return rc;
+}
+
 int sks_cli_exit_for_write(sks_result r) {
   if (r == SKS_ERR_IO) return SKS_EXIT_OUTPUT;
   if (r == SKS_ERR_ARGUMENT) return SKS_EXIT_USAGE;

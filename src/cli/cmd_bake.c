@@ -237,8 +237,10 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   opt.clip_done = sks_cli_bake_on_clip_done;
   opt.clip_done_user = &ps;
 
+  const char *outs[2] = {out_path, report_path};
+  sks_cli_output_guard guard; /* the files the Assimp imports read, checked after the loads */
+  sks_cli_guard_outputs(&guard, &load_opt, outs, 2);
   {
-    const char *outs[2] = {out_path, report_path};
     clip_files[nclip_files] = source_path; /* every input: SRC, TGT and the clip files */
     clip_files[nclip_files + 1] = target_path;
     int rc = sks_cli_check_outputs(outs, 2, clip_files, nclip_files + 2);
@@ -255,15 +257,20 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
   }
   {
-    int rc = sks_cli_load_clips(&src, clip_files, nclip_files, quiet);
+    int rc = sks_cli_load_clips(&src, clip_files, nclip_files, quiet, &load_opt);
     free(clip_files);
     clip_files = NULL;
-    if (rc) { sks_model_free(&src); free(clips); return rc; }
+    if (rc) { sks_model_free(&src); free(clips); free(sks_cli_guard_message(&guard)); return rc; }
   }
   if (!control && sks_load(target_path, &load_opt, &tgt, &err) != SKS_OK) {
     sks_model_free(&src);
     free(clips);
+    free(sks_cli_guard_message(&guard));
     return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  }
+  {
+    int rc = sks_cli_guard_check(&guard);
+    if (rc) { sks_model_free(&src); sks_model_free(&tgt); free(clips); return rc; }
   }
   const sks_model *target = control ? &src : &tgt;
   for (size_t w = 0; w < src.warning_count; ++w) fprintf(stderr, "warning: %s\n", src.warnings[w]);

@@ -266,7 +266,7 @@ static int info_main(int argc, char **argv, const char **clip_files, size_t *ncl
   sks_model m;
   int rc = sks_cli_load_with(file, &load_opt, &m);
   if (rc) return rc;
-  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0)) != 0) {
+  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0, &load_opt)) != 0) {
     sks_model_free(&m);
     return rc;
   }

@@ -150,9 +150,14 @@ static int pose_main(int argc, char **argv, const char **clip_files, size_t *ncl
     return sks_cli_fail(SKS_EXIT_USAGE, "pose: --clips needs --clip NAME (which of their clips to pose)");
 
   sks_model m;
+  const char *outs[1] = {out};
+  sks_cli_output_guard guard;
+  sks_cli_guard_outputs(&guard, &load_opt, outs, 1);
   rc = sks_cli_load_with(file, &load_opt, &m);
-  if (rc) return rc;
-  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0)) != 0) {
+  if (rc) { free(sks_cli_guard_message(&guard)); return rc; }
+  if ((rc = sks_cli_load_clips(&m, clip_files, *nclip_files, 0, &load_opt)) != 0 ||
+      (rc = sks_cli_guard_check(&guard)) != 0) {
+    free(sks_cli_guard_message(&guard));
     sks_model_free(&m);
     return rc;
   }

@@ -202,7 +202,16 @@ int sks_cmd_refit(int argc, char **argv) {
   memset(&tgt, 0, sizeof tgt);
   sks_refit_result res;
   memset(&res, 0, sizeof res);
-  if ((code = sks_cli_load(src_path, &src)) || (code = sks_cli_load(tgt_path, &tgt))) goto out_models;
+  const char *outs[2] = {out_path, report_path};
+  sks_load_options load_opt;
+  memset(&load_opt, 0, sizeof load_opt);
+  sks_cli_output_guard guard; /* the files the Assimp imports read */
+  sks_cli_guard_outputs(&guard, &load_opt, outs, 2);
+  if ((code = sks_cli_load_with(src_path, &load_opt, &src)) || (code = sks_cli_load_with(tgt_path, &load_opt, &tgt)) ||
+      (code = sks_cli_guard_check(&guard))) {
+    free(sks_cli_guard_message(&guard));
+    goto out_models;
+  }
   if (sks_refit(&src, &tgt, &opt, &res, &err) != SKS_OK) {
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto out_models;

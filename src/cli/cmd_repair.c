@@ -79,7 +79,10 @@ int sks_cmd_repair(int argc, char **argv) {
   if (rc) return rc;
 
   sks_model m;
+  sks_cli_output_guard guard;
+  sks_cli_guard_outputs(&guard, &load_opt, &out, 1);
   rc = sks_cli_load_with(file, &load_opt, &m);
+  if (!rc && (rc = sks_cli_guard_check(&guard)) != 0) sks_model_free(&m);
   if (rc) return rc;
   sks_error err;
   memset(&err, 0, sizeof err);

@@ -60,7 +60,13 @@ int sks_cmd_reweight(int argc, char **argv) {
   if (rc) return rc;
   sks_model model, target;
   sks_error err = {0};
+  sks_cli_output_guard guard;
+  sks_cli_guard_outputs(&guard, &load_opt, &out_path, 1);
   if (sks_load(in, &load_opt, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  if ((rc = sks_cli_guard_check(&guard)) != 0) {
+    sks_model_free(&model);
+    return rc;
+  }
   for (size_t w = 0; w < model.warning_count; ++w) fprintf(stderr, "warning: %s\n", model.warnings[w]);
   sks_result r = sks_reweight(&model, &opt, &target, &err);
   if (r != SKS_OK) {

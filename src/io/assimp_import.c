@@ -34,12 +34,18 @@
  *    convention of the native glTF reader and writer.
  *  - Matrices: aiMatrix4x4 is row-major (a1..a4 = first row, translation in
  *    a4 b4 c4); ours are column-major m[c*4 + r]. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -48,6 +54,7 @@
 #include "math/sks_math.h"
 #include "io/resource.h"
 #include "io/image_convert.h"
+#include "io/assimp_files.h"
 
 /* A scene-graph cycle or a pathological file must not hang or exhaust us. */
 #define SKS_ASSIMP_MAX_NODES (1u << 20)
@@ -111,6 +118,9 @@ typedef struct importer {
    * vertex, part vertex -> its first corner, and the part's vertex count. */
   uint32_t **xmap, **xrep;
   size_t *xcount;
+  /* told of every file read (sks_load_assimp_recording), may be NULL */
+  void (*on_file)(void *user, const char *path);
+  void *on_file_user;
 } importer;
 
 static void x_unmap(importer *im) {
@@ -582,6 +592,7 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
       free(tex);
       return r;
     }
+    if (im->on_file) im->on_file(im->on_file_user, img_key);
     const char *base = strrchr(img_key, '/');
     base = base ? base + 1 : img_key;
     img_name = dup_n(base, strlen(base));
@@ -1642,9 +1653,81 @@ static sks_result preflight_counts(const char *path, sks_error *err) {
   return SKS_OK;
 }
 
+/* ---- Assimp's file system: regular files only, read-only, recorded ------ */
+/* Assimp opens the model and every file it names (an .obj's .mtl, ...)
+ * through this, so the caller learns exactly which files were read (the CLI
+ * refuses to write over any of them), and a FIFO or device named by a file
+ * is refused instead of blocking the import. */
+typedef struct file_log {
+  void (*fn)(void *user, const char *path);
+  void *user;
+} file_log;
+
+static size_t fio_read(struct aiFile *f, char *buf, size_t size, size_t count) {
+  return size && count ? fread(buf, size, count, (FILE *)(void *)f->UserData) : 0;
+}
+static size_t fio_write(struct aiFile *f, const char *buf, size_t size, size_t count) {
+  (void)f; (void)buf; (void)size; (void)count;
+  return 0; /* opened read-only: an importer never writes */
+}
+static size_t fio_tell(struct aiFile *f) {
+  off_t t = ftello((FILE *)(void *)f->UserData);
+  return t < 0 ? 0 : (size_t)t;
+}
+static size_t fio_size(struct aiFile *f) {
+  struct stat st;
+  if (fstat(fileno((FILE *)(void *)f->UserData), &st) != 0 || st.st_size < 0) return 0;
+  return (size_t)st.st_size;
+}
+static enum aiReturn fio_seek(struct aiFile *f, size_t offset, enum aiOrigin origin) {
+  int whence = origin == aiOrigin_CUR ? SEEK_CUR : origin == aiOrigin_END ? SEEK_END : SEEK_SET;
+  /* Assimp passes a negative relative offset as a wrapped size_t */
+  return fseeko((FILE *)(void *)f->UserData, (off_t)(int64_t)offset, whence) == 0 ? aiReturn_SUCCESS
+                                                                                  : aiReturn_FAILURE;
+}
+static void fio_flush(struct aiFile *f) { (void)f; }
+
+static struct aiFile *fio_open(struct aiFileIO *io, const char *path, const char *mode) {
+  if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return NULL;
+  struct stat st;
+  FILE *fp = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(fp = fdopen(fd, "rb"))) {
+    close(fd);
+    return NULL;
+  }
+  struct aiFile *f = calloc(1, sizeof *f);
+  if (!f) {
+    fclose(fp);
+    return NULL;
+  }
+  f->ReadProc = fio_read;
+  f->WriteProc = fio_write;
+  f->TellProc = fio_tell;
+  f->FileSizeProc = fio_size;
+  f->SeekProc = fio_seek;
+  f->FlushProc = fio_flush;
+  f->UserData = (aiUserData)(void *)fp;
+  const file_log *log = (const file_log *)(void *)io->UserData;
+  if (log && log->fn) log->fn(log->user, path);
+  return f;
+}
+static void fio_close(struct aiFileIO *io, struct aiFile *f) {
+  (void)io;
+  if (!f) return;
+  fclose((FILE *)(void *)f->UserData);
+  free(f);
+}
+
 /* ---- entry ------------------------------------------------------------- */
 
 sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
+  return sks_load_assimp_recording(path, NULL, NULL, out, err);
+}
+
+sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *user, const char *path), void *user,
+                                     sks_model *out, sks_error *err) {
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp: out is NULL");
   memset(out, 0, sizeof *out);
   if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp: path is NULL");
@@ -1664,14 +1747,18 @@ sks_result sks_load_assimp(const char *path, sks_model *out, sks_error *err) {
    * order). Other readers keep the file's vertices. */
   const int directx = file_is_directx(path);
   /* No log stream is attached: Assimp's default logger stays the null logger. */
-  const struct aiScene *scene = aiImportFile(path, flags);
+  file_log log = {on_file, user};
+  struct aiFileIO fio = {fio_open, fio_close, (aiUserData)(void *)&log};
+  const struct aiScene *scene = aiImportFileEx(path, flags, &fio);
   importer im;
   memset(&im, 0, sizeof im);
   im.path = path;
   im.scene = scene;
+  im.on_file = on_file;
+  im.on_file_user = user;
   if (scene && directx && !x_map_scene(&im)) {
     aiReleaseImport(scene);
-    im.scene = scene = aiImportFile(path, flags | aiProcess_JoinIdenticalVertices);
+    im.scene = scene = aiImportFileEx(path, flags | aiProcess_JoinIdenticalVertices, &fio);
   }
   if (!scene) {
     const char *why = aiGetErrorString();

@@ -5,7 +5,8 @@
  * max_memory above what it inherited, a CPU limit, stdin/stdout/stderr on
  * /dev/null, and dies with its parent; it runs sks_load_assimp and writes
  * one record into a pipe:
- *   'M' u64 size, model bytes (model_wire.c)   — success
+ *   'M' u64 size, model bytes (model_wire.c)   — success, after one
+ *   'F' u32 length, path                       — per distinct file it read
  *   'E' u32 code, u32 length, message          — a clean import error
  *   'O'                                        — ran out of memory
  * The parent reads with a wall-clock deadline, bounded by the memory limit,
@@ -44,6 +45,10 @@
 #define SKS_SANITIZER_SLOWDOWN 1.0
 #endif
 #include "io/model_wire.h"
+#include "io/assimp_files.h"
+
+/* A path the child reports: at most this long (PATH_MAX), no NUL. */
+#define SKS_ISOLATE_MAX_PATH 4096u
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SKS_ASAN 1
@@ -54,6 +59,10 @@
 #endif
 #ifndef SKS_ASAN
 #define SKS_ASAN 0
+#endif
+#if SKS_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
 #endif
 
 static int write_all(int fd, const void *data, size_t n) {
@@ -86,7 +95,8 @@ static uint64_t current_vm_bytes(void) {
 /* Child-only state for the fatal-signal handler (the child is single-purpose
  * and exits right after; nothing here is shared with the parent). */
 static int child_fd = -1;
-static uint64_t child_limit;
+static uint64_t child_limit, child_margin;
+static const char *child_path;
 
 /* An abort or crash right after an allocation failed (errno ENOMEM, or the
  * address space nearly full) is reported as out of memory; anything else
@@ -96,7 +106,7 @@ static void child_fatal(int sig) {
   int oom = e == ENOMEM;
   if (!oom && child_limit) {
     uint64_t vm = current_vm_bytes();
-    oom = vm > child_limit - child_limit / 16;
+    oom = vm > child_limit - child_margin;
   }
   if (oom && child_fd >= 0) {
     char c = 'O';
@@ -108,6 +118,68 @@ static void child_fatal(int sig) {
   raise(sig);
   _exit(128 + sig);
 }
+
+/* The files the child's import read, as the 'F' records it sends. */
+typedef struct child_files {
+  uint8_t *rec;
+  size_t n, cap;
+  int failed; /* a path could not be kept: the list would not be exact */
+} child_files;
+
+static void child_file_read(void *user, const char *path) {
+  child_files *c = user;
+  size_t len = strlen(path);
+  if (!len || len > SKS_ISOLATE_MAX_PATH) { c->failed = 1; return; }
+  for (size_t at = 0; at < c->n;) { /* once each */
+    uint32_t l;
+    memcpy(&l, c->rec + at + 1, 4);
+    if (l == len && memcmp(c->rec + at + 5, path, len) == 0) return;
+    at += 5 + l;
+  }
+  if (c->cap - c->n < 5 + len) {
+    size_t nc = c->cap * 2 + 5 + len + 256;
+    uint8_t *q = realloc(c->rec, nc);
+    if (!q) { c->failed = 1; return; }
+    c->rec = q;
+    c->cap = nc;
+  }
+  uint32_t l = (uint32_t)len;
+  c->rec[c->n] = 'F';
+  memcpy(c->rec + c->n + 1, &l, 4);
+  memcpy(c->rec + c->n + 5, path, len);
+  c->n += 5 + len;
+}
+
+#if SKS_ASAN
+/* ASan dies instead of returning NULL when an allocation fails (operator
+ * new always does): an out-of-memory report, or one near the limit, is the
+ * memory limit; any other report (a memory error in Assimp) is sent as the
+ * import's error, "Assimp failed (AddressSanitizer: double-free)". */
+static void child_asan_death(void) {
+  const char *what = __asan_get_report_description();
+  int oom = what && (strstr(what, "out-of-memory") || strstr(what, "allocation-size-too-big") ||
+                     strstr(what, "out of memory"));
+  if (!oom && child_limit) oom = current_vm_bytes() > child_limit - child_margin;
+  if (child_fd < 0) return;
+  if (oom) {
+    char c = 'O';
+    (void)!write(child_fd, &c, 1);
+    _exit(3);
+  }
+  if (what && what[0]) {
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s: Assimp failed (AddressSanitizer: %s)", child_path ? child_path : "file",
+                     what);
+    if (n < 0) return;
+    uint32_t len = (uint32_t)((size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    uint32_t code = (uint32_t)SKS_ERR_PARSE;
+    char tag = 'E';
+    if (write_all(child_fd, &tag, 1) && write_all(child_fd, &code, 4) && write_all(child_fd, &len, 4) &&
+        write_all(child_fd, msg, len))
+      _exit(3);
+  }
+}
+#endif
 
 static void child_run(const char *path, int fd, uint64_t max_memory, double timeout) {
 #if defined(__linux__)
@@ -121,13 +193,21 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
   rl.rlim_cur = cpu;
   rl.rlim_max = cpu + 1;
   setrlimit(RLIMIT_CPU, &rl);
-  if (!SKS_ASAN) {
-    uint64_t base = current_vm_bytes();
+  /* The limit is max_memory above what the child has mapped now: under
+   * ASan that includes its terabytes of reserved shadow, so the same delta
+   * holds (an allocation past it makes ASan die: child_asan_death). */
+  uint64_t base = current_vm_bytes();
+  if (base) {
     child_limit = base + max_memory;
+    child_margin = SKS_ASAN ? max_memory / 16 : child_limit / 16;
     rl.rlim_cur = rl.rlim_max = (rlim_t)child_limit;
     setrlimit(RLIMIT_AS, &rl);
   }
   child_fd = fd;
+  child_path = path;
+#if SKS_ASAN
+  __sanitizer_set_death_callback(child_asan_death);
+#endif
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = child_fatal;
@@ -141,14 +221,19 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
   sks_model m;
   sks_error err;
   memset(&err, 0, sizeof err);
-  sks_result r = sks_load_assimp(path, &m, &err);
+  child_files files = {NULL, 0, 0, 0};
+  sks_result r = sks_load_assimp_recording(path, child_file_read, &files, &m, &err);
+  if (r == SKS_OK && files.failed)
+    r = sks_error_set(&err, SKS_ERR_IO, "%s: Assimp import: cannot keep the list of the files it read", path);
   uint8_t *bytes = NULL;
   size_t size = 0;
   if (r == SKS_OK) r = sks_model_wire_encode(&m, &bytes, &size, &err);
   if (r == SKS_OK) {
     char tag = 'M';
     uint64_t n = size;
-    if (!write_all(fd, &tag, 1) || !write_all(fd, &n, sizeof n) || !write_all(fd, bytes, size)) _exit(4);
+    if (!write_all(fd, files.rec, files.n) || !write_all(fd, &tag, 1) || !write_all(fd, &n, sizeof n) ||
+        !write_all(fd, bytes, size))
+      _exit(4);
     _exit(0);
   }
   int oom = r == SKS_ERR_OUT_OF_MEMORY || strstr(err.message, "bad_alloc") || strstr(err.message, "out of memory");
@@ -244,34 +329,53 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
 
+  /* The 'F' records (files the import read) come first; the rest is read
+   * as before. They are untrusted too: bounded lengths, no NUL. */
+  size_t files_end = 0;
+  int bad_files = 0;
+  while (!timed_out && !too_big && !io_fail && files_end < n && buf[files_end] == 'F') {
+    uint32_t len;
+    if (n - files_end < 5) { bad_files = 1; break; }
+    memcpy(&len, buf + files_end + 1, 4);
+    if (!len || len > SKS_ISOLATE_MAX_PATH || len > n - files_end - 5 || memchr(buf + files_end + 5, 0, len)) {
+      bad_files = 1;
+      break;
+    }
+    files_end += 5 + (size_t)len;
+  }
+  const uint8_t *rec = buf ? buf + files_end : NULL;
+  const size_t rn = n - files_end;
+
   sks_result res;
   char gb[32];
-  if (timed_out) {
+  if (bad_files) {
+    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed file record)", path);
+  } else if (timed_out) {
     res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (no result in %g s)", path, timeout);
   } else if (too_big) {
     res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model is larger than %s)", path,
                         gb_text(max_memory, gb, sizeof gb));
   } else if (io_fail) {
     res = sks_error_set(err, SKS_ERR_IO, "%s: reading the Assimp import process failed", path);
-  } else if (n >= 1 && buf[0] == 'O') {
+  } else if (rn >= 1 && rec[0] == 'O') {
     res = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: Assimp failed (out of memory past %s)", path,
                         gb_text(max_memory, gb, sizeof gb));
-  } else if (n >= 9 && buf[0] == 'E') {
+  } else if (rn >= 9 && rec[0] == 'E') {
     uint32_t code, len;
-    memcpy(&code, buf + 1, 4);
-    memcpy(&len, buf + 5, 4);
-    if (len > n - 9 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND)
+    memcpy(&code, rec + 1, 4);
+    memcpy(&len, rec + 5, 4);
+    if (len > rn - 9 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND)
       res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed error record)", path);
     else
-      res = sks_error_set(err, (sks_result)code, "%.*s", (int)len, (const char *)buf + 9);
-  } else if (n >= 9 && buf[0] == 'M') {
+      res = sks_error_set(err, (sks_result)code, "%.*s", (int)len, (const char *)rec + 9);
+  } else if (rn >= 9 && rec[0] == 'M') {
     uint64_t size;
-    memcpy(&size, buf + 1, 8);
-    if (size != n - 9) {
+    memcpy(&size, rec + 1, 8);
+    if (size != rn - 9) {
       res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model was cut off: %zu of %llu bytes)",
-                          path, n - 9, (unsigned long long)size);
+                          path, rn - 9, (unsigned long long)size);
     } else {
-      res = sks_model_wire_decode(buf + 9, (size_t)size, path, out, err);
+      res = sks_model_wire_decode(rec + 9, (size_t)size, path, out, err);
     }
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
@@ -282,6 +386,17 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
   } else {
     res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (exit status %d, no result)", path,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  if (res == SKS_OK && options && options->on_file_read) {
+    char name[SKS_ISOLATE_MAX_PATH + 1];
+    for (size_t at = 0; at < files_end;) {
+      uint32_t len;
+      memcpy(&len, buf + at + 1, 4);
+      memcpy(name, buf + at + 5, len);
+      name[len] = '\0';
+      options->on_file_read(options->on_file_read_user, name);
+      at += 5 + (size_t)len;
+    }
   }
   free(buf);
   if (res != SKS_OK) sks_model_free(out);

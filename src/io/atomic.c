@@ -12,12 +12,14 @@
  * SIGKILL: where the file system supports O_TMPFILE (Linux ext4, xfs,
  * btrfs, tmpfs) the data is written to an unnamed file, which the kernel
  * drops if the process dies; only once every output is complete and
- * fsynced is it linked as ".NAME.tmpXXXXXX" and renamed over NAME, so a kill
- * leaves at most a complete hidden temp for the microseconds between link
- * and rename. Elsewhere a named mkstemp temp is used, as before. */
+ * fsynced is it linked as ".NAME.tmpXXXXXX" and renamed over NAME, right
+ * before its own rename, so a kill leaves at most a complete hidden temp for
+ * the microseconds between one link and rename. Elsewhere a named mkstemp
+ * temp is used, as before. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,23 +162,30 @@ void sks_discard_outputs(sks_staged_output *s, size_t n) {
 }
 
 sks_result sks_commit_outputs(sks_staged_output *s, size_t n, sks_error *err) {
-  /* 1. every staged file named (nothing replaced yet: undoable) */
-  for (size_t i = 0; i < n; ++i) {
-    int e = 0;
-    if (s[i].fd >= 0) e = link_unnamed(&s[i]);
-    else if (!s[i].named) e = ENOENT; /* a path-staged writer did not write */
-    if (e) {
+  for (size_t i = 0; i < n; ++i)
+    if (s[i].fd < 0 && !s[i].named) { /* a path-staged writer did not write */
       sks_result r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path ? s[i].path : "output",
-                                   strerror(e));
+                                   strerror(ENOENT));
       sks_discard_outputs(s, n);
       return r;
     }
-  }
-  /* 2. rename each over its destination (same folder: no data moves) */
+  /* Each unnamed file gets its hidden name right before its rename over the
+   * destination (same folder: no data moves), so a kill between two outputs'
+   * renames leaves no named temp file behind (only the instant between one
+   * file's link and rename can). */
   sks_result r = SKS_OK;
   for (size_t i = 0; i < n; ++i) {
+    /* Test hook (tests/test_sigkill.sh), read only here: stop between two
+     * renames, where a kill leaves the first output new and the rest old. */
+    if (i == 1 && r == SKS_OK) {
+      const char *pause = getenv("SKS_TEST_PAUSE_BETWEEN_RENAMES");
+      if (pause && pause[0] == '1') raise(SIGSTOP);
+    }
+    int e = 0;
+    if (r == SKS_OK && s[i].fd >= 0 && (e = link_unnamed(&s[i])) != 0)
+      r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path, strerror(e));
     if (r == SKS_OK && rename(s[i].tmp, s[i].path) != 0) {
-      int e = errno;
+      e = errno;
       r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path, strerror(e));
     }
     if (r != SKS_OK) { sks_discard_outputs(&s[i], 1); continue; }

@@ -19,10 +19,13 @@ typedef struct sks_staged_output {
  * that is a folder or not a regular file. On error nothing is left. */
 sks_result sks_stage_output(sks_staged_output *s, const char *path, const void *data, size_t size,
                             sks_error *err);
-/* Gives every unnamed staged file its hidden name, then renames every one
- * over its destination. A failure before the first rename removes every
- * staged file and leaves every destination as it was. The staged outputs
- * are released either way. */
+/* Renames every staged file over its destination, in order, each unnamed
+ * one given its hidden name right before its rename. A failure at the first
+ * removes every staged file and leaves every destination as it was; one at
+ * a later output (or a kill between two renames) leaves the earlier outputs
+ * new and the later ones as they were, so a caller writing a set puts last
+ * the file that names the others (the bake's report seals its .glb by
+ * sha256). The staged outputs are released either way. */
 sks_result sks_commit_outputs(sks_staged_output *s, size_t n, sks_error *err);
 /* Removes what was staged (never a destination). */
 void sks_discard_outputs(sks_staged_output *s, size_t n);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "skinsolve/io.h"
+#include "io/assimp_files.h"
 
 /* Case-insensitive "ends with .ext". */
 static int has_extension(const char *path, const char *ext) {
@@ -45,6 +46,7 @@ sks_result sks_load(const char *path, const sks_load_options *options, sks_model
   int force_assimp = options && options->force_assimp;
   if (!force_assimp && (has_extension(path, "gltf") || has_extension(path, "glb")))
     return sks_load_gltf_with(path, options, out, err);
-  if (options && options->assimp_in_process) return sks_load_assimp(path, out, err);
+  if (options && options->assimp_in_process)
+    return sks_load_assimp_recording(path, options->on_file_read, options->on_file_read_user, out, err);
   return sks_load_assimp_isolated(path, options, out, err);
 }
