@@ -11,6 +11,7 @@
 #     base + sum_i w_i(t) delta_i + the joint's translation, w_i(t) as glTF
 #     defines the interpolation (computed here in double; 1e-6 agreement);
 #     the rest pose applies the mesh's default weights, --bind none;
+#     `pose --clips` (the clips taken from a file by joint name) poses the same;
 #  3. `repair` (the kept document) writes the animations as they were (same
 #     samplers, same key times and weights) and poses the same, bit for bit;
 #  4. the file read through Assimp (copied under an extension the glTF reader
@@ -168,6 +169,13 @@ pose_all() { # file tag tol: every clip at every time, the rest and the bind pos
   done
 }
 pose_all "$tmp/tri.gltf" gen 1e-6
+
+# clips taken from another file (--clips) keep their morph tracks, by the mesh node's name
+for c in wave spline; do
+  if "$cli" pose "$tmp/tri.gltf" --clips "$tmp/tri.gltf" --clip "$c" --time 1.5 -o "$tmp/clips-$c.f32" > /dev/null 2>&1 &&
+     cmp -s "$tmp/clips-$c.f32" "$tmp/gen-$c-1.5.f32"; then ok
+  else bad "pose --clips: $c at 1.5 s differs from the file's own clip"; fi
+done
 
 # 3. repair keeps the animations as they were and poses the same, bit for bit
 if "$cli" repair "$tmp/tri.gltf" -o "$tmp/rep.glb" > /dev/null 2> "$tmp/err"; then ok; else bad "repair tri.gltf: $(cat "$tmp/err")"; fi

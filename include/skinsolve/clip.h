@@ -130,6 +130,8 @@ void sks_clip_match_report_free(sks_clip_match_report *report);
  *   scale       s' = sr0 * s / sa0 (per axis)
  * so the rig joint's frame follows the anim joint's: its global rotation is
  * the anim joint's times F_j at every time. Equal rests give an exact copy.
+ * Morph tracks go to the rig joint named like their mesh node, unchanged
+ * (the weights apply to the rig's parts on that node).
  * Each key maps on its own (the maps commute with slerp / lerp), so key
  * times are unchanged.
  * Allocates *out (count *count; free each with sks_clip_free, then free()).
