@@ -51,44 +51,52 @@ static size_t find_key(const float *times, size_t n, float t) {
   return lo;
 }
 
-/* Writes the track's value at t into out[comps]. */
-static void sample_track(const sks_track *tr, float t, int nlerp, float *out) {
-  const uint32_t comps = sks_track_components(tr->path);
-  const size_t n = tr->key_count;
-  const int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+/* The value at t of keys (times[n], values with comps floats per value, 3
+ * values per key for CUBICSPLINE) into out[count] (count <= comps: the
+ * first components). rotation: comps is 4, a quaternion (slerp or nlerp,
+ * normalised after the Hermite). Joint tracks and morph weights share it. */
+static void sample_keys(const float *times, const float *values, size_t n, sks_interpolation interp,
+                        size_t comps, size_t count, int rotation, int nlerp, float t, float *out) {
+  const int cubic = interp == SKS_INTERP_CUBICSPLINE;
   /* Stride between keys in values[], and the offset of the value itself. */
   const size_t kstride = cubic ? 3u * comps : comps, voff = cubic ? comps : 0;
-  size_t k = find_key(tr->times, n, t);
-  const float *vk = tr->values + k * kstride + voff;
-  if (n == 1 || t <= tr->times[0] || k + 1 >= n || tr->interpolation == SKS_INTERP_STEP ||
-      t == tr->times[k]) {
-    memcpy(out, vk, comps * sizeof(float));
+  size_t k = find_key(times, n, t);
+  const float *vk = values + k * kstride + voff;
+  if (n == 1 || t <= times[0] || k + 1 >= n || interp == SKS_INTERP_STEP || t == times[k]) {
+    memcpy(out, vk, count * sizeof(float));
     return;
   }
-  const float t0 = tr->times[k], t1 = tr->times[k + 1];
+  const float t0 = times[k], t1 = times[k + 1];
   const float td = t1 - t0;
   const float s = td > 0.0f ? (t - t0) / td : 0.0f;
-  const float *vk1 = tr->values + (k + 1) * kstride + voff;
+  const float *vk1 = values + (k + 1) * kstride + voff;
   if (cubic) {
-    const float *bk = tr->values + k * kstride + 2 * comps; /* out-tangent of k */
-    const float *ak1 = tr->values + (k + 1) * kstride;     /* in-tangent of k+1 */
+    const float *bk = values + k * kstride + 2 * comps; /* out-tangent of k */
+    const float *ak1 = values + (k + 1) * kstride;     /* in-tangent of k+1 */
     const float s2 = s * s, s3 = s2 * s;
     const float h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
     const float h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
-    for (uint32_t c = 0; c < comps; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
-    if (tr->path == SKS_PATH_ROTATION) {
+    for (size_t c = 0; c < count; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
+    if (rotation) {
       sks_quat q = sks_q_normalize(sks_q(out[0], out[1], out[2], out[3]));
       out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
     }
     return;
   }
-  if (tr->path == SKS_PATH_ROTATION) {
+  if (rotation) {
     sks_quat a = sks_q(vk[0], vk[1], vk[2], vk[3]), b = sks_q(vk1[0], vk1[1], vk1[2], vk1[3]);
     sks_quat q = nlerp ? sks_q_nlerp(a, b, s) : sks_q_normalize(sks_q_slerp(a, b, s));
     out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
     return;
   }
-  for (uint32_t c = 0; c < comps; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+  for (size_t c = 0; c < count; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+}
+
+/* Writes the track's value at t into out[comps]. */
+static void sample_track(const sks_track *tr, float t, int nlerp, float *out) {
+  const uint32_t comps = sks_track_components(tr->path);
+  sample_keys(tr->times, tr->values, tr->key_count, tr->interpolation, comps, comps, tr->path == SKS_PATH_ROTATION,
+              nlerp, t, out);
 }
 
 /* Clip-local time: clamped to [0, duration] or wrapped into [0, duration). */
@@ -145,32 +153,10 @@ int sks_morph_sampling_job_validate(const sks_morph_sampling_job *job) {
   return 1;
 }
 
-/* The weights of track tr at t into out[0..n) (n <= tr->weight_count), as
- * sample_track does for joint paths: glTF's "weights" are scalars per target,
- * interpolated component-wise. */
+/* The weights of track tr at t into out[0..n) (n <= tr->weight_count): glTF's
+ * "weights" are scalars per target, interpolated component-wise. */
 static void sample_morph_track(const sks_morph_track *tr, float t, size_t n, float *out) {
-  const size_t w = tr->weight_count, nk = tr->key_count;
-  const int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
-  const size_t kstride = cubic ? 3u * w : w, voff = cubic ? w : 0;
-  size_t k = find_key(tr->times, nk, t);
-  const float *vk = tr->values + k * kstride + voff;
-  if (nk == 1 || t <= tr->times[0] || k + 1 >= nk || tr->interpolation == SKS_INTERP_STEP ||
-      t == tr->times[k]) {
-    memcpy(out, vk, n * sizeof(float));
-    return;
-  }
-  const float t0 = tr->times[k], td = tr->times[k + 1] - t0;
-  const float s = td > 0.0f ? (t - t0) / td : 0.0f;
-  const float *vk1 = tr->values + (k + 1) * kstride + voff;
-  if (cubic) {
-    const float *bk = tr->values + k * kstride + 2 * w, *ak1 = tr->values + (k + 1) * kstride;
-    const float s2 = s * s, s3 = s2 * s;
-    const float h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
-    const float h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
-    for (size_t c = 0; c < n; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
-    return;
-  }
-  for (size_t c = 0; c < n; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+  sample_keys(tr->times, tr->values, tr->key_count, tr->interpolation, tr->weight_count, n, 0, 0, t, out);
 }
 
 int sks_morph_sampling_job_run(sks_morph_sampling_job *job) {
