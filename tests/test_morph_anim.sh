@@ -12,6 +12,9 @@
 #     defines the interpolation (computed here in double; 1e-6 agreement);
 #     the rest pose applies the mesh's default weights, --bind none;
 #     `pose --clips` (the clips taken from a file by joint name) poses the same;
+#     `bake -o` onto the file (and onto it read through Assimp) keeps its own
+#     clips' weights animations beside the baked clip (which gets one key at
+#     the default weights);
 #  3. `repair` (the kept document) writes the animations as they were (same
 #     samplers, same key times and weights) and poses the same, bit for bit;
 #  4. the file read through Assimp (copied under an extension the glTF reader
@@ -228,6 +231,29 @@ if python3 "$tmp/anims.py" "$tmp/tri.gltf" "$tmp/scratch.glb" weights wave; then
 else bad "from scratch: the weights channel of 'wave' differs"; fi
 pose_all "$tmp/scratch.glb" scratch 1e-6 wave
 
+# bake -o keeps the target's clips with their weights animations (glTF target: as they
+# were; the Assimp-read target: written from scratch) beside a baked clip
+python3 -c "
+import json; d = json.load(open('$tmp/tri.gltf'))
+d['animations'] = [dict(a, name='walk') for a in d['animations'] if a['name'] == 'wave']
+json.dump(d, open('$tmp/walk.gltf', 'w'))"
+for tgt in tri.gltf tri.morph; do
+  if "$cli" bake --source "$tmp/walk.gltf" --target "$tmp/$tgt" -o "$tmp/baked-$tgt.glb" --quiet > /dev/null 2> "$tmp/err" &&
+     "$cli" info "$tmp/baked-$tgt.glb" --json > "$tmp/bi.json" && python3 - "$tmp/bi.json" "$tgt" << 'PY'
+import json, sys
+c = {x['name']: len(x.get('morph_tracks', [])) for x in json.load(open(sys.argv[1]))['clips']}
+# every clip keeps (or, baked, gets at the default weights) one weights channel on the mesh node:
+# players keep the last weights when the clip changes
+ok = sorted(c) == ['spline', 'steps', 'walk', 'wave'] and all(v == 1 for v in c.values())
+if not ok: print('  bake -o onto %s: clips and morph tracks %s' % (sys.argv[2], c))
+sys.exit(0 if ok else 1)
+PY
+  then ok; else bad "bake -o onto $tgt: the target's morph animations are not kept $(cat "$tmp/err")"; fi
+  "$cli" pose "$tmp/baked-$tgt.glb" --clip wave --time 1.5 -o "$tmp/baked-$tgt.f32" > /dev/null 2>&1
+  if python3 "$tmp/cmp.py" "$tmp/baked-$tgt.f32" "wave@1.5" "$tmp/tri.gltf.expected.json" 1e-6; then ok
+  else bad "bake -o onto $tgt: the kept clip 'wave' poses otherwise"; fi
+done
+
 # 5. malformed files: a clear error naming the file, or a warning
 python3 - "$tmp" << 'EOF'
 import json, sys
@@ -279,7 +305,7 @@ if [ "$node_ok" = 1 ]; then
     then ok; grep -h "worst" "$tmp/three.out" | sed 's/^/  three.js: /' | head -4
     else bad "three.js on $(basename "$f"): $(cat "$tmp/three.out")"; fi
   }
-  for f in rep scratch; do
+  for f in rep scratch baked-tri.gltf baked-tri.morph; do
     node "$src/tools/validate_gltf.mjs" "$tmp/$f.glb" --json > "$tmp/val.json" 2> /dev/null
     if python3 -c "
 import json,sys; r=json.load(open('$tmp/val.json'))['issues']

@@ -1447,7 +1447,9 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
   free(viewv);
   uint8_t *drop_acc = calloc(n_acc ? n_acc : 1, 1);
   uint8_t *bound = keyed_channels(m);
-  if (!joint_node || !drop_acc || !bound || (n_nodes && !nodes) || (n_meshes && !meshes) ||
+  int moom;
+  uint8_t *morph_keyed = morph_keyed_nodes(m, &moom);
+  if (!joint_node || !drop_acc || !bound || moom || (n_nodes && !nodes) || (n_meshes && !meshes) ||
       (n_skins && !skins) || (n_anims && !anims) || (n_images && !images)) {
     r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
     goto done;
@@ -1586,7 +1588,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
         kept[found] = 1;
         a = cJSON_Duplicate(anims[found], 1);
       } else {
-        a = animation_json(s, &m->clips[c], bound, NULL);
+        a = animation_json(s, &m->clips[c], bound, morph_keyed);
       }
       if (a) { cJSON_AddItemToArray(out, a); ++n_out; }
     }
@@ -1738,7 +1740,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
 done:
   s->accessors = s->views = NULL; /* owned by root */
   free(joint_node); free(nodes); free(meshes); free(skins); free(anims); free(images);
-  free(drop_acc); free(bound);
+  free(drop_acc); free(bound); free(morph_keyed);
   s->joint_node = NULL;
   if (r == SKS_OK && s->oom) r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   return r;
