@@ -231,7 +231,7 @@ static void bench_rig(const char *path) {
   sks_mat4 *palette = malloc(sizeof(sks_mat4) * (max_skin ? max_skin : 1));
   if (!locals || !models || !palette) { fprintf(stderr, "out of memory\n"); exit(1); }
   const sks_clip *clip = model.clip_count ? &model.clips[0] : NULL;
-  const sks_clip empty = {"(rest)", 0.0f, 0, NULL};
+  const sks_clip empty = {"(rest)", 0.0f, 0, NULL, 0, NULL};
   if (!clip) clip = &empty;
   /* Per stage, best of 15 repetitions of 2000 frames spread over the clip. */
   const int frames = 2000;

@@ -28,7 +28,7 @@ static void linear_translation(void) {
   float times[3] = {0.0f, 1.0f, 2.0f};
   float values[9] = {0.1f, 0.2f, 0.3f, 1.7f, -2.9f, 3.3f, 5.0f, 5.0f, 5.0f};
   sks_track tr = {1, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 3, times, values};
-  sks_clip clip = {"t", 2.0f, 1, &tr};
+  sks_clip clip = {"t", 2.0f, 1, &tr, 0, NULL};
   sks_transform out[3];
   /* A key time returns that key exactly. */
   CHECK(sample(&clip, 1.0f, 0, 0, out));
@@ -65,7 +65,7 @@ static void linear_rotation(void) {
   float times[2] = {0.0f, 1.0f};
   float values[8] = {0, 0, 0, 1, 0, 0, s45, c45}; /* identity -> 90 deg about Z */
   sks_track tr = {0, SKS_PATH_ROTATION, SKS_INTERP_LINEAR, 2, times, values};
-  sks_clip clip = {"r", 1.0f, 1, &tr};
+  sks_clip clip = {"r", 1.0f, 1, &tr, 0, NULL};
   sks_transform out[3];
   CHECK(sample(&clip, 0.5f, 0, 0, out));
   CHECK_NEAR(z_angle(out[0].rotation), PI / 4, 1e-6); /* slerp midpoint: 45 deg */
@@ -90,7 +90,7 @@ static void step(void) {
   float times[2] = {0.0f, 1.0f};
   float values[6] = {1, 1, 1, 3, 3, 3};
   sks_track tr = {2, SKS_PATH_SCALE, SKS_INTERP_STEP, 2, times, values};
-  sks_clip clip = {"s", 1.0f, 1, &tr};
+  sks_clip clip = {"s", 1.0f, 1, &tr, 0, NULL};
   sks_transform out[3];
   CHECK(sample(&clip, 0.999f, 0, 0, out));
   CHECK(out[2].scale.x == 1.0f && out[2].scale.z == 1.0f);
@@ -110,7 +110,7 @@ static void cubic(void) {
       0.5f, 0, 0, 1, 4, 0, 7, 7, 7 /* key 1: in-tangent, value, out-tangent (unused) */
   };
   sks_track tr = {1, SKS_PATH_TRANSLATION, SKS_INTERP_CUBICSPLINE, 2, times, values};
-  sks_clip clip = {"c", 2.0f, 1, &tr};
+  sks_clip clip = {"c", 2.0f, 1, &tr, 0, NULL};
   sks_transform out[3];
   CHECK(sample(&clip, 0.0f, 0, 0, out));
   CHECK(out[1].translation.x == 0.0f && out[1].translation.y == 4.0f);
@@ -128,7 +128,7 @@ static void cubic(void) {
   float rv[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.3f, 0,
                   0, 0, 0.3f, 0, 0, 0, s, c, 0, 0, 0, 0};
   sks_track rt = {0, SKS_PATH_ROTATION, SKS_INTERP_CUBICSPLINE, 2, times, rv};
-  sks_clip rclip = {"cr", 2.0f, 1, &rt};
+  sks_clip rclip = {"cr", 2.0f, 1, &rt, 0, NULL};
   CHECK(sample(&rclip, 0.7f, 0, 0, out));
   CHECK_NEAR(sks_q_dot(out[0].rotation, out[0].rotation), 1.0, 1e-6);
   CHECK(sample(&rclip, 2.0f, 0, 0, out));
@@ -139,7 +139,7 @@ static void validation(void) {
   float times[1] = {0};
   float values[3] = {1, 2, 3};
   sks_track tr = {3, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 1, times, values}; /* joint 3 of 3 */
-  sks_clip clip = {"bad", 0.0f, 1, &tr};
+  sks_clip clip = {"bad", 0.0f, 1, &tr, 0, NULL};
   sks_transform out[3];
   sks_sampling_job job = {&clip, rest3, 3, 0.0f, 0, 0, out};
   CHECK(!sks_sampling_job_validate(&job));
@@ -185,7 +185,7 @@ static void key_times(void) {
   sks_track tr[3] = {{0, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 3, t0, v},
                      {1, SKS_PATH_SCALE, SKS_INTERP_LINEAR, 3, t1, v},
                      {2, SKS_PATH_ROTATION, SKS_INTERP_STEP, 2, t2, v}};
-  sks_clip clip = {"k", 2.0f, 3, tr};
+  sks_clip clip = {"k", 2.0f, 3, tr, 0, NULL};
   float *times = NULL;
   size_t n = 0;
   sks_error err = {0};
@@ -195,7 +195,7 @@ static void key_times(void) {
     CHECK(times[0] == 0.0f && times[1] == 0.25f && times[2] == 0.5f && times[3] == 1.0f && times[4] == 2.0f);
   }
   free(times);
-  sks_clip empty = {"e", 0.0f, 0, NULL};
+  sks_clip empty = {"e", 0.0f, 0, NULL, 0, NULL};
   CHECK_OK(sks_clip_key_times(&empty, &times, &n, &err), &err);
   CHECK(n == 0 && times == NULL);
 }
@@ -243,7 +243,7 @@ static void exact_keys(void) {
     values[4 * k + 3] = (float)(1.0001 * cos(ang / 2));
   }
   sks_track tr = {2, SKS_PATH_ROTATION, SKS_INTERP_LINEAR, 7, times, values};
-  sks_clip clip = {"q", 0.6f, 1, &tr};
+  sks_clip clip = {"q", 0.6f, 1, &tr, 0, NULL};
   size_t bad = 0, n = keys_exact(&clip, rest3, 3, &bad);
   CHECK(n == 7);
   CHECK_MSG(bad == 0, "%zu of %zu procedural rotation keys not returned exactly", bad, n);

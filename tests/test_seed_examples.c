@@ -99,7 +99,7 @@ static void elbow_vertex(void) {
   float times[2] = {0, 1};
   float values[6] = {0, 2, 0, 1, 2, 0};
   sks_track track = {1, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 2, times, values};
-  sks_clip clip = {"bend", 1.0f, 1, &track};
+  sks_clip clip = {"bend", 1.0f, 1, &track, 0, NULL};
   sks_transform locals[2];
   sks_sampling_job sj = {&clip, rest, 2, 1.0f, 0, 0, locals};
   CHECK(sks_sampling_job_run(&sj));

@@ -75,7 +75,7 @@ static void kernels_at_clip_times(const sks_model *m, const char *name, double d
     if (m->parts[pi].vertex_count > max_v) max_v = m->parts[pi].vertex_count;
   float *a = malloc(sizeof(float) * 6 * max_v), *b = malloc(sizeof(float) * 6 * max_v);
   if (!locals || !models || !palette || !a || !b) { CHECK(0); goto done; }
-  const sks_clip empty = {"rest", 0.0f, 0, NULL};
+  const sks_clip empty = {"rest", 0.0f, 0, NULL, 0, NULL};
   const sks_clip *clip = m->clip_count ? &m->clips[0] : &empty;
   const float fractions[3] = {0.0f, 0.37f, 0.81f};
   double worst_opt = 0, worst_par = 0, worst_dqs_lbs = 0;
@@ -149,7 +149,7 @@ static void pretransform(const sks_model *m, const char *name) {
   memset(&copy, 0, sizeof copy);
   sks_error err = {0};
   if (!locals || !models || !p0 || !n0 || !p1 || !n1) { CHECK(0); goto done; }
-  const sks_clip empty = {"rest", 0.0f, 0, NULL};
+  const sks_clip empty = {"rest", 0.0f, 0, NULL, 0, NULL};
   const sks_clip *clip = m->clip_count ? &m->clips[0] : &empty;
   sks_sampling_job sj = {clip, m->skeleton.rest, jc, clip->duration * 0.5f, 0, 0, locals};
   CHECK(sks_sampling_job_run(&sj));

@@ -247,6 +247,13 @@ static void make_model(sks_model *m) {
   t->joint = 2; t->path = SKS_PATH_TRANSLATION; t->interpolation = SKS_INTERP_CUBICSPLINE; t->key_count = 1;
   t->times = calloc(1, sizeof(float));
   t->values = calloc(9, sizeof(float)); t->values[4] = 2;
+  /* the weights of part 1's two morph targets (node 2), CUBICSPLINE over 2 keys */
+  m->clips[0].morph_track_count = 1;
+  m->clips[0].morph_tracks = calloc(1, sizeof(sks_morph_track));
+  sks_morph_track *mt = &m->clips[0].morph_tracks[0];
+  mt->node = 2; mt->interpolation = SKS_INTERP_CUBICSPLINE; mt->weight_count = 2; mt->key_count = 2;
+  mt->times = malloc(2 * sizeof(float)); mt->times[0] = 0; mt->times[1] = 0.5f;
+  mt->values = calloc(12, sizeof(float)); mt->values[2] = 1; mt->values[9] = 0.25f;
 }
 
 static int fmem_eq(const void *a, const void *b, size_t n) {
@@ -335,6 +342,14 @@ static int models_equal(const sks_model *a, const sks_model *b, char *why, size_
              p->key_count == q->key_count && fmem_eq(p->times, q->times, p->key_count * 4) &&
              fmem_eq(p->values, q->values, nv * 4),
          "clip %zu track %zu", c, t);
+    }
+    NE(x->morph_track_count == y->morph_track_count, "clip %zu morph track count", c);
+    for (size_t t = 0; t < x->morph_track_count; ++t) {
+      const sks_morph_track *p = &x->morph_tracks[t], *q = &y->morph_tracks[t];
+      NE(p->node == q->node && p->interpolation == q->interpolation && p->weight_count == q->weight_count &&
+             p->key_count == q->key_count && fmem_eq(p->times, q->times, p->key_count * 4) &&
+             fmem_eq(p->values, q->values, sks_morph_track_value_count(p) * 4),
+         "clip %zu morph track %zu", c, t);
     }
   }
   return 1;
@@ -447,14 +462,18 @@ static void test_wire_roundtrip(void) {
 /* Material, image and morph target fields the decoder must refuse (each a
  * PARSE error naming the file): an image index past the images, a factor
  * outside 0..1, bytes that are not what the mime type says, a UV set past 1,
- * more morph targets than SKS_MAX_MORPH_TARGETS, a non-finite weight or delta. */
+ * more morph targets than SKS_MAX_MORPH_TARGETS, a non-finite weight or delta,
+ * a morph track on a node past the joints, a non-finite or unordered morph
+ * key, two morph tracks on one node. */
 static void test_wire_material_checks(void) {
   struct { const char *what; int kind; } cases[] = {
       {"material image out of range", 0}, {"material factors", 1}, {"image type", 2}, {"image type", 3},
       {"material image out of range", 4}, {"material factors", 5}, {"material factors", 6},
       {"material factors", 7}, {"material factors", 8},
       {"morph target count over SKS_MAX_MORPH_TARGETS", 9}, {"morph target attributes / weight", 10},
-      {"morph delta not finite", 11}, {"material factors", 12}};
+      {"morph delta not finite", 11}, {"material factors", 12},
+      {"morph track node / interpolation / weight count", 13}, {"a morph weight is not finite", 14},
+      {"two morph tracks on one node", 15}, {"morph key times not finite and ascending", 16}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     sks_model m;
     make_model(&m);
@@ -475,6 +494,20 @@ static void test_wire_material_checks(void) {
     if (cases[c].kind == 10) m.parts[1].morph_targets[1].default_weight = NAN;
     if (cases[c].kind == 12) m.materials[0].emissive_strength = NAN;
     if (cases[c].kind == 11) m.parts[1].morph_targets[0].position_deltas[2] = INFINITY;
+    sks_morph_track *mt = &m.clips[0].morph_tracks[0];
+    if (cases[c].kind == 13) mt->node = 3; /* past the 3 joints */
+    if (cases[c].kind == 14) mt->values[7] = NAN;
+    if (cases[c].kind == 15) { /* a second track on node 2 */
+      sks_morph_track *two = realloc(m.clips[0].morph_tracks, 2 * sizeof *two);
+      CHECK(two != NULL);
+      two[1] = two[0];
+      two[1].times = malloc(2 * sizeof(float));
+      two[1].values = calloc(12, sizeof(float));
+      memcpy(two[1].times, two[0].times, 2 * sizeof(float));
+      m.clips[0].morph_tracks = two;
+      m.clips[0].morph_track_count = 2;
+    }
+    if (cases[c].kind == 16) mt->times[1] = -1.0f;
     if (cases[c].kind == 6) m.materials[0].textures[SKS_TEXTURE_NORMAL].wrap_s = 1234;
     if (cases[c].kind == 7) m.materials[0].emissive[0] = 2.0f;
     if (cases[c].kind == 8) m.materials[0].occlusion_strength = -1.0f;

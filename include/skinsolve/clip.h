@@ -29,11 +29,31 @@ typedef struct sks_track {
   float *values;                 /* key_count * comps, or 3 * key_count * comps for CUBICSPLINE */
 } sks_track;
 
+/* Morph target weights over time (glTF's "weights" channel, Assimp's
+ * aiMeshMorphAnim): every mesh part hosted by skeleton joint `node` with
+ * morph targets takes weight i from here for its target i (targets past
+ * weight_count keep their default weight). */
+typedef struct sks_morph_track {
+  int32_t node;                  /* skeleton joint holding the mesh (sks_mesh_part.node) */
+  sks_interpolation interpolation;
+  size_t weight_count;           /* weights per key: the mesh's morph target count */
+  size_t key_count;
+  float *times;                  /* key_count seconds, ascending */
+  float *values;                 /* key_count * weight_count, or 3 * key_count * weight_count
+                                    for CUBICSPLINE (in-tangents, values, out-tangents per key) */
+} sks_morph_track;
+
+/* At most this many keys x weights in one morph track (a bound like every
+ * other array the loaders read). */
+#define SKS_MAX_MORPH_TRACK_VALUES (64u * 1024u * 1024u)
+
 typedef struct sks_clip {
   char *name;
-  float duration;                /* seconds (max key time; >= 0) */
+  float duration;                /* seconds (max key time of every track; >= 0) */
   size_t track_count;
   sks_track *tracks;
+  size_t morph_track_count;      /* morph weight tracks, at most one per node */
+  sks_morph_track *morph_tracks;
 } sks_clip;
 
 void sks_clip_free(sks_clip *clip);
@@ -41,10 +61,15 @@ void sks_clip_free(sks_clip *clip);
 /* Index of the clip with this name, or -1. */
 int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name);
 
+/* Floats in a morph track's values: key_count * weight_count (x 3 for
+ * CUBICSPLINE). */
+size_t sks_morph_track_value_count(const sks_morph_track *track);
+
 /* Number of components of a path (3 or 4). */
 uint32_t sks_track_components(sks_track_path path);
 
-/* Sorted union of all key times of a clip (the bake's default frame times).
+/* Sorted union of the key times of a clip's joint tracks (the bake's default
+ * frame times; morph tracks do not move the rig and add no frame).
  * Allocates *times (caller frees with free()). */
 sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err);
 
@@ -105,6 +130,8 @@ void sks_clip_match_report_free(sks_clip_match_report *report);
  *   scale       s' = sr0 * s / sa0 (per axis)
  * so the rig joint's frame follows the anim joint's: its global rotation is
  * the anim joint's times F_j at every time. Equal rests give an exact copy.
+ * Morph tracks go to the rig joint named like their mesh node, unchanged
+ * (the weights apply to the rig's parts on that node).
  * Each key maps on its own (the maps commute with slerp / lerp), so key
  * times are unchanged.
  * Allocates *out (count *count; free each with sks_clip_free, then free()).

@@ -27,6 +27,37 @@ typedef struct sks_sampling_job {
 int sks_sampling_job_validate(const sks_sampling_job *job);
 int sks_sampling_job_run(const sks_sampling_job *job);
 
+/* Morph target weights of the parts a node holds, at `time` of a clip:
+ * output[i] = the clip's morph track on `node` sampled at time (interpolated
+ * as glTF defines for "weights": LINEAR lerp, STEP, CUBICSPLINE Hermite),
+ * or defaults[i] where the clip has no track on the node or the track has
+ * fewer weights. Time is clamped or wrapped as sks_sampling_job does. */
+typedef struct sks_morph_sampling_job {
+  const sks_clip *clip;        /* NULL: the defaults */
+  int32_t node;
+  const float *defaults;       /* weight_count, or NULL = 0 */
+  size_t weight_count;
+  float time;
+  int loop;
+  float *output;               /* weight_count */
+  int sampled;                 /* out: 1 when a track of the clip gave the weights */
+} sks_morph_sampling_job;
+int sks_morph_sampling_job_validate(const sks_morph_sampling_job *job);
+int sks_morph_sampling_job_run(sks_morph_sampling_job *job);
+
+/* Applies a part's morph targets: positions_out = part positions + sum_i
+ * weights[i] * position_deltas_i (normals likewise when normals_out is set
+ * and the part has normals; not renormalised). Targets whose weight is 0 or
+ * that lack deltas cost nothing. Never allocates. */
+typedef struct sks_morph_job {
+  const sks_mesh_part *part;
+  const float *weights;        /* part->morph_target_count */
+  float *positions_out;        /* 3 * vertex_count */
+  float *normals_out;          /* 3 * vertex_count, or NULL */
+} sks_morph_job;
+int sks_morph_job_validate(const sks_morph_job *job);
+int sks_morph_job_run(const sks_morph_job *job);
+
 /* output = lerp(a, b, weight) per joint (rotations by shortest-path nlerp). */
 typedef struct sks_blending_job {
   const sks_transform *a;

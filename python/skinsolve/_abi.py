@@ -93,9 +93,15 @@ class sks_track(C.Structure):
                 ("key_count", c_size), ("times", c_float_p), ("values", c_float_p)]
 
 
+class sks_morph_track(C.Structure):
+    _fields_ = [("node", C.c_int32), ("interpolation", c_enum), ("weight_count", c_size),
+                ("key_count", c_size), ("times", c_float_p), ("values", c_float_p)]
+
+
 class sks_clip(C.Structure):
     _fields_ = [("name", C.c_char_p), ("duration", C.c_float), ("track_count", c_size),
-                ("tracks", C.POINTER(sks_track))]
+                ("tracks", C.POINTER(sks_track)), ("morph_track_count", c_size),
+                ("morph_tracks", C.POINTER(sks_morph_track))]
 
 
 class sks_model(C.Structure):
@@ -225,7 +231,7 @@ class sks_report_plan(C.Structure):
 
 
 MIRRORS = [sks_error, sks_vec3, sks_quat, sks_mat4, sks_transform, sks_skeleton, sks_skin,
-           sks_morph_target, sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_clip, sks_load_options,
+           sks_morph_target, sks_mesh_part, sks_image, sks_texture_ref, sks_material, sks_model, sks_track, sks_morph_track, sks_clip, sks_load_options,
            sks_gltf_write_options, sks_check_options, sks_finding, sks_findings,
            sks_repair_report, sks_sampling_job, sks_local_to_model_job, sks_bake_options,
            sks_joint_diagnosis, sks_diagnosis, sks_baked_clip, sks_bake_alignment, sks_bake_result, sks_report_input,

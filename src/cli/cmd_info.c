@@ -142,8 +142,13 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
   printf("clips     %zu\n", m->clip_count);
   for (size_t i = 0; i < m->clip_count; ++i) {
     const sks_clip *c = &m->clips[i];
-    printf("  '%s': %.4g s, %zu tracks, %zu keys\n", name_or(c->name, ""), (double)c->duration,
+    printf("  '%s': %.4g s, %zu tracks, %zu keys", name_or(c->name, ""), (double)c->duration,
            c->track_count, clip_keys(c));
+    size_t mk = 0;
+    for (size_t t = 0; t < c->morph_track_count; ++t) mk += c->morph_tracks[t].key_count;
+    if (c->morph_track_count)
+      printf(", %zu morph weight track%s (%zu keys)", c->morph_track_count, c->morph_track_count == 1 ? "" : "s", mk);
+    printf("\n");
   }
   if (m->part_count == 0) printf("D         no mesh\n");
   else printf("D         %.6g (bind-pose bounding-box diagonal, as bake measures it)\n", sks_bake_diagonal(m));
@@ -214,6 +219,17 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
     cJSON_AddNumberToObject(c, "duration", m->clips[i].duration);
     cJSON_AddNumberToObject(c, "tracks", (double)m->clips[i].track_count);
     cJSON_AddNumberToObject(c, "keys", (double)clip_keys(&m->clips[i]));
+    cJSON *mt = cJSON_AddArrayToObject(c, "morph_tracks");
+    for (size_t t = 0; t < m->clips[i].morph_track_count; ++t) {
+      const sks_morph_track *tr = &m->clips[i].morph_tracks[t];
+      cJSON *o = cJSON_CreateObject();
+      cJSON_AddNumberToObject(o, "node", tr->node);
+      cJSON_AddNumberToObject(o, "weights", (double)tr->weight_count);
+      cJSON_AddNumberToObject(o, "keys", (double)tr->key_count);
+      cJSON_AddStringToObject(o, "interpolation", tr->interpolation == SKS_INTERP_STEP ? "STEP"
+                              : tr->interpolation == SKS_INTERP_CUBICSPLINE ? "CUBICSPLINE" : "LINEAR");
+      cJSON_AddItemToArray(mt, o);
+    }
     cJSON_AddItemToArray(clips, c);
   }
   cJSON_AddNumberToObject(root, "vertex_count", (double)sks_model_vertex_count(m));

@@ -17,6 +17,9 @@ static void usage(FILE *f) {
           "pose is the rest pose stored in the file's nodes; --bind uses instead the\n"
           "bind pose implied by the skins' inverse bind matrices (skinned vertices come\n"
           "back as stored). Positions are in the space of the file's scene root.\n"
+          "Morph targets (blend shapes) are applied before skinning: with their weights\n"
+          "in the clip at that time where it animates them (glTF \"weights\" channels,\n"
+          "FBX blend-shape animation), else the file's default weights (not with --bind).\n"
           "\n"
           "options:\n"
           "  --clip NAME      clip to sample (name as `skinsolve info` lists it, or its\n"
@@ -88,6 +91,39 @@ static int bind_pose(const sks_model *m, sks_transform *locals, sks_mat4 *scratc
   }
   sks_bind_pose_job job = {&m->skeleton, m->skins, scratch, locals, m->skin_count};
   return sks_bind_pose_job_run(&job);
+}
+
+/* Morph targets before skinning: each part's positions become base + sum of
+ * weight x delta, the weights sampled from the clip's morph track on the
+ * part's node (else the file's default weights). Returns 0, or -1 out of
+ * memory. */
+static int apply_morphs(sks_model *m, const sks_clip *clip, float time, int loop) {
+  size_t most = 0;
+  for (size_t p = 0; p < m->part_count; ++p)
+    if (m->parts[p].morph_target_count > most) most = m->parts[p].morph_target_count;
+  if (!most) return 0;
+  float *defaults = malloc(most * sizeof *defaults), *weights = malloc(most * sizeof *weights);
+  int rc = defaults && weights ? 0 : -1;
+  for (size_t p = 0; rc == 0 && p < m->part_count; ++p) {
+    sks_mesh_part *part = &m->parts[p];
+    size_t n = part->morph_target_count;
+    if (!n || !part->vertex_count) continue;
+    for (size_t t = 0; t < n; ++t) defaults[t] = part->morph_targets[t].default_weight;
+    sks_morph_sampling_job sj = {clip, part->node, defaults, n, time, loop, weights, 0};
+    if (!sks_morph_sampling_job_run(&sj)) { rc = -1; break; }
+    int any = 0;
+    for (size_t t = 0; t < n; ++t) any |= weights[t] != 0.0f;
+    if (!any) continue;
+    float *morphed = malloc(3 * part->vertex_count * sizeof *morphed);
+    if (!morphed) { rc = -1; break; }
+    sks_morph_job mj = {part, weights, morphed, NULL};
+    if (!sks_morph_job_run(&mj)) { free(morphed); rc = -1; break; }
+    free(part->positions);
+    part->positions = morphed;
+  }
+  free(defaults);
+  free(weights);
+  return rc;
 }
 
 /* Kinds that make skinning unsafe or meaningless: refuse rather than write garbage. */
@@ -221,6 +257,10 @@ static int pose_main(int argc, char **argv, const char **clip_files, size_t *ncl
     }
   } else if (n) {
     memcpy(locals, m.skeleton.rest, n * sizeof *locals);
+  }
+  if (!bind && apply_morphs(&m, clip >= 0 ? &m.clips[clip] : NULL, time, loop) != 0) {
+    rc = sks_cli_fail(SKS_EXIT_INPUT, "%s: out of memory applying the morph targets", file);
+    goto done;
   }
   sks_local_to_model_job fk = {m.skeleton.parents, locals, n, NULL, models};
   if (!sks_local_to_model_job_run(&fk)) {

@@ -254,6 +254,26 @@ static sks_result map_clip(const sks_clip *in, const joint_map *maps, size_t na,
       }
     }
   }
+  /* morph weights follow the mesh node of the same name, copied as they are */
+  if (in->morph_track_count &&
+      !(out->morph_tracks = calloc(in->morph_track_count, sizeof *out->morph_tracks)))
+    return SKS_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < in->morph_track_count; ++t) {
+    const sks_morph_track *src = &in->morph_tracks[t];
+    if (src->node < 0 || (size_t)src->node >= na || maps[src->node].rig < 0) continue;
+    int dup = 0;
+    for (size_t q = 0; q < out->morph_track_count; ++q) dup |= out->morph_tracks[q].node == maps[src->node].rig;
+    if (dup) continue; /* one track per node */
+    sks_morph_track *dst = &out->morph_tracks[out->morph_track_count++];
+    *dst = *src;
+    dst->node = maps[src->node].rig;
+    size_t nv = sks_morph_track_value_count(src);
+    dst->times = malloc((src->key_count ? src->key_count : 1) * sizeof *dst->times);
+    dst->values = malloc((nv ? nv : 1) * sizeof *dst->values);
+    if (!dst->times || !dst->values) return SKS_ERR_OUT_OF_MEMORY;
+    if (src->key_count) memcpy(dst->times, src->times, src->key_count * sizeof *dst->times);
+    if (nv) memcpy(dst->values, src->values, nv * sizeof *dst->values);
+  }
   return SKS_OK;
 }
 

@@ -51,51 +51,59 @@ static size_t find_key(const float *times, size_t n, float t) {
   return lo;
 }
 
-/* Writes the track's value at t into out[comps]. */
-static void sample_track(const sks_track *tr, float t, int nlerp, float *out) {
-  const uint32_t comps = sks_track_components(tr->path);
-  const size_t n = tr->key_count;
-  const int cubic = tr->interpolation == SKS_INTERP_CUBICSPLINE;
+/* The value at t of keys (times[n], values with comps floats per value, 3
+ * values per key for CUBICSPLINE) into out[count] (count <= comps: the
+ * first components). rotation: comps is 4, a quaternion (slerp or nlerp,
+ * normalised after the Hermite). Joint tracks and morph weights share it. */
+static void sample_keys(const float *times, const float *values, size_t n, sks_interpolation interp,
+                        size_t comps, size_t count, int rotation, int nlerp, float t, float *out) {
+  const int cubic = interp == SKS_INTERP_CUBICSPLINE;
   /* Stride between keys in values[], and the offset of the value itself. */
   const size_t kstride = cubic ? 3u * comps : comps, voff = cubic ? comps : 0;
-  size_t k = find_key(tr->times, n, t);
-  const float *vk = tr->values + k * kstride + voff;
-  if (n == 1 || t <= tr->times[0] || k + 1 >= n || tr->interpolation == SKS_INTERP_STEP ||
-      t == tr->times[k]) {
-    memcpy(out, vk, comps * sizeof(float));
+  size_t k = find_key(times, n, t);
+  const float *vk = values + k * kstride + voff;
+  if (n == 1 || t <= times[0] || k + 1 >= n || interp == SKS_INTERP_STEP || t == times[k]) {
+    memcpy(out, vk, count * sizeof(float));
     return;
   }
-  const float t0 = tr->times[k], t1 = tr->times[k + 1];
+  const float t0 = times[k], t1 = times[k + 1];
   const float td = t1 - t0;
   const float s = td > 0.0f ? (t - t0) / td : 0.0f;
-  const float *vk1 = tr->values + (k + 1) * kstride + voff;
+  const float *vk1 = values + (k + 1) * kstride + voff;
   if (cubic) {
-    const float *bk = tr->values + k * kstride + 2 * comps; /* out-tangent of k */
-    const float *ak1 = tr->values + (k + 1) * kstride;     /* in-tangent of k+1 */
+    const float *bk = values + k * kstride + 2 * comps; /* out-tangent of k */
+    const float *ak1 = values + (k + 1) * kstride;     /* in-tangent of k+1 */
     const float s2 = s * s, s3 = s2 * s;
     const float h00 = 2 * s3 - 3 * s2 + 1, h10 = (s3 - 2 * s2 + s) * td;
     const float h01 = -2 * s3 + 3 * s2, h11 = (s3 - s2) * td;
-    for (uint32_t c = 0; c < comps; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
-    if (tr->path == SKS_PATH_ROTATION) {
+    for (size_t c = 0; c < count; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
+    if (rotation) {
       sks_quat q = sks_q_normalize(sks_q(out[0], out[1], out[2], out[3]));
       out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
     }
     return;
   }
-  if (tr->path == SKS_PATH_ROTATION) {
+  if (rotation) {
     sks_quat a = sks_q(vk[0], vk[1], vk[2], vk[3]), b = sks_q(vk1[0], vk1[1], vk1[2], vk1[3]);
     sks_quat q = nlerp ? sks_q_nlerp(a, b, s) : sks_q_normalize(sks_q_slerp(a, b, s));
     out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
     return;
   }
-  for (uint32_t c = 0; c < comps; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+  for (size_t c = 0; c < count; ++c) out[c] = vk[c] + (vk1[c] - vk[c]) * s;
+}
+
+/* Writes the track's value at t into out[comps]. */
+static void sample_track(const sks_track *tr, float t, int nlerp, float *out) {
+  const uint32_t comps = sks_track_components(tr->path);
+  sample_keys(tr->times, tr->values, tr->key_count, tr->interpolation, comps, comps, tr->path == SKS_PATH_ROTATION,
+              nlerp, t, out);
 }
 
 /* Clip-local time: clamped to [0, duration] or wrapped into [0, duration). */
-static float clip_time(const sks_sampling_job *job) {
-  float d = job->clip->duration, t = job->time;
+static float clip_time_of(const sks_clip *clip, float t, int loop) {
+  float d = clip->duration;
   if (!(d > 0.0f)) return t < 0.0f ? 0.0f : t; /* still lets a 0-length clip hit its keys */
-  if (job->loop) {
+  if (loop) {
     float w = fmodf(t, d);
     if (w < 0.0f) w += d;
     if (w >= d) w = 0.0f;
@@ -108,7 +116,7 @@ int sks_sampling_job_run(const sks_sampling_job *job) {
   if (!sks_sampling_job_validate(job)) return 0;
   if (job->output != job->rest)
     memcpy(job->output, job->rest, job->joint_count * sizeof(sks_transform));
-  const float t = clip_time(job);
+  const float t = clip_time_of(job->clip, job->time, job->loop);
   const sks_clip *clip = job->clip;
   for (size_t i = 0; i < clip->track_count; ++i) {
     const sks_track *tr = &clip->tracks[i];
@@ -121,6 +129,76 @@ int sks_sampling_job_run(const sks_sampling_job *job) {
       case SKS_PATH_ROTATION: o->rotation = sks_q(v[0], v[1], v[2], v[3]); break;
       case SKS_PATH_SCALE: o->scale = sks_v3(v[0], v[1], v[2]); break;
     }
+  }
+  return 1;
+}
+
+size_t sks_morph_track_value_count(const sks_morph_track *track) {
+  if (!track) return 0;
+  return track->key_count * track->weight_count * (track->interpolation == SKS_INTERP_CUBICSPLINE ? 3u : 1u);
+}
+
+static int morph_track_valid(const sks_morph_track *t) {
+  if (t->interpolation != SKS_INTERP_LINEAR && t->interpolation != SKS_INTERP_STEP &&
+      t->interpolation != SKS_INTERP_CUBICSPLINE)
+    return 0;
+  return t->key_count == 0 || t->weight_count == 0 || (t->times && t->values);
+}
+
+int sks_morph_sampling_job_validate(const sks_morph_sampling_job *job) {
+  if (!job || (job->weight_count > 0 && !job->output) || !isfinite(job->time)) return 0;
+  if (job->clip && job->clip->morph_track_count > 0 && !job->clip->morph_tracks) return 0;
+  for (size_t i = 0; job->clip && i < job->clip->morph_track_count; ++i)
+    if (!morph_track_valid(&job->clip->morph_tracks[i])) return 0;
+  return 1;
+}
+
+/* The weights of track tr at t into out[0..n) (n <= tr->weight_count): glTF's
+ * "weights" are scalars per target, interpolated component-wise. */
+static void sample_morph_track(const sks_morph_track *tr, float t, size_t n, float *out) {
+  sample_keys(tr->times, tr->values, tr->key_count, tr->interpolation, tr->weight_count, n, 0, 0, t, out);
+}
+
+int sks_morph_sampling_job_run(sks_morph_sampling_job *job) {
+  if (!sks_morph_sampling_job_validate(job)) return 0;
+  job->sampled = 0;
+  for (size_t i = 0; i < job->weight_count; ++i) job->output[i] = job->defaults ? job->defaults[i] : 0.0f;
+  const sks_clip *clip = job->clip;
+  if (!clip) return 1;
+  for (size_t i = 0; i < clip->morph_track_count; ++i) {
+    const sks_morph_track *tr = &clip->morph_tracks[i];
+    if (tr->node != job->node || tr->key_count == 0 || tr->weight_count == 0) continue;
+    size_t n = tr->weight_count < job->weight_count ? tr->weight_count : job->weight_count;
+    sample_morph_track(tr, clip_time_of(clip, job->time, job->loop), n, job->output);
+    job->sampled = 1;
+    break; /* one track per node */
+  }
+  return 1;
+}
+
+int sks_morph_job_validate(const sks_morph_job *job) {
+  if (!job || !job->part) return 0;
+  const sks_mesh_part *p = job->part;
+  if (p->vertex_count && (!p->positions || !job->positions_out)) return 0;
+  if (p->morph_target_count && (!p->morph_targets || !job->weights)) return 0;
+  return 1;
+}
+
+int sks_morph_job_run(const sks_morph_job *job) {
+  if (!sks_morph_job_validate(job)) return 0;
+  const sks_mesh_part *p = job->part;
+  const size_t n3 = 3 * p->vertex_count;
+  float *nrm = p->normals ? job->normals_out : NULL;
+  if (job->positions_out != p->positions) memcpy(job->positions_out, p->positions, n3 * sizeof(float));
+  if (nrm && nrm != p->normals) memcpy(nrm, p->normals, n3 * sizeof(float));
+  for (size_t t = 0; t < p->morph_target_count; ++t) {
+    const float w = job->weights[t];
+    const sks_morph_target *mt = &p->morph_targets[t];
+    if (w == 0.0f) continue;
+    if (mt->position_deltas)
+      for (size_t i = 0; i < n3; ++i) job->positions_out[i] += w * mt->position_deltas[i];
+    if (nrm && mt->normal_deltas)
+      for (size_t i = 0; i < n3; ++i) nrm[i] += w * mt->normal_deltas[i];
   }
   return 1;
 }
@@ -167,6 +245,7 @@ sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count
     for (size_t k = 0; k < tr->key_count; ++k)
       if (isfinite(tr->times[k])) all[n++] = tr->times[k];
   }
+
   qsort(all, n, sizeof(float), cmp_float);
   size_t m = 0;
   for (size_t i = 0; i < n; ++i)

@@ -1212,6 +1212,93 @@ static void sort_track(sks_track *t, uint32_t comps) {
   }
 }
 
+/* The part an aiMeshMorphAnim drives: its name (up to a '*', which some
+ * importers append with an index) names the node holding the mesh or the
+ * mesh itself; only parts with morph targets count. -1: none. */
+static int32_t morph_anim_part(const importer *im, const struct aiString *name) {
+  const sks_model *m = im->model;
+  size_t len = name->length < sizeof name->data ? name->length : sizeof name->data - 1;
+  const char *star = memchr(name->data, '*', len);
+  if (star) len = (size_t)(star - name->data);
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t p = 0; p < m->part_count; ++p) {
+      const sks_mesh_part *part = &m->parts[p];
+      if (!part->morph_target_count) continue;
+      const char *n = pass == 0 ? (part->node >= 0 && (size_t)part->node < m->skeleton.joint_count
+                                       ? m->skeleton.names[part->node] : NULL)
+                                : part->name;
+      if (n && strlen(n) == len && memcmp(n, name->data, len) == 0) return (int32_t)p;
+    }
+  return -1;
+}
+
+/* Assimp's morph mesh animation (FBX blend-shape channels, glTF weights):
+ * keys of (target index, weight) pairs become one dense morph track per
+ * node, weights of targets a key does not list 0. Channels that name no
+ * part with morph targets, a second channel on the same node, and keys out
+ * of time order are left out with a warning. */
+static sks_result import_morph_clip(importer *im, const struct aiAnimation *anim, unsigned a, sks_clip *clip,
+                                    double tps, float *duration) {
+  unsigned nc = anim->mNumMorphMeshChannels;
+  if (!nc) return SKS_OK;
+  if (!anim->mMorphMeshChannels)
+    return sks_error_set(im->err, SKS_ERR_PARSE, "%s: animation %u: morph channels missing", im->path, a);
+  if (!(clip->morph_tracks = calloc(nc, sizeof *clip->morph_tracks))) return oom(im);
+  sks_result r = SKS_OK;
+  for (unsigned c = 0; c < nc && r == SKS_OK; ++c) {
+    const struct aiMeshMorphAnim *ch = anim->mMorphMeshChannels[c];
+    if (!ch || !ch->mNumKeys) continue;
+    if (!ch->mKeys) return sks_error_set(im->err, SKS_ERR_PARSE, "%s: animation %u: morph channel %u has no keys",
+                                         im->path, a, c);
+    int32_t p = morph_anim_part(im, &ch->mName);
+    const sks_mesh_part *part = p >= 0 ? &im->model->parts[p] : NULL;
+    int dup = 0;
+    for (size_t q = 0; part && q < clip->morph_track_count; ++q) dup |= clip->morph_tracks[q].node == part->node;
+    if (!part || dup) {
+      r = add_warning(im, "%s: animation %u '%s': morph channel %u ('%s') %s — left out", im->path, a, clip->name, c,
+                      ch->mName.data, dup ? "drives a mesh an earlier channel already drives"
+                                          : "names no mesh with morph targets");
+      continue;
+    }
+    size_t w = part->morph_target_count, nk = ch->mNumKeys;
+    if (nk > SKS_MAX_MORPH_TRACK_VALUES / w) {
+      r = add_warning(im, "%s: animation %u '%s': morph channel %u: %zu keys x %zu targets, over the limit of %u "
+                          "weights — left out", im->path, a, clip->name, c, nk, w, SKS_MAX_MORPH_TRACK_VALUES);
+      continue;
+    }
+    sks_morph_track *t = &clip->morph_tracks[clip->morph_track_count];
+    t->node = part->node;
+    t->interpolation = SKS_INTERP_LINEAR;
+    t->weight_count = w;
+    t->times = malloc(nk * sizeof(float));
+    t->values = calloc(nk * w, sizeof(float));
+    if (!t->times || !t->values) { free(t->times); free(t->values); memset(t, 0, sizeof *t); return oom(im); }
+    t->key_count = nk;
+    ++clip->morph_track_count;
+    const char *bad = NULL;
+    for (size_t k = 0; k < nk && !bad; ++k) {
+      const struct aiMeshMorphKey *key = &ch->mKeys[k];
+      t->times[k] = (float)(key->mTime / tps);
+      if (!isfinite(t->times[k])) bad = "a key time is not finite";
+      else if (k && t->times[k] < t->times[k - 1]) bad = "its key times decrease";
+      if (key->mNumValuesAndWeights && (!key->mValues || !key->mWeights)) bad = "a key has no values";
+      for (unsigned v = 0; !bad && v < key->mNumValuesAndWeights; ++v) {
+        if (!isfinite(key->mWeights[v])) bad = "a weight is not finite";
+        else if (key->mValues[v] < w) t->values[k * w + key->mValues[v]] = (float)key->mWeights[v];
+      }
+    }
+    if (bad) {
+      --clip->morph_track_count;
+      free(t->times); free(t->values); memset(t, 0, sizeof *t);
+      r = add_warning(im, "%s: animation %u '%s': morph channel %u ('%s'): %s — left out", im->path, a, clip->name, c,
+                      ch->mName.data, bad);
+      continue;
+    }
+    if (t->times[nk - 1] > *duration) *duration = t->times[nk - 1];
+  }
+  return r;
+}
+
 static sks_result import_clips(importer *im) {
   const struct aiScene *s = im->scene;
   sks_model *m = im->model;
@@ -1296,6 +1383,8 @@ static sks_result import_clips(importer *im) {
         if (isfinite(last) && last > duration) duration = last;
       }
     }
+    sks_result r = import_morph_clip(im, anim, a, clip, tps, &duration);
+    if (r != SKS_OK) return r;
     clip->duration = duration;
   }
   return SKS_OK;

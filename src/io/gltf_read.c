@@ -12,7 +12,8 @@
  *  - parts: for each node (file order) with a mesh and in the skeleton, each
  *    primitive with POSITION, in order.
  *  - clips: one per animation; translation/rotation/scale channels whose node
- *    is in the skeleton ("weights" and extension paths are ignored).
+ *    is in the skeleton become tracks, "weights" channels on such a node's
+ *    mesh morph tracks (extension paths are ignored).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
@@ -1395,33 +1396,91 @@ static sks_result read_meshes(gl_ctx *c, sks_model *m) {
 
 /* ---- animations ---------------------------------------------------------- */
 
-static sks_result read_track(gl_ctx *c, const cJSON *sj, size_t ai, long si, sks_track *t) {
-  char where[64];
-  snprintf(where, sizeof where, "animation %zu sampler %ld", ai, si);
+/* A sampler's interpolation and key times (input), and its output accessor
+ * index; where names the sampler. */
+static sks_result read_sampler_input(gl_ctx *c, const cJSON *sj, const char *where, sks_interpolation *interp_out,
+                                     float **times, size_t *key_count, long *out) {
   sks_result r;
-  long in, out;
+  long in;
   const char *interp;
   if ((r = js_index(c, sj, "input", where, 1, c->n_accessors, "accessor", &in)) ||
-      (r = js_index(c, sj, "output", where, 1, c->n_accessors, "accessor", &out)) ||
+      (r = js_index(c, sj, "output", where, 1, c->n_accessors, "accessor", out)) ||
       (r = js_string(c, sj, "interpolation", where, &interp)))
     return r;
-  if (!interp || strcmp(interp, "LINEAR") == 0) t->interpolation = SKS_INTERP_LINEAR;
-  else if (strcmp(interp, "STEP") == 0) t->interpolation = SKS_INTERP_STEP;
-  else if (strcmp(interp, "CUBICSPLINE") == 0) t->interpolation = SKS_INTERP_CUBICSPLINE;
+  if (!interp || strcmp(interp, "LINEAR") == 0) *interp_out = SKS_INTERP_LINEAR;
+  else if (strcmp(interp, "STEP") == 0) *interp_out = SKS_INTERP_STEP;
+  else if (strcmp(interp, "CUBICSPLINE") == 0) *interp_out = SKS_INTERP_CUBICSPLINE;
   else return gl_fail(c, SKS_ERR_PARSE, "%s: unknown interpolation \"%s\"", where, interp);
   gl_acc a;
   char usage[96];
   snprintf(usage, sizeof usage, "input of %s", where);
-  if ((r = acc_load_f(c, (size_t)in, usage, 1, M_FLOAT, 0, "SCALAR of float", &a, &t->times)))
+  if ((r = acc_load_f(c, (size_t)in, usage, 1, M_FLOAT, 0, "SCALAR of float", &a, times)))
     return r;
-  t->key_count = a.count;
+  *key_count = a.count;
+  const float *t = *times;
   for (size_t k = 0; k < a.count; ++k) {
-    if (!isfinite(t->times[k]))
+    if (!isfinite(t[k]))
       return gl_fail(c, SKS_ERR_PARSE, "%s: key time %zu is not finite", where, k);
-    if (k && t->times[k] < t->times[k - 1])
+    if (k && t[k] < t[k - 1])
       return gl_fail(c, SKS_ERR_PARSE, "%s: key times decrease at key %zu (%g after %g)", where, k,
-                     (double)t->times[k], (double)t->times[k - 1]);
+                     (double)t[k], (double)t[k - 1]);
   }
+  return SKS_OK;
+}
+
+/* The morph target count of node nd's mesh (its first primitive's targets;
+ * glTF requires every primitive to have as many), 0 without one. */
+static size_t node_morph_count(const gl_ctx *c, size_t nd) {
+  const cJSON *mj = cJSON_GetObjectItemCaseSensitive(c->nodes.items[nd], "mesh");
+  if (!cJSON_IsNumber(mj) || mj->valuedouble < 0 || mj->valuedouble >= (double)c->n_meshes) return 0;
+  const cJSON *prims = cJSON_GetObjectItemCaseSensitive(c->meshes.items[(size_t)mj->valuedouble], "primitives");
+  const cJSON *targets = cJSON_IsArray(prims) && prims->child
+                             ? cJSON_GetObjectItemCaseSensitive(prims->child, "targets") : NULL;
+  return cJSON_IsArray(targets) ? (size_t)cJSON_GetArraySize(targets) : 0;
+}
+
+/* A "weights" channel: key count x the mesh's morph target count weights
+ * (x 3 for CUBICSPLINE), SCALAR of float or normalized integers. */
+static sks_result read_morph_track(gl_ctx *c, const cJSON *sj, size_t ai, long si, long node, size_t targets,
+                                   sks_morph_track *t) {
+  char where[96];
+  snprintf(where, sizeof where, "animation %zu sampler %ld (weights of node %ld)", ai, si, node);
+  sks_result r;
+  long out;
+  if ((r = read_sampler_input(c, sj, where, &t->interpolation, &t->times, &t->key_count, &out))) return r;
+  t->weight_count = targets;
+  char usage[128];
+  snprintf(usage, sizeof usage, "output of %s", where);
+  gl_acc a;
+  if ((r = acc_resolve(c, (size_t)out, usage, &a)) ||
+      (r = acc_expect(c, &a, usage, 1, M_FLOAT | M_BYTE | M_UBYTE | M_SHORT | M_USHORT,
+                      M_BYTE | M_UBYTE | M_SHORT | M_USHORT, "SCALAR of float or normalized integers")))
+    return r;
+  size_t per_key = t->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1;
+  if (t->key_count > SKS_MAX_MORPH_TRACK_VALUES / targets / per_key)
+    return gl_fail(c, SKS_ERR_UNSUPPORTED, "%s: %zu keys x %zu morph targets is over the limit of %u weights",
+                   where, t->key_count, targets, SKS_MAX_MORPH_TRACK_VALUES);
+  size_t want = t->key_count * targets * per_key;
+  if (a.count != want)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: output accessor %ld has %zu weights; %zu keys x %zu morph targets%s "
+                   "need %zu", where, out, a.count, t->key_count, targets,
+                   per_key == 3 ? " x 3 (CUBICSPLINE)" : "", want);
+  if (!(t->values = gl_alloc(c, want ? want : 1, sizeof(float)))) return c->status;
+  acc_read_f(&a, t->values);
+  for (size_t i = 0; i < want; ++i)
+    if (!isfinite(t->values[i]))
+      return gl_fail(c, SKS_ERR_PARSE, "%s: weight %zu is not finite", where, i);
+  return SKS_OK;
+}
+
+static sks_result read_track(gl_ctx *c, const cJSON *sj, size_t ai, long si, sks_track *t) {
+  char where[64];
+  snprintf(where, sizeof where, "animation %zu sampler %ld", ai, si);
+  sks_result r;
+  long out;
+  if ((r = read_sampler_input(c, sj, where, &t->interpolation, &t->times, &t->key_count, &out))) return r;
+  gl_acc a;
+  char usage[96];
   uint32_t comps = sks_track_components(t->path);
   size_t per_key = t->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1;
   snprintf(usage, sizeof usage, "output of %s", where);
@@ -1467,8 +1526,8 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
       name = buf;
     }
     if (!(clip->name = gl_strdup(c, name))) return c->status;
-    /* Pass 1: which channels become tracks. */
-    size_t nt = 0;
+    /* Pass 1: which channels become tracks (nw: morph weight tracks). */
+    size_t nt = 0, nw = 0;
     size_t k = 0;
     cJSON_ArrayForEach(ch, channels) {
       char cw[64];
@@ -1488,10 +1547,14 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
       if (node >= 0 && c->node_joint[node] >= 0 &&
           (!strcmp(path, "translation") || !strcmp(path, "rotation") || !strcmp(path, "scale")))
         ++nt;
+      if (node >= 0 && c->node_joint[node] >= 0 && !strcmp(path, "weights")) ++nw;
     }
     if (nt) {
       if (!(clip->tracks = gl_alloc(c, nt, sizeof(sks_track)))) return c->status;
       clip->track_count = nt;
+    }
+    if (nw) {
+      if (!(clip->morph_tracks = gl_alloc(c, nw, sizeof(sks_morph_track)))) return c->status;
     }
     size_t ti = 0;
     float duration = 0;
@@ -1502,14 +1565,36 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
       if (!nj) continue;
       int32_t joint = c->node_joint[(size_t)nj->valuedouble];
       sks_track_path tp;
+      int weights = 0;
       if (!strcmp(path, "translation")) tp = SKS_PATH_TRANSLATION;
       else if (!strcmp(path, "rotation")) tp = SKS_PATH_ROTATION;
       else if (!strcmp(path, "scale")) tp = SKS_PATH_SCALE;
+      else if (!strcmp(path, "weights")) { tp = SKS_PATH_TRANSLATION; weights = 1; }
       else continue;
       if (joint < 0) continue;
       long si = (long)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble;
       const cJSON *sj;
       if ((r = js_item(c, &c->samplers, (size_t)si, "sampler", &sj))) return r;
+      if (weights) {
+        long nd = (long)nj->valuedouble;
+        size_t targets = node_morph_count(c, (size_t)nd);
+        int dup = 0;
+        for (size_t q = 0; q < clip->morph_track_count; ++q) dup |= clip->morph_tracks[q].node == joint;
+        if (!targets || dup) {
+          if ((r = gl_note(c, m, "the model's clips",
+                           "animation %zu '%s': a \"weights\" channel on node %ld, %s", ai, clip->name, nd,
+                           dup ? "which an earlier channel of the animation already animates"
+                               : "which has no mesh with morph targets")))
+            return r;
+          continue;
+        }
+        /* the track being read counts, so an error frees what it holds */
+        sks_morph_track *mt = &clip->morph_tracks[clip->morph_track_count++];
+        mt->node = joint;
+        if ((r = read_morph_track(c, sj, ai, si, nd, targets, mt))) return r;
+        if (mt->key_count && mt->times[mt->key_count - 1] > duration) duration = mt->times[mt->key_count - 1];
+        continue;
+      }
       sks_track *t = &clip->tracks[ti++];
       t->joint = joint;
       t->path = tp;
@@ -1518,12 +1603,12 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
         duration = t->times[t->key_count - 1];
     }
     clip->duration = duration;
-    if (!nt) {
+    if (!nt && !clip->morph_track_count) {
       /* Nothing of the model moves: a player shows the rest pose whatever
        * the clip, and glTF cannot write an animation without a channel. */
       if ((r = gl_note(c, m, "the model's clips",
-                       "animation %zu '%s' has no translation, rotation or scale channel on a node of the "
-                       "model%s", ai, clip->name, nc ? "" : " (no channels)")))
+                       "animation %zu '%s' has no translation, rotation, scale or weights channel on a node of "
+                       "the model%s", ai, clip->name, nc ? "" : " (no channels)")))
         return r;
       sks_clip_free(clip);
       memset(clip, 0, sizeof *clip);

@@ -70,6 +70,17 @@ uint64_t sks_hash_clip(const sks_clip *clip) {
     if (tr->times) h = sks_hash_bytes(h, tr->times, tr->key_count * sizeof(float));
     if (tr->values) h = sks_hash_bytes(h, tr->values, nv * sizeof(float));
   }
+  if (clip->morph_track_count) { /* a clip without morph tracks hashes as before */
+    h = sks_hash_bytes(h, &clip->morph_track_count, sizeof clip->morph_track_count);
+    for (size_t t = 0; t < clip->morph_track_count; ++t) {
+      const sks_morph_track *tr = &clip->morph_tracks[t];
+      int32_t head[2] = {tr->node, (int32_t)tr->interpolation};
+      h = sks_hash_bytes(h, head, sizeof head);
+      h = sks_hash_bytes(h, &tr->weight_count, sizeof tr->weight_count);
+      if (tr->times) h = sks_hash_bytes(h, tr->times, tr->key_count * sizeof(float));
+      if (tr->values) h = sks_hash_bytes(h, tr->values, sks_morph_track_value_count(tr) * sizeof(float));
+    }
+  }
   return h;
 }
 

@@ -62,6 +62,9 @@ typedef struct gw_state {
   /* build() only: material -> its untextured twin for parts without UVs
    * (a texture needs TEXCOORD_0), -1 = none; NULL: materials as they are. */
   const int32_t *plain_material;
+  /* build() only: part -> the glTF node holding its mesh (a morph track's
+   * "weights" channel targets it); NULL: the part's node via joint_node. */
+  int32_t *part_host;
   uint8_t *bin;
   size_t bin_size, bin_cap;
   int oom;
@@ -415,6 +418,22 @@ static sks_result check_model(gw_state *s) {
         return sks_error_set(s->err, SKS_ERR_INVALID, "%s: clip '%s', track %zu (joint %d): value %zu is not finite",
                              file_label(s), clip->name ? clip->name : "", t, tr->joint, bad);
     }
+    for (size_t t = 0; t < clip->morph_track_count; ++t) {
+      const sks_morph_track *tr = &clip->morph_tracks[t];
+      if (tr->key_count == 0 || tr->weight_count == 0) continue;
+      if (tr->node < 0 || (size_t)tr->node >= sk->joint_count)
+        return sks_error_set(s->err, SKS_ERR_INVALID, "%s: clip '%s', morph track %zu: node %d is not in the skeleton",
+                             file_label(s), clip->name ? clip->name : "", t, tr->node);
+      for (size_t i = 0; i < tr->key_count; ++i)
+        if (!isfinite(tr->times[i]) || tr->times[i] < 0.0f || (i && !(tr->times[i] > tr->times[i - 1])))
+          return sks_error_set(s->err, SKS_ERR_INVALID,
+                               "%s: clip '%s', morph track %zu (node %d), key %zu: time %g is negative, not finite "
+                               "or not after the previous key",
+                               file_label(s), clip->name ? clip->name : "", t, tr->node, i, (double)tr->times[i]);
+      if (!all_finite(tr->values, sks_morph_track_value_count(tr), &bad))
+        return sks_error_set(s->err, SKS_ERR_INVALID, "%s: clip '%s', morph track %zu (node %d): weight %zu is not finite",
+                             file_label(s), clip->name ? clip->name : "", t, tr->node, bad);
+    }
   }
   return SKS_OK;
 }
@@ -614,7 +633,65 @@ static uint64_t times_hash(const sks_track *t) {
  * actions; an animated non-joint skeleton root, Testwuson's "Root", becomes
  * the armature object) then play every clip as it is sampled here, where an
  * unkeyed property is at rest. Other channels at rest are not written. */
-static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *keyed) {
+/* The parts hosted by track tr's node that have morph targets: one
+ * "weights" channel per glTF node holding them, with as many weights per key
+ * as that mesh has targets (a track with fewer is padded with the defaults,
+ * one with more cut). A track of 0 weights is written as one key at the
+ * defaults at time 0 (a clip that leaves the weights at their defaults).
+ * Returns the new sampler count. */
+static size_t morph_channels(gw_state *s, const sks_morph_track *tr, cJSON *channels, cJSON *samplers,
+                             size_t n_samplers) {
+  const sks_model *m = s->model;
+  int input = -1;
+  for (size_t p = 0; p < m->part_count && !s->oom; ++p) {
+    const sks_mesh_part *part = &m->parts[p];
+    if (part->node != tr->node || !part->morph_target_count) continue;
+    long host = s->part_host ? s->part_host[p] : (s->joint_node ? s->joint_node[part->node] : part->node);
+    int dup = 0;
+    for (size_t q = 0; q < p && !dup; ++q) {
+      const sks_mesh_part *o = &m->parts[q];
+      long oh = s->part_host ? s->part_host[q] : (s->joint_node ? s->joint_node[o->node] : o->node);
+      dup = o->node == tr->node && o->morph_target_count && oh == host;
+    }
+    if (dup) continue;
+    const size_t w = part->morph_target_count;
+    const int at_rest = tr->weight_count == 0 || tr->key_count == 0;
+    const size_t keys = at_rest ? 1 : tr->key_count;
+    const size_t per_key = !at_rest && tr->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1;
+    if (keys * per_key > SIZE_MAX / sizeof(float) / w) { s->oom = 1; break; }
+    float *vals = malloc(keys * per_key * w * sizeof(float));
+    if (!vals) { s->oom = 1; break; }
+    for (size_t e = 0; e < keys * per_key; ++e)
+      for (size_t i = 0; i < w; ++i) {
+        int tangent = per_key == 3 && e % 3 != 1;
+        float def = tangent ? 0.0f : part->morph_targets[i].default_weight;
+        vals[e * w + i] = !at_rest && i < tr->weight_count ? tr->values[e * tr->weight_count + i] : def;
+      }
+    if (input < 0) {
+      const float zero = 0.0f;
+      input = add_float_accessor(s, at_rest ? &zero : tr->times, keys, 1, "SCALAR", 0, 1);
+    }
+    int output = add_float_accessor(s, vals, keys * per_key * w, 1, "SCALAR", 0, 0);
+    free(vals);
+    cJSON *smp = cJSON_CreateObject();
+    add_num_i(smp, "input", input);
+    add_num_i(smp, "output", output);
+    cJSON_AddStringToObject(smp, "interpolation",
+                            per_key == 3 ? "CUBICSPLINE"
+                            : !at_rest && tr->interpolation == SKS_INTERP_STEP ? "STEP" : "LINEAR");
+    cJSON_AddItemToArray(samplers, smp);
+    cJSON *ch = cJSON_CreateObject();
+    add_num_i(ch, "sampler", (long)n_samplers++);
+    cJSON *target = cJSON_CreateObject();
+    add_num_i(target, "node", host);
+    cJSON_AddStringToObject(target, "path", "weights");
+    cJSON_AddItemToObject(ch, "target", target);
+    cJSON_AddItemToArray(channels, ch);
+  }
+  return n_samplers;
+}
+
+static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *keyed, const uint8_t *morph_keyed) {
   const sks_model *m = s->model;
   size_t nt = clip->track_count, jc = m->skeleton.joint_count;
   cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
@@ -697,6 +774,19 @@ static cJSON *animation_json(gw_state *s, const sks_clip *clip, const uint8_t *k
     cJSON_AddItemToObject(ch, "target", target);
     cJSON_AddItemToArray(channels, ch);
   }
+  /* morph weights: one "weights" channel per mesh node a track drives */
+  for (size_t t = 0; t < clip->morph_track_count && !s->oom; ++t)
+    n_samplers = morph_channels(s, &clip->morph_tracks[t], channels, samplers, n_samplers);
+  /* nodes whose weights other clips animate: one key at the default weights */
+  for (size_t nd = 0; morph_keyed && nd < jc && !s->oom; ++nd) {
+    if (!morph_keyed[nd]) continue;
+    int has = 0;
+    for (size_t t = 0; t < clip->morph_track_count; ++t)
+      has |= clip->morph_tracks[t].node == (int32_t)nd && clip->morph_tracks[t].key_count > 0;
+    if (has) continue;
+    sks_morph_track rest = {(int32_t)nd, SKS_INTERP_LINEAR, 0, 1, NULL, NULL};
+    n_samplers = morph_channels(s, &rest, channels, samplers, n_samplers);
+  }
   /* channels other clips key: one key at the rest value */
   int rest_input = -1;
   for (size_t j = 0; keyed && j < jc && !s->oom; ++j)
@@ -765,18 +855,38 @@ static uint8_t *keyed_channels(const sks_model *m) {
   return keyed;
 }
 
+/* morph_keyed[j] != 0 when some clip has a morph track with keys on node j
+ * (caller frees; NULL when none or out of memory: *oom says which). */
+static uint8_t *morph_keyed_nodes(const sks_model *m, int *oom) {
+  size_t jc = m->skeleton.joint_count, any = 0;
+  *oom = 0;
+  for (size_t c = 0; c < m->clip_count; ++c) any += m->clips[c].morph_track_count;
+  if (!any || !jc) return NULL;
+  uint8_t *k = calloc(jc, 1);
+  if (!k) { *oom = 1; return NULL; }
+  for (size_t c = 0; c < m->clip_count; ++c)
+    for (size_t t = 0; t < m->clips[c].morph_track_count; ++t) {
+      const sks_morph_track *tr = &m->clips[c].morph_tracks[t];
+      if (tr->key_count && tr->weight_count && tr->node >= 0 && (size_t)tr->node < jc) k[tr->node] = 1;
+    }
+  return k;
+}
+
 static sks_result write_animations(gw_state *s, cJSON *root) {
   const sks_model *m = s->model;
   cJSON *anims = NULL;
   uint8_t *bound = keyed_channels(m);
-  if (!bound) { s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
+  int moom;
+  uint8_t *mk = morph_keyed_nodes(m, &moom);
+  if (!bound || moom) { free(bound); s->oom = 1; return SKS_ERR_OUT_OF_MEMORY; }
   for (size_t c = 0; c < m->clip_count && !s->oom; ++c) {
-    cJSON *a = animation_json(s, &m->clips[c], bound);
+    cJSON *a = animation_json(s, &m->clips[c], bound, mk);
     if (!a) continue;
     if (!anims) anims = cJSON_AddArrayToObject(root, "animations");
     cJSON_AddItemToArray(anims, a);
   }
   free(bound);
+  free(mk);
   return s->oom ? SKS_ERR_OUT_OF_MEMORY : SKS_OK;
 }
 
@@ -818,6 +928,12 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     last_host = g->host;
     p = q;
   }
+  if (m->part_count && !(s->part_host = malloc(m->part_count * sizeof *s->part_host))) {
+    free(groups); free(hosting);
+    return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
+  }
+  for (size_t gi = 0; gi < ng; ++gi)
+    for (size_t p = groups[gi].first; p < groups[gi].first + groups[gi].count; ++p) s->part_host[p] = groups[gi].host;
 
   /* Nodes: joints, then added mesh hosts. */
   cJSON *nodes = cJSON_AddArrayToObject(root, "nodes");
@@ -1331,7 +1447,9 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
   free(viewv);
   uint8_t *drop_acc = calloc(n_acc ? n_acc : 1, 1);
   uint8_t *bound = keyed_channels(m);
-  if (!joint_node || !drop_acc || !bound || (n_nodes && !nodes) || (n_meshes && !meshes) ||
+  int moom;
+  uint8_t *morph_keyed = morph_keyed_nodes(m, &moom);
+  if (!joint_node || !drop_acc || !bound || moom || (n_nodes && !nodes) || (n_meshes && !meshes) ||
       (n_skins && !skins) || (n_anims && !anims) || (n_images && !images)) {
     r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
     goto done;
@@ -1470,7 +1588,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
         kept[found] = 1;
         a = cJSON_Duplicate(anims[found], 1);
       } else {
-        a = animation_json(s, &m->clips[c], bound);
+        a = animation_json(s, &m->clips[c], bound, morph_keyed);
       }
       if (a) { cJSON_AddItemToArray(out, a); ++n_out; }
     }
@@ -1622,7 +1740,7 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
 done:
   s->accessors = s->views = NULL; /* owned by root */
   free(joint_node); free(nodes); free(meshes); free(skins); free(anims); free(images);
-  free(drop_acc); free(bound);
+  free(drop_acc); free(bound); free(morph_keyed);
   s->joint_node = NULL;
   if (r == SKS_OK && s->oom) r = sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   return r;
@@ -1658,6 +1776,7 @@ sks_result sks_glb_encode(const char *path, const sks_model *model, const sks_gl
                                          : sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     cJSON_Delete(s.accessors);
     cJSON_Delete(s.views);
+    free(s.part_host);
     bin = s.bin;
     blen = s.bin_size; /* a multiple of 4 */
   }

@@ -1,5 +1,5 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE4" | str source_path
+ *   "SKSWIRE5" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
@@ -16,7 +16,9 @@
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
- *                 u32 interpolation, u64 keys, f32 times, f32 values } }
+ *                 u32 interpolation, u64 keys, f32 times, f32 values },
+ *                 u64 morph tracks { i32 node, u32 interpolation, u64 weights,
+ *                 u64 keys, f32 times, f32 values (keys x weights, x 3 cubic) } }
  *   "END!"
  * str = u64 length (UINT64_MAX = NULL) + bytes, no NUL inside. */
 #include <math.h>
@@ -28,7 +30,7 @@
 
 /* The version is in the magic: a parent refuses a child of another build
  * ("no header") instead of misreading its layout. */
-#define WIRE_MAGIC "SKSWIRE4"
+#define WIRE_MAGIC "SKSWIRE5"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -150,6 +152,16 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
                   (tr->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
       put(&b, tr->times, tr->key_count * sizeof(float));
       put(&b, tr->values, nv * sizeof(float));
+    }
+    put_u64(&b, cl->morph_track_count);
+    for (size_t t = 0; t < cl->morph_track_count; ++t) {
+      const sks_morph_track *tr = &cl->morph_tracks[t];
+      put_i32(&b, tr->node);
+      put_u32(&b, (uint32_t)tr->interpolation);
+      put_u64(&b, tr->weight_count);
+      put_u64(&b, tr->key_count);
+      put(&b, tr->times, tr->key_count * sizeof(float));
+      put(&b, tr->values, sks_morph_track_value_count(tr) * sizeof(float));
     }
   }
   put(&b, WIRE_END, 4);
@@ -451,6 +463,44 @@ static void decode(rbuf *b, sks_model *m) {
       tr->key_count = keys;
       for (size_t x = 1; x < keys; ++x)
         if (tr->times[x] < tr->times[x - 1]) { bad(b, SKS_ERR_PARSE, "key times not ascending"); break; }
+    }
+    size_t nmt = b->r == SKS_OK ? get_count(b, 4 + 4 + 8 + 8, "morph track count") : 0;
+    if (b->r != SKS_OK) break;
+    if (nmt) {
+      cl->morph_tracks = calloc(nmt, sizeof(sks_morph_track));
+      if (!cl->morph_tracks) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); break; }
+    }
+    for (size_t t = 0; t < nmt && b->r == SKS_OK; ++t) {
+      sks_morph_track *tr = &cl->morph_tracks[t];
+      int32_t node = get_i32(b);
+      uint32_t interp = get_u32(b);
+      uint64_t w = get_u64(b);
+      size_t keys = get_count(b, sizeof(float), "morph key count");
+      if (b->r != SKS_OK) break;
+      if (node < 0 || (size_t)node >= nj || interp > SKS_INTERP_CUBICSPLINE || w == 0 ||
+          w > SKS_MAX_MORPH_TRACK_VALUES || keys > SKS_MAX_MORPH_TRACK_VALUES / w / 3u) {
+        bad(b, SKS_ERR_PARSE, "morph track node / interpolation / weight count");
+        break;
+      }
+      for (size_t q = 0; q < cl->morph_track_count; ++q)
+        if (cl->morph_tracks[q].node == node) { bad(b, SKS_ERR_PARSE, "two morph tracks on one node"); break; }
+      if (b->r != SKS_OK) break;
+      tr->node = node;
+      tr->interpolation = (sks_interpolation)interp;
+      tr->weight_count = (size_t)w;
+      size_t per_key = (size_t)w * (interp == SKS_INTERP_CUBICSPLINE ? 3u : 1u);
+      tr->times = get_array(b, keys, sizeof(float), "morph key times");
+      tr->values = get_array(b, keys, per_key * sizeof(float), "morph key weights");
+      ++cl->morph_track_count; /* owns what it got, freed on an error */
+      if (b->r != SKS_OK) break;
+      tr->key_count = keys;
+      for (size_t x = 0; x < keys; ++x)
+        if (!isfinite(tr->times[x]) || (x && tr->times[x] < tr->times[x - 1])) {
+          bad(b, SKS_ERR_PARSE, "morph key times not finite and ascending");
+          break;
+        }
+      for (size_t x = 0; b->r == SKS_OK && x < keys * per_key; ++x)
+        if (!isfinite(tr->values[x])) { bad(b, SKS_ERR_PARSE, "a morph weight is not finite"); break; }
     }
   }
   char end[4];

@@ -15,6 +15,11 @@ void sks_clip_free(sks_clip *clip) {
     free(clip->tracks[i].values);
   }
   free(clip->tracks);
+  for (size_t i = 0; i < clip->morph_track_count; ++i) {
+    free(clip->morph_tracks[i].times);
+    free(clip->morph_tracks[i].values);
+  }
+  free(clip->morph_tracks);
   free(clip->name);
   memset(clip, 0, sizeof *clip);
 }
@@ -188,6 +193,18 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
       size_t nv = ta->key_count * comps * (ta->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1);
       tb->times = dup_mem(ta->times, ta->key_count * sizeof(float), &fail);
       tb->values = dup_mem(ta->values, nv * sizeof(float), &fail);
+    }
+    if (!fail && a->morph_track_count) {
+      b->morph_tracks = calloc(a->morph_track_count, sizeof(sks_morph_track));
+      if (!b->morph_tracks) { fail = 1; break; }
+      b->morph_track_count = a->morph_track_count;
+    }
+    for (size_t t = 0; !fail && t < a->morph_track_count; ++t) {
+      const sks_morph_track *ta = &a->morph_tracks[t];
+      sks_morph_track *tb = &b->morph_tracks[t];
+      *tb = *ta;
+      tb->times = dup_mem(ta->times, ta->key_count * sizeof(float), &fail);
+      tb->values = dup_mem(ta->values, sks_morph_track_value_count(ta) * sizeof(float), &fail);
     }
   }
   if (fail) {
