@@ -9,21 +9,7 @@
 # Files are made here (a textured triangle). Usage: test_safety_assimp.sh PATH/TO/skinsolve
 set -u
 CLI="${1:?usage: test_safety_assimp.sh PATH/TO/skinsolve}"
-T="$(mktemp -d "${TMPDIR:-/tmp}/sks_safety_assimp_XXXXXX")"
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { local desc="$1"; shift; if "$@"; then ok; else bad "$desc"; fi; }
-run() {
-  local want="$1" desc="$2"; shift 2
-  timeout 60 "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else
-    bad "$desc: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5 >&2
-  fi
-}
-has() { grep -qF -- "$2" "$1"; }
+. "$(dirname "$0")/util/sks_test.sh" safety_assimp
 sums() { (cd "$T/m" && sha256sum mat.glb tex.html m.mtl tex.png); }
 
 # A 2x2 red PNG.

@@ -6,19 +6,8 @@
 # reach the Assimp child. Files are made here (test_safety.sh's triangle).
 set -u
 CLI="${1:?usage: test_untrusted_cli.sh PATH/TO/skinsolve}"
-T="$(mktemp -d "${TMPDIR:-/tmp}/sks_untrusted_XXXXXX")"
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-run() {
-  local want="$1" desc="$2"; shift 2
-  timeout 120 "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else
-    bad "$desc: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5 >&2
-  fi
-}
+. "$(dirname "$0")/util/sks_test.sh" untrusted 120
+# here has FILE TEXT DESC counts the check itself
 has() { if grep -qF -- "$2" "$1"; then ok; else bad "$3: '$2' not in $(head -c 300 "$1")"; fi; }
 
 SRC="${SKS_SOURCE_DIR:-$(dirname "$0")/..}"
