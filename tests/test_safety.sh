@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inputs are sacred, reads stay inside (untrusted-files issue, items 1 and 2):
+# Inputs are sacred, reads stay inside (untrusted-files issue 11, items 0, 1 and 2):
 #  - no command writes over one of its inputs (bake / control / pose / repair /
 #    reweight, -o and --report, directly or through a symlink), nor onto a
 #    FIFO or other non-regular file, nor two outputs onto one file: exit 2,
@@ -98,16 +98,57 @@ gltf tri.glb >"$T/x/tri.gltf"
 cp "$T/x/tri.glb" "$T/x/tri.orig"
 ln -s tri.glb "$T/x/link.glb"
 run 2 "repair -o the .gltf's buffer file" "$CLI" repair "$T/x/tri.gltf" -o "$T/x/tri.glb"
-check "message names the input and the uri" has "$T/err" "the input $T/x/tri.gltf reads it (uri \"tri.glb\""
+check "message names the output and the buffer as the reader opened it" \
+  has "$T/err" "refusing to write $T/x/tri.glb: an input's import read it (as $(realpath "$T/x/tri.glb");"
 run 2 "bake -o symlink to the target's buffer" "$CLI" bake --source "$T/a.glb" --target "$T/x/tri.gltf" -o "$T/x/link.glb"
 run 2 "control --report the buffer" "$CLI" control "$T/x/tri.gltf" --report "$T/x/tri.glb"
 cp "$T/m/tri.bin" "$T/x/buf.obj"   # pose writes .obj: a buffer of that name
 gltf buf.obj >"$T/x/p.gltf"
 run 2 "pose -o the buffer" "$CLI" pose "$T/x/p.gltf" -o "$T/x/buf.obj"
-check "pose: message names the uri" has "$T/err" "(uri \"buf.obj\""
+check "pose: message names the buffer" has "$T/err" "(as $(realpath "$T/x/buf.obj");"
 check "the buffers unchanged, the link still a link" \
   sh -c "cmp -s '$T/x/tri.glb' '$T/x/tri.orig' && cmp -s '$T/x/buf.obj' '$T/m/tri.bin' && test -L '$T/x/link.glb'"
 run 0 "the .gltf still loads" "$CLI" pose "$T/x/tri.gltf" -o "$T/o/x.obj"
+# the files the glTF reader reports (sks_load_options.on_file_read), not a
+# re-parse of the JSON, decide: a .gltf + external buffer + external PNG
+# image; every command that writes, each output pointing at the buffer or
+# the image directly, through a symlink or a hard link: exit 2, nothing
+# changed. The file names carry the extension each command writes, so the
+# refusal is the overlap, not a wrong extension.
+mkdir -p "$T/g"
+PNG='iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+for ext in glb obj html; do
+  cp "$T/m/tri.bin" "$T/g/buf.$ext"
+  printf '%s' "$PNG" | base64 -d >"$T/g/img.$ext"
+  gltf "buf.$ext" | sed "s/\"buffers\":/\"images\":[{\"uri\":\"img.$ext\"}],\"buffers\":/" >"$T/g/$ext.gltf"
+  for k in buf img; do
+    ln -s "$k.$ext" "$T/g/sym_$k.$ext"   # relative: resolves beside it
+    ln "$T/g/$k.$ext" "$T/g/hard_$k.$ext"
+  done
+done
+sums() { (cd "$T/g" && sha256sum buf.* img.* ./*.gltf); }
+sums >"$T/g.sha256"
+run 0 "the .gltf with an external buffer and image loads" "$CLI" info "$T/g/glb.gltf"
+for k in buf img; do
+  for how in "" sym_ hard_; do
+    o="$T/g/$how$k"
+    what="${how:-direct }${how:+link to the }$k"
+    real="$(realpath "$T/g/$k.glb")"
+    run 2 "repair -o $what" "$CLI" repair "$T/g/glb.gltf" -o "$o.glb"
+    check "repair -o $what: message names the file read" has "$T/err" "refusing to write $o.glb: an input's import read it (as $real;"
+    run 2 "bake -o $what of the target" "$CLI" bake --source "$T/a.glb" --target "$T/g/glb.gltf" -o "$o.glb"
+    run 2 "bake -o $what of the source" "$CLI" bake --source "$T/g/glb.gltf" --target "$T/b.glb" -o "$o.glb"
+    run 2 "reweight -o $what" "$CLI" reweight "$T/g/glb.gltf" -o "$o.glb"
+    run 2 "refit -o $what of the target" "$CLI" refit --source "$T/a.glb" --target "$T/g/glb.gltf" -o "$o.glb"
+    run 2 "pose -o $what" "$CLI" pose "$T/g/obj.gltf" -o "$o.obj"
+    check "pose -o $what: message names the file read" has "$T/err" "(as $(realpath "$T/g/$k.obj");"
+    run 2 "control --report $what" "$CLI" control "$T/g/html.gltf" --report "$o.html"
+    run 2 "bake --report $what of the source" "$CLI" bake --source "$T/g/html.gltf" --target "$T/b.glb" --report "$o.html"
+  done
+done
+check "buffers, images and .gltf files unchanged (sha256)" sh -c "cd '$T/g' && sha256sum -c --quiet '$T/g.sha256'"
+check "the symlinks are still symlinks" sh -c "cd '$T/g' && for l in sym_*; do test -L \$l || exit 1; done"
+run 0 "an output beside them that is none of them is written" "$CLI" repair "$T/g/glb.gltf" -o "$T/g/fixed.glb"
 mkfifo "$T/o/out_fifo"
 run 2 "bake -o FIFO refused" "${bake[@]}" -o "$T/o/out_fifo"
 check "FIFO message" has "$T/err" "not a regular file"

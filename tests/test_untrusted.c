@@ -4,7 +4,7 @@
  * ASan build runs this), the isolated import itself (same model as
  * in-process; deadline, memory limit and exit paths become clean errors and
  * the child is reaped), and the bounds on bake frames. Files are made here. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -114,6 +114,94 @@ static void test_files_read(void) {
   sks_result r = sks_load(path, &o, &m, &err);
   CHECK(r != SKS_OK ? h.calls == 0 : h.calls >= 3);
   sks_model_free(&m);
+}
+
+/* ---- the files the native glTF reader read (on_file_read too) ---- */
+
+typedef struct paths_heard {
+  char path[8][4200];
+  int calls;
+} paths_heard;
+
+static void heard_path(void *user, const char *path) {
+  paths_heard *h = user;
+  if (h->calls < 8) snprintf(h->path[h->calls], sizeof h->path[0], "%s", path);
+  ++h->calls;
+}
+
+/* A .gltf with an external buffer and an external PNG: the reader reports
+ * exactly the .gltf (as given), the .bin and the .png (their real paths),
+ * each once; a .glb written from it reports just itself; a buffer uri that
+ * leaves the folder fails the load and the file outside is never reported. */
+static void test_gltf_files_read(void) {
+  static const unsigned char png[] = {
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+      0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72, 0xb6, 0x0d, 0x24, 0x00, 0x00, 0x00,
+      0x11, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0x84, 0x19, 0x60, 0x0c, 0x00,
+      0x47, 0xca, 0x07, 0xf9, 0x67, 0x59, 0x6e, 0xb7, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42,
+      0x60, 0x82};
+  /* 3 positions (36 bytes) then 3 UVs (24 bytes) */
+  static const float buf[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1};
+  static const char json_fmt[] =
+      "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
+      "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+      "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"gfr.png\"}],"
+      "\"buffers\":[{\"byteLength\":60,\"uri\":\"%s\"}],"
+      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+      "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}]}";
+  char json[2048];
+  snprintf(json, sizeof json, json_fmt, "gfr.bin");
+  const char *png_path = write_tmp("gfr.png", png, sizeof png);
+  char *png_real = png_path ? realpath(png_path, NULL) : NULL;
+  const char *bin_path = write_tmp("gfr.bin", buf, sizeof buf);
+  char *bin_real = bin_path ? realpath(bin_path, NULL) : NULL;
+  const char *path = write_tmp("gfr.gltf", json, strlen(json));
+  CHECK(png_real && bin_real && path);
+  if (!png_real || !bin_real || !path) { free(png_real); free(bin_real); return; }
+  char gltf_path[4200], glb_path[4200];
+  snprintf(gltf_path, sizeof gltf_path, "%s", path);
+  paths_heard h;
+  memset(&h, 0, sizeof h);
+  sks_load_options o = {.on_file_read = heard_path, .on_file_read_user = &h};
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(gltf_path, &o, &m, &err), &err);
+  CHECK_MSG(m.image_count == 1, "the PNG was read as the model's image (%zu images)", m.image_count);
+  CHECK_MSG(h.calls == 3, "%d files reported, want the .gltf, .bin and .png", h.calls);
+  int got_gltf = 0, got_bin = 0, got_png = 0;
+  for (int i = 0; i < h.calls && i < 8; ++i) {
+    if (strcmp(h.path[i], gltf_path) == 0) ++got_gltf;
+    else if (strcmp(h.path[i], bin_real) == 0) ++got_bin;
+    else if (strcmp(h.path[i], png_real) == 0) ++got_png;
+    else CHECK_MSG(0, "reported a file the model does not name: %s", h.path[i]);
+  }
+  CHECK_MSG(got_gltf == 1 && got_bin == 1 && got_png == 1, ".gltf %d, .bin %d, .png %d", got_gltf, got_bin,
+            got_png);
+  CHECK_MSG(h.calls >= 1 && strcmp(h.path[0], gltf_path) == 0, "the .gltf is reported first (%s)", h.path[0]);
+  /* the same model as one .glb (image embedded): the file itself only */
+  snprintf(glb_path, sizeof glb_path, "%s/gfr.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(glb_path, &m, NULL, &err), &err);
+  sks_model_free(&m);
+  memset(&h, 0, sizeof h);
+  CHECK_OK(sks_load(glb_path, &o, &m, &err), &err);
+  CHECK_MSG(h.calls == 1 && strcmp(h.path[0], glb_path) == 0, ".glb: %d files reported (first %s)", h.calls,
+            h.path[0]);
+  sks_model_free(&m);
+  /* a buffer uri out of the folder: refused, the outside file never reported */
+  snprintf(json, sizeof json, json_fmt, "../gfr_outside.bin");
+  const char *bad = write_tmp("gfr_out.gltf", json, strlen(json));
+  CHECK(bad != NULL);
+  if (bad) {
+    memset(&h, 0, sizeof h);
+    CHECK(sks_load(bad, &o, &m, &err) != SKS_OK);
+    for (int i = 0; i < h.calls && i < 8; ++i)
+      CHECK_MSG(strstr(h.path[i], "gfr_outside") == NULL, "reported a refused file: %s", h.path[i]);
+    sks_model_free(&m);
+  }
+  free(png_real);
+  free(bin_real);
 }
 
 /* ---- a small synthetic model with everything the wire format carries ---- */
@@ -839,6 +927,7 @@ int main(void) {
   test_gltf_virtual_bound();
   test_x_nul_byte();
   test_files_read();
+  test_gltf_files_read();
   test_wire_roundtrip();
   test_wire_corrupt();
   test_wire_material_checks();

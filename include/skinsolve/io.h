@@ -21,14 +21,16 @@ typedef struct sks_load_options {
    * 0 = SKS_DEFAULT_MAX_RESOURCE_BYTES. (Each file also has its own cap:
    * a buffer reads byteLength bytes only, an image at most 512 MiB.) */
   uint64_t max_resource_bytes;
-  /* Assimp imports: called for every file the import opened, with the path
-   * as opened (isolated: once per distinct file, after a successful load;
-   * in-process: as each is opened, so a file may be reported twice)
-   * (the model file, an .obj's .mtl, external textures, files a Collada or
-   * .x names...; relative to the working directory when path is). A caller
-   * that writes files checks them against these (the CLI refuses an output
-   * that is one of them). Not called for the native glTF reader (its
-   * external files are its buffer and image uris). NULL = not told. */
+  /* Called for every file a load opened, with the path as opened. Assimp
+   * imports: isolated, once per distinct file, after a successful load;
+   * in-process, as each is opened, so a file may be reported twice (the
+   * model file, an .obj's .mtl, external textures, files a Collada or .x
+   * names...; relative to the working directory when path is). The native
+   * glTF reader: the .gltf / .glb itself (path as given), then each
+   * external buffer and image file just before it is read, as its real
+   * path once its uri passed the confinement. A caller that writes files checks
+   * them against these (the CLI refuses an output that is one of them).
+   * NULL = not told. */
   void (*on_file_read)(void *user, const char *path);
   void *on_file_read_user;
 } sks_load_options;
@@ -44,8 +46,8 @@ sks_result sks_load(const char *path, const sks_load_options *options,
                     sks_model *out, sks_error *err);
 
 /* Native glTF 2.0 reader (.gltf with external or data-URI buffers, .glb).
- * sks_load_gltf_with takes options (only max_resource_bytes applies; NULL =
- * defaults); sks_load uses it for .gltf / .glb. */
+ * sks_load_gltf_with takes options (max_resource_bytes and on_file_read
+ * apply; NULL = defaults); sks_load uses it for .gltf / .glb. */
 sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err);
 sks_result sks_load_gltf_with(const char *path, const sks_load_options *options, sks_model *out,
                               sks_error *err);

@@ -63,10 +63,8 @@ int sks_cli_check_output(const char *output, const char *const *inputs, size_t i
  * from every other output. */
 int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
                           const char *const *inputs, size_t input_count);
-/* Both also refuse an output that is an external buffer or image file of
- * an input glTF (see sks_cli_gltf_resources). */
-
-/* The files an Assimp import reads (an .obj's .mtl, textures, files a
+/* The files a load reads besides the input (a glTF's external buffers and
+ * images, what an Assimp import opens: an .obj's .mtl, textures, files a
  * Collada or .x names) are known only once it ran: a guard installed in the
  * load options hears of each (sks_load_options.on_file_read) and compares
  * it, device + inode, with every output; the command calls
@@ -86,7 +84,9 @@ int sks_cli_guard_check(sks_cli_output_guard *g);
  * no output was read. Both release what the guard holds. */
 char *sks_cli_guard_message(sks_cli_output_guard *g);
 /* Calls fn(user, uri, real) for every external buffer and image URI of a
- * glTF file (a .gltf, or a .glb's JSON chunk; data: URIs skipped), real
+ * glTF file (a .gltf, or a .glb's JSON chunk; data: URIs skipped) — what a
+ * batch record lists as the job's resources; the output checks use the
+ * files the reader reports instead (sks_cli_output_guard) — real
  * being where the reader would read it (resolved with its confinement) or
  * NULL when it does not resolve. Nothing for other files. */
 void sks_cli_gltf_resources(const char *path, void (*fn)(void *user, const char *uri, const char *real),

@@ -160,19 +160,6 @@ void sks_cli_gltf_resources(const char *path, void (*fn)(void *user, const char 
   cJSON_Delete(doc);
 }
 
-typedef struct same_file {
-  const struct stat *out;
-  const char *hit; /* the resource's URI when it is the output */
-  char *hit_copy;
-} same_file;
-
-static void resource_is_output(void *user, const char *uri, const char *real) {
-  same_file *s = user;
-  struct stat sr;
-  if (s->hit || !real || stat(real, &sr) != 0) return;
-  if (sr.st_dev == s->out->st_dev && sr.st_ino == s->out->st_ino) s->hit = s->hit_copy = strdup(uri);
-}
-
 int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count) {
   return sks_cli_check_outputs(&output, 1, inputs, input_count);
 }
@@ -202,16 +189,9 @@ int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
         return sks_cli_fail(SKS_EXIT_USAGE,
                             "refusing to write %s: it is the input file %s (choose another output)",
                             output, inputs[i]);
-      /* a glTF's external buffers and images are read too */
-      same_file sf = {&so, NULL, NULL};
-      if (inputs[i]) sks_cli_gltf_resources(inputs[i], resource_is_output, &sf);
-      if (sf.hit) {
-        int rc = sks_cli_fail(SKS_EXIT_USAGE,
-                              "refusing to write %s: the input %s reads it (uri \"%s\"; choose another output)",
-                              output, inputs[i], sf.hit);
-        free(sf.hit_copy);
-        return rc;
-      }
+      /* the files a load reads besides the input itself (a glTF's buffers and
+       * images, an .obj's .mtl...) are known only once it ran: the guard
+       * (sks_cli_guard_outputs) compares them after the loads */
     }
     for (size_t l = 0; l < k; ++l) {
       struct stat sp;

@@ -95,6 +95,10 @@ typedef struct gl_ctx {
   int32_t *clip_anim;             /* clip -> the animation it was read from */
   const char *json_text;  /* the JSON (inside the input data) */
   size_t json_len;
+  /* sks_load_options.on_file_read: told of each external file before it is
+   * opened (its confined real path) */
+  void (*on_file_read)(void *user, const char *path);
+  void *on_file_read_user;
 } gl_ctx;
 
 /* A resolved, bounds-checked accessor: element e, component k lives at
@@ -361,6 +365,12 @@ static sks_result read_file(const char *path, uint8_t **data, size_t *size, cons
   return sks_resource_read(path, SIZE_MAX, (size_t)2 << 30, data, size, name, what, err);
 }
 
+/* Tells the caller of an external file about to be read (after its URI
+ * passed the confinement), so that it never writes over it. */
+static void report_file(const gl_ctx *c, const char *path) {
+  if (c->on_file_read) c->on_file_read(c->on_file_read_user, path);
+}
+
 /* The error for an external file the total cap (max_resource_bytes) refuses. */
 static sks_result resource_cap_fail(gl_ctx *c, const char *what, const char *uri, uint64_t bytes) {
   return gl_fail(c, SKS_ERR_UNSUPPORTED,
@@ -428,6 +438,7 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
     uint8_t *data;
     size_t size;
     snprintf(what, sizeof what, "buffer %zu file", bi);
+    report_file(c, path);
     r = sks_resource_read(path, byte_length, SIZE_MAX, &data, &size, c->name, what, c->err);
     free(path);
     if (r) return c->status = r;
@@ -1822,6 +1833,7 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
       size_t size = 0;
       uint64_t left = c->resource_cap - c->resource_used;
       size_t limit = left < GL_MAX_IMAGE_BYTES ? (size_t)left : GL_MAX_IMAGE_BYTES;
+      report_file(c, path);
       sks_result rr = sks_resource_read(path, SIZE_MAX, limit, &data, &size, c->name, what, c->err);
       free(path);
       if (rr == SKS_OK) {
@@ -2071,6 +2083,10 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
   c.budget = ((size_t)256 << 20) + (size > SIZE_MAX / 64 ? SIZE_MAX / 64 : size) * 32;
   c.resource_cap = options && options->max_resource_bytes ? options->max_resource_bytes
                                                           : SKS_DEFAULT_MAX_RESOURCE_BYTES;
+  if (options) {
+    c.on_file_read = options->on_file_read;
+    c.on_file_read_user = options->on_file_read_user;
+  }
   sks_result r = size ? SKS_OK : gl_fail(&c, SKS_ERR_PARSE, "file is empty");
   if (!r) r = read_model(&c, data, size, out);
   if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
@@ -2107,6 +2123,7 @@ sks_result sks_load_gltf_with(const char *path, const sks_load_options *options,
   size_t size;
   sks_result r = read_file(path, &data, &size, base_name(path), "file", err);
   if (r) return r;
+  if (options && options->on_file_read) options->on_file_read(options->on_file_read_user, path);
   const char *slash = strrchr(path, '/');
   char *dir = NULL;
   if (slash) {
