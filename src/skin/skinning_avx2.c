@@ -220,15 +220,20 @@ SKS_INLINE void scatter3x8(float *p, size_t s, __m256 x, __m256 y, __m256 z) {
   }
 }
 
-/* v' = v + 2w (u x v) + 2 u x (u x v), r = (u, w). */
-SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 *x, __m256 *y, __m256 *z) {
-  const __m256 two = _mm256_set1_ps(2.0f);
-  const __m256 cx = _mm256_mul_ps(two, _mm256_fmsub_ps(ry, *z, _mm256_mul_ps(rz, *y)));
-  const __m256 cy = _mm256_mul_ps(two, _mm256_fmsub_ps(rz, *x, _mm256_mul_ps(rx, *z)));
-  const __m256 cz = _mm256_mul_ps(two, _mm256_fmsub_ps(rx, *y, _mm256_mul_ps(ry, *x)));
-  *x = _mm256_add_ps(_mm256_fmadd_ps(rw, cx, *x), _mm256_fmsub_ps(ry, cz, _mm256_mul_ps(rz, cy)));
-  *y = _mm256_add_ps(_mm256_fmadd_ps(rw, cy, *y), _mm256_fmsub_ps(rz, cx, _mm256_mul_ps(rx, cz)));
-  *z = _mm256_add_ps(_mm256_fmadd_ps(rw, cz, *z), _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
+/* v' = v + 2w (u x v) + 2 u x (u x v) = v + 2 (w c + u x c), c = u x v, for a
+ * unit r = (u, w). For r of any length the rotation by r / |r| is
+ * v + (2 / |r|^2) (w c + u x c) with c, u, w from r as it is: s = 2 / |r|^2,
+ * so r is never normalised (and the reciprocal runs beside c). */
+SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 s, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 cx = _mm256_fmsub_ps(ry, *z, _mm256_mul_ps(rz, *y));
+  const __m256 cy = _mm256_fmsub_ps(rz, *x, _mm256_mul_ps(rx, *z));
+  const __m256 cz = _mm256_fmsub_ps(rx, *y, _mm256_mul_ps(ry, *x));
+  const __m256 ex = _mm256_fmadd_ps(rw, cx, _mm256_fmsub_ps(ry, cz, _mm256_mul_ps(rz, cy)));
+  const __m256 ey = _mm256_fmadd_ps(rw, cy, _mm256_fmsub_ps(rz, cx, _mm256_mul_ps(rx, cz)));
+  const __m256 ez = _mm256_fmadd_ps(rw, cz, _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
+  *x = _mm256_fmadd_ps(s, ex, *x);
+  *y = _mm256_fmadd_ps(s, ey, *y);
+  *z = _mm256_fmadd_ps(s, ez, *z);
 }
 
 /* One block of cnt <= 8 vertices from v (cnt is the constant 8 in the main
@@ -258,24 +263,25 @@ SKS_INLINE void dqs_block(const float *restrict dqf, const float *restrict flip,
     o[0] = _mm256_shuffle_ps(t0, t2, 0x44); o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
     o[2] = _mm256_shuffle_ps(t1, t3, 0x44); o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
   }
-  __m256 rx = _mm256_permute2f128_ps(u[0], w[0], 0x20);
-  __m256 ry = _mm256_permute2f128_ps(u[1], w[1], 0x20);
-  __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20);
-  __m256 rw = _mm256_permute2f128_ps(u[3], w[3], 0x20);
+  const __m256 rx = _mm256_permute2f128_ps(u[0], w[0], 0x20), ry = _mm256_permute2f128_ps(u[1], w[1], 0x20);
+  const __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20), rw = _mm256_permute2f128_ps(u[3], w[3], 0x20);
   const __m256 dx = _mm256_permute2f128_ps(u[0], w[0], 0x31), dy = _mm256_permute2f128_ps(u[1], w[1], 0x31);
   const __m256 dz = _mm256_permute2f128_ps(u[2], w[2], 0x31), dw = _mm256_permute2f128_ps(u[3], w[3], 0x31);
+  /* Dividing r and d by |r| (the reference's normalisation) scales every
+   * product of two of their components by 1 / |r|^2: r and d are used as
+   * blended and s = 2 / |r|^2 (reciprocal estimate + one Newton step, ~1e-7
+   * relative; 0 where |r|^2 <= FLT_MIN, as the reference's 0 inverse) scales
+   * the rotation and t = 2 (rw dv - dw rv + rv x dv) once. */
   const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
-  const __m256 inv = rsqrt_nr8(len2); /* rsqrt + Newton: ~1e-7 relative, no divide */
-  rx = _mm256_mul_ps(rx, inv); ry = _mm256_mul_ps(ry, inv); rz = _mm256_mul_ps(rz, inv); rw = _mm256_mul_ps(rw, inv);
-  /* t = 2 (rw dv - dw rv + rv x dv) with r and d both divided by |r|: r is
-   * normalised above, d's 1 / |r| is folded into the factor 2. */
-  const __m256 s2 = _mm256_add_ps(inv, inv);
-  const __m256 tx = _mm256_mul_ps(s2, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
-                                                    _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
-  const __m256 ty = _mm256_mul_ps(s2, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
-                                                    _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
-  const __m256 tz = _mm256_mul_ps(s2, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
-                                                    _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
+  const __m256 e0 = _mm256_rcp_ps(len2);
+  const __m256 e1 = _mm256_mul_ps(e0, _mm256_fnmadd_ps(len2, e0, _mm256_set1_ps(2.0f)));
+  const __m256 s = _mm256_and_ps(_mm256_add_ps(e1, e1), _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
+  const __m256 tx = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
+                                                   _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
+  const __m256 ty = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
+                                                   _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
+  const __m256 tz = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
+                                                   _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
   for (int pass = 0; pass < 1 + N; ++pass) {
     const float *src = (pass ? nin : pin) + v * (pass ? ins : ips);
     float *dst = (pass ? nout : pout) + v * (pass ? ons : ops);
@@ -293,12 +299,12 @@ SKS_INLINE void dqs_block(const float *restrict dqf, const float *restrict flip,
       }
       x = _mm256_loadu_ps(X); y = _mm256_loadu_ps(Y); z = _mm256_loadu_ps(Z);
     }
-    rotate8(rx, ry, rz, rw, &x, &y, &z);
+    rotate8(rx, ry, rz, rw, s, &x, &y, &z);
     if (pass == 0) {
       x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
     } else if (NORM) {
-      const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
-      x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
+      const __m256 f = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
+      x = _mm256_mul_ps(x, f); y = _mm256_mul_ps(y, f); z = _mm256_mul_ps(z, f);
     }
     if (cnt == 8 && os == 3) {
       store3x8(dst, x, y, z);
