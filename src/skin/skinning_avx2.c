@@ -12,9 +12,10 @@
  *
  * DQS: the dual quaternion of each influence is one 8-float register
  * [r | d]; blending is one FMA per influence (sign from a 4-lane dot with the
- * first influence's r: antipodality). 8 blended dual quaternions are
- * transposed once into 8 SoA registers and normalised / applied 8 vertices
- * wide. Packed (stride 3) positions and normals are loaded and stored as 3
+ * first influence's r, or a table of signs for palettes of up to 64:
+ * antipodality). 8 blended dual quaternions are transposed once into 8 SoA
+ * registers and applied 8 vertices wide without normalising them (one
+ * s = 2 / |r|^2 scales rotation and translation, see dqs_block). Packed (stride 3) positions and normals are loaded and stored as 3
  * full registers per 8 vertices; other strides use gathers and scalar stores.
  * Order of operations differs from the reference (FMA): results agree to
  * float rounding, tested against run_reference. */
