@@ -178,7 +178,8 @@ static const char *isa_name(sks_skinning_isa isa) {
  * with a vertex count that is not a multiple of any block size: every kernel
  * of `isa` against run_reference (1e-4 absolute on coordinates of size ~10),
  * normals unit length to 1e-6 (rsqrt + Newton in the SIMD kernels),
- * skip_normalize equal to the reference's un-normalised normals, and
+ * skip_normalize equal to the reference's un-normalised normals, a
+ * positions-only run identical to the positions of the run with normals, and
  * run_parallel with any thread count identical to run. P = 40 uses the
  * AVX2 DQS kernel's precomputed antipodality table, P = 100 its per-vertex
  * dots (the table is for palettes of up to 64). */
@@ -242,6 +243,13 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
           CHECK(sks_skinning_job_run_parallel(&job, threads[t]));
           CHECK(memcmp(pp, op, sizeof(float) * 3 * N) == 0 && memcmp(pn, on, sizeof(float) * 3 * N) == 0);
         }
+        /* Positions only (the packed no-normals kernels) give the same positions. */
+        job.in_normals = NULL; job.out_normals = NULL; job.out_positions = pp;
+        memset(pp, 0xff, sizeof(float) * 3 * N); /* NaN: a vertex not written shows */
+        CHECK(sks_skinning_job_run(&job));
+        CHECK_MSG(memcmp(pp, op, sizeof(float) * 3 * N) == 0, "%s %s k=%u: positions-only run differs",
+                  isa_name(isa), m ? "DQS" : "LBS", k);
+        job.in_normals = nrm;
         /* Any sub-range (odd start and length) gives the same floats. */
         job.vertex_count = N - 13;
         job.joints = joints + 13 * k; job.weights = weights + 13 * k;

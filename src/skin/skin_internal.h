@@ -12,12 +12,14 @@
 typedef struct sks_skin_args {
   size_t js, ws, ips, ins, ops, ons;
   int normalize; /* 1: normals are renormalised (the default) */
-  /* DQS antipodality, precomputed for small palettes (or NULL): flip[a * pc +
-   * b] is -0.0f where dot(r_a, r_b) < 0 (influence b blends negated against
-   * a first influence a), else +0.0f. */
+  /* DQS antipodality, precomputed for palettes of up to SKS_FLIP_STRIDE
+   * joints (or NULL): flip[a * SKS_FLIP_STRIDE + b] is -0.0f where
+   * dot(r_a, r_b) < 0 (influence b blends negated against a first influence
+   * a), else +0.0f. A constant row stride: the row address is a shift. */
   const float *flip;
-  size_t pc;
 } sks_skin_args;
+
+enum { SKS_FLIP_STRIDE = 64 };
 
 /* 1 when skinning_avx2.c was built with AVX2 + FMA code (x86-64 GCC/Clang);
  * whether the CPU can run it is a separate, run-time question. */

@@ -48,7 +48,7 @@
 #define SKS_INLINE static inline
 #endif
 
-enum { SKS_DQ_TABLE = 1024, SKS_FLIP_TABLE = 64, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
+enum { SKS_DQ_TABLE = 1024, SKS_FLIP_TABLE = SKS_FLIP_STRIDE, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
 
 typedef sks_skin_args skin_args;
 
@@ -62,7 +62,6 @@ static skin_args resolve(const sks_skinning_job *job) {
   a.ons = job->out_normals_stride ? job->out_normals_stride : 3;
   a.normalize = !job->skip_normalize;
   a.flip = NULL;
-  a.pc = job->palette_count;
   return a;
 }
 
@@ -607,7 +606,7 @@ static const float *flip_table(const sks_skinning_job *job, sks_skinning_isa isa
       job->vertex_count < pc * pc / 4)
     return NULL;
   for (size_t a = 0; a < pc; ++a)
-    for (size_t b = 0; b < pc; ++b) flip[a * pc + b] = sks_q_dot(dq[a].r, dq[b].r) < 0.0f ? -0.0f : 0.0f;
+    for (size_t b = 0; b < pc; ++b) flip[a * SKS_FLIP_STRIDE + b] = sks_q_dot(dq[a].r, dq[b].r) < 0.0f ? -0.0f : 0.0f;
   return flip;
 }
 

@@ -12,9 +12,10 @@
  *
  * DQS: the dual quaternion of each influence is one 8-float register
  * [r | d]; blending is one FMA per influence (sign from a 4-lane dot with the
- * first influence's r: antipodality). 8 blended dual quaternions are
- * transposed once into 8 SoA registers and normalised / applied 8 vertices
- * wide. Packed (stride 3) positions and normals are loaded and stored as 3
+ * first influence's r, or a table of signs for palettes of up to 64:
+ * antipodality). 8 blended dual quaternions are transposed once into 8 SoA
+ * registers and applied 8 vertices wide without normalising them (one
+ * s = 2 / |r|^2 scales rotation and translation, see dqs_block). Packed (stride 3) positions and normals are loaded and stored as 3
  * full registers per 8 vertices; other strides use gathers and scalar stores.
  * Order of operations differs from the reference (FMA): results agree to
  * float rounding, tested against run_reference. */
@@ -156,12 +157,12 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
 /* Weighted sum of one vertex's K dual quaternions, [r | d] in one register.
  * With a flip table (small palettes) the antipodality sign is one load per
  * influence; else it is a 4-lane dot with the first influence's r. */
-SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const float *restrict flip, size_t pc,
+SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const float *restrict flip, const size_t fs,
                             const uint16_t *restrict jv, const float *restrict wv, const uint32_t K, const int FLIP) {
   const __m256 q0 = _mm256_loadu_ps(dqf + 8 * (size_t)jv[0]);
   __m256 acc = _mm256_mul_ps(_mm256_broadcast_ss(wv), q0);
   const __m128 r0 = _mm256_castps256_ps128(q0);
-  const float *frow = FLIP ? flip + (size_t)jv[0] * pc : NULL;
+  const float *frow = FLIP ? flip + (size_t)jv[0] * fs : NULL;
   SKS_UNROLL
   for (uint32_t i = 1; i < K; ++i) {
     const __m256 qi = _mm256_loadu_ps(dqf + 8 * (size_t)jv[i]);
@@ -220,104 +221,119 @@ SKS_INLINE void scatter3x8(float *p, size_t s, __m256 x, __m256 y, __m256 z) {
   }
 }
 
-/* v' = v + 2w (u x v) + 2 u x (u x v), r = (u, w). */
-SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 *x, __m256 *y, __m256 *z) {
-  const __m256 two = _mm256_set1_ps(2.0f);
-  const __m256 cx = _mm256_mul_ps(two, _mm256_fmsub_ps(ry, *z, _mm256_mul_ps(rz, *y)));
-  const __m256 cy = _mm256_mul_ps(two, _mm256_fmsub_ps(rz, *x, _mm256_mul_ps(rx, *z)));
-  const __m256 cz = _mm256_mul_ps(two, _mm256_fmsub_ps(rx, *y, _mm256_mul_ps(ry, *x)));
-  *x = _mm256_add_ps(_mm256_fmadd_ps(rw, cx, *x), _mm256_fmsub_ps(ry, cz, _mm256_mul_ps(rz, cy)));
-  *y = _mm256_add_ps(_mm256_fmadd_ps(rw, cy, *y), _mm256_fmsub_ps(rz, cx, _mm256_mul_ps(rx, cz)));
-  *z = _mm256_add_ps(_mm256_fmadd_ps(rw, cz, *z), _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
+/* v' = v + 2w (u x v) + 2 u x (u x v) = v + 2 (w c + u x c), c = u x v, for a
+ * unit r = (u, w). For r of any length the rotation by r / |r| is
+ * v + (2 / |r|^2) (w c + u x c) with c, u, w from r as it is: s = 2 / |r|^2,
+ * so r is never normalised (and the reciprocal runs beside c). */
+SKS_INLINE void rotate8(__m256 rx, __m256 ry, __m256 rz, __m256 rw, __m256 s, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 cx = _mm256_fmsub_ps(ry, *z, _mm256_mul_ps(rz, *y));
+  const __m256 cy = _mm256_fmsub_ps(rz, *x, _mm256_mul_ps(rx, *z));
+  const __m256 cz = _mm256_fmsub_ps(rx, *y, _mm256_mul_ps(ry, *x));
+  const __m256 ex = _mm256_fmadd_ps(rw, cx, _mm256_fmsub_ps(ry, cz, _mm256_mul_ps(rz, cy)));
+  const __m256 ey = _mm256_fmadd_ps(rw, cy, _mm256_fmsub_ps(rz, cx, _mm256_mul_ps(rx, cz)));
+  const __m256 ez = _mm256_fmadd_ps(rw, cz, _mm256_fmsub_ps(rx, cy, _mm256_mul_ps(ry, cx)));
+  *x = _mm256_fmadd_ps(s, ex, *x);
+  *y = _mm256_fmadd_ps(s, ey, *y);
+  *z = _mm256_fmadd_ps(s, ez, *z);
+}
+
+/* One block of cnt <= 8 vertices from v (cnt is the constant 8 in the main
+ * loop, so its loads and stores are the packed / gathered full-width ones). A
+ * short block's missing vertices repeat the last real one and are neither read
+ * (gathered at offset 0) nor written. */
+SKS_INLINE void dqs_block(const float *restrict dqf, const float *restrict flip, const size_t fs,
+                          const uint16_t *restrict joints, const float *restrict weights, const float *restrict pin,
+                          const float *restrict nin, float *restrict pout, float *restrict nout, const size_t js,
+                          const size_t ws, const size_t ips, const size_t ins, const size_t ops, const size_t ons,
+                          const size_t v, const size_t cnt, const uint32_t K, const int N, const int NORM,
+                          const int FLIP) {
+  __m256 q[8];
+  SKS_UNROLL
+  for (size_t l = 0; l < 8; ++l) {
+    const size_t u = v + (l < cnt ? l : cnt - 1);
+    q[l] = dqs_blend(dqf, flip, fs, joints + u * js, weights + u * ws, K, FLIP);
+  }
+  /* 8x8 transpose: [r|d] per vertex -> rx .. dw over 8 vertices. */
+  __m256 u[4], w[4];
+  SKS_UNROLL
+  for (int h = 0; h < 2; ++h) {
+    __m256 *o = h ? w : u;
+    const __m256 *s = q + 4 * h;
+    const __m256 t0 = _mm256_unpacklo_ps(s[0], s[1]), t1 = _mm256_unpackhi_ps(s[0], s[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(s[2], s[3]), t3 = _mm256_unpackhi_ps(s[2], s[3]);
+    o[0] = _mm256_shuffle_ps(t0, t2, 0x44); o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    o[2] = _mm256_shuffle_ps(t1, t3, 0x44); o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+  }
+  const __m256 rx = _mm256_permute2f128_ps(u[0], w[0], 0x20), ry = _mm256_permute2f128_ps(u[1], w[1], 0x20);
+  const __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20), rw = _mm256_permute2f128_ps(u[3], w[3], 0x20);
+  const __m256 dx = _mm256_permute2f128_ps(u[0], w[0], 0x31), dy = _mm256_permute2f128_ps(u[1], w[1], 0x31);
+  const __m256 dz = _mm256_permute2f128_ps(u[2], w[2], 0x31), dw = _mm256_permute2f128_ps(u[3], w[3], 0x31);
+  /* Dividing r and d by |r| (the reference's normalisation) scales every
+   * product of two of their components by 1 / |r|^2: r and d are used as
+   * blended and s = 2 / |r|^2 (reciprocal estimate + one Newton step, ~1e-7
+   * relative; 0 where |r|^2 <= FLT_MIN, as the reference's 0 inverse) scales
+   * the rotation and t = 2 (rw dv - dw rv + rv x dv) once. */
+  const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
+  const __m256 e0 = _mm256_rcp_ps(len2);
+  const __m256 e1 = _mm256_mul_ps(e0, _mm256_fnmadd_ps(len2, e0, _mm256_set1_ps(2.0f)));
+  const __m256 s = _mm256_and_ps(_mm256_add_ps(e1, e1), _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
+  const __m256 tx = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
+                                                   _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
+  const __m256 ty = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
+                                                   _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
+  const __m256 tz = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
+                                                   _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
+  for (int pass = 0; pass < 1 + N; ++pass) {
+    const float *src = (pass ? nin : pin) + v * (pass ? ins : ips);
+    float *dst = (pass ? nout : pout) + v * (pass ? ons : ops);
+    const size_t is = pass ? ins : ips, os = pass ? ons : ops;
+    __m256 x, y, z;
+    if (cnt == 8 && is == 3) {
+      load3x8(src, &x, &y, &z);
+    } else if (cnt == 8) {
+      gather3x8(src, is, &x, &y, &z);
+    } else {
+      float X[8], Y[8], Z[8];
+      for (size_t l = 0; l < 8; ++l) {
+        const float *e = src + (l < cnt ? l : cnt - 1) * is;
+        X[l] = e[0]; Y[l] = e[1]; Z[l] = e[2];
+      }
+      x = _mm256_loadu_ps(X); y = _mm256_loadu_ps(Y); z = _mm256_loadu_ps(Z);
+    }
+    rotate8(rx, ry, rz, rw, s, &x, &y, &z);
+    if (pass == 0) {
+      x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
+    } else if (NORM) {
+      const __m256 f = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
+      x = _mm256_mul_ps(x, f); y = _mm256_mul_ps(y, f); z = _mm256_mul_ps(z, f);
+    }
+    if (cnt == 8 && os == 3) {
+      store3x8(dst, x, y, z);
+    } else if (cnt == 8) {
+      scatter3x8(dst, os, x, y, z);
+    } else {
+      float X[8], Y[8], Z[8];
+      _mm256_storeu_ps(X, x); _mm256_storeu_ps(Y, y); _mm256_storeu_ps(Z, z);
+      for (size_t l = 0; l < cnt; ++l) {
+        float *o = dst + l * os;
+        o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
+      }
+    }
+  }
 }
 
 SKS_INLINE void dqs_loop(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
                          size_t end, const uint32_t K, const int N, const int PACKED, const int NORM, const int FLIP) {
   const float *restrict dqf = &dq[0].r.x;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
   const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
-  const __m256 two = _mm256_set1_ps(2.0f);
   size_t v = begin;
-  for (; v < end; v += 8) {
-    /* The last block may be short: its missing vertices repeat the last
-     * real one and are neither read (gathered at offset 0) nor written. */
-    const size_t cnt = end - v < 8 ? end - v : 8;
-    __m256 q[8];
-    SKS_UNROLL
-    for (size_t l = 0; l < 8; ++l) {
-      const size_t u = v + (l < cnt ? l : cnt - 1);
-      q[l] = dqs_blend(dqf, a->flip, a->pc, joints + u * js, weights + u * ws, K, FLIP);
-    }
-    /* 8x8 transpose: [r|d] per vertex -> rx .. dw over 8 vertices. */
-    __m256 u[4], w[4];
-    SKS_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      __m256 *o = h ? w : u;
-      const __m256 *s = q + 4 * h;
-      const __m256 t0 = _mm256_unpacklo_ps(s[0], s[1]), t1 = _mm256_unpackhi_ps(s[0], s[1]);
-      const __m256 t2 = _mm256_unpacklo_ps(s[2], s[3]), t3 = _mm256_unpackhi_ps(s[2], s[3]);
-      o[0] = _mm256_shuffle_ps(t0, t2, 0x44); o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
-      o[2] = _mm256_shuffle_ps(t1, t3, 0x44); o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
-    }
-    __m256 rx = _mm256_permute2f128_ps(u[0], w[0], 0x20), dx = _mm256_permute2f128_ps(u[0], w[0], 0x31);
-    __m256 ry = _mm256_permute2f128_ps(u[1], w[1], 0x20), dy = _mm256_permute2f128_ps(u[1], w[1], 0x31);
-    __m256 rz = _mm256_permute2f128_ps(u[2], w[2], 0x20), dz = _mm256_permute2f128_ps(u[2], w[2], 0x31);
-    __m256 rw = _mm256_permute2f128_ps(u[3], w[3], 0x20), dw = _mm256_permute2f128_ps(u[3], w[3], 0x31);
-    const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
-    const __m256 inv = rsqrt_nr8(len2); /* rsqrt + Newton: ~1e-7 relative, no divide */
-    rx = _mm256_mul_ps(rx, inv); ry = _mm256_mul_ps(ry, inv); rz = _mm256_mul_ps(rz, inv); rw = _mm256_mul_ps(rw, inv);
-    dx = _mm256_mul_ps(dx, inv); dy = _mm256_mul_ps(dy, inv); dz = _mm256_mul_ps(dz, inv); dw = _mm256_mul_ps(dw, inv);
-    /* t = 2 (rw dv - dw rv + rv x dv) */
-    const __m256 tx = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
-                                                       _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
-    const __m256 ty = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
-                                                       _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
-    const __m256 tz = _mm256_mul_ps(two, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
-                                                       _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
-    for (int pass = 0; pass < 1 + N; ++pass) {
-      const float *src = (pass ? nin : pin) + v * (pass ? ins : ips);
-      float *dst = (pass ? nout : pout) + v * (pass ? ons : ops);
-      const size_t is = pass ? ins : ips, os = pass ? ons : ops;
-      __m256 x, y, z;
-      if (cnt == 8 && is == 3) {
-        load3x8(src, &x, &y, &z);
-      } else if (cnt == 8) {
-        gather3x8(src, is, &x, &y, &z);
-      } else {
-        float X[8], Y[8], Z[8];
-        for (size_t l = 0; l < 8; ++l) {
-          const float *e = src + (l < cnt ? l : cnt - 1) * is;
-          X[l] = e[0]; Y[l] = e[1]; Z[l] = e[2];
-        }
-        x = _mm256_loadu_ps(X); y = _mm256_loadu_ps(Y); z = _mm256_loadu_ps(Z);
-      }
-      rotate8(rx, ry, rz, rw, &x, &y, &z);
-      if (pass == 0) {
-        x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
-      } else if (NORM) {
-        const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
-        x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
-      }
-      if (cnt == 8 && os == 3) {
-        store3x8(dst, x, y, z);
-      } else if (cnt == 8) {
-        scatter3x8(dst, os, x, y, z);
-      } else {
-        float X[8], Y[8], Z[8];
-        _mm256_storeu_ps(X, x); _mm256_storeu_ps(Y, y); _mm256_storeu_ps(Z, z);
-        for (size_t l = 0; l < cnt; ++l) {
-          float *o = dst + l * os;
-          o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
-        }
-      }
-    }
-  }
+  for (; v + 8 <= end; v += 8)
+    dqs_block(dqf, a->flip, SKS_FLIP_STRIDE, job->joints, job->weights, job->in_positions, job->in_normals,
+              job->out_positions, job->out_normals, js, ws, ips, ins, ops, ons, v, 8, K, N, NORM, FLIP);
+  if (v < end)
+    dqs_block(dqf, a->flip, SKS_FLIP_STRIDE, job->joints, job->weights, job->in_positions, job->in_normals,
+              job->out_positions, job->out_normals, js, ws, ips, ins, ops, ons, v, end - v, K, N, NORM, FLIP);
 }
 
 SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, size_t begin,
