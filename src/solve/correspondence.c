@@ -447,16 +447,29 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
   uint32_t *count = calloc(Js, sizeof(uint32_t)), *kstart = calloc(Js + 1, sizeof(uint32_t));
   uint32_t *kids = malloc(Js * sizeof(uint32_t)), *list = malloc(Js * sizeof(uint32_t)), *outl = malloc(V * sizeof(uint32_t));
   uint64_t *key = malloc(V * sizeof(uint64_t));
+  uint32_t *tstart = calloc(Jt + 1, sizeof(uint32_t)), *tverts = malloc(V * sizeof(uint32_t));
   uint8_t *comp = calloc(Js, 1), *allowed = calloc(Js, 1), *weighted = calloc(Js, 1);
   double *pts = malloc(V * 3 * sizeof(double));
   sks_surface_index *ix = NULL;
   int ok = 1;
-  if (!tdom || !sdom || !vdom || !wp || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts) {
+  if (!tdom || !sdom || !vdom || !wp || !tstart || !tverts || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts) {
     ok = 0;
     goto done;
   }
   view_dominant(tv, tdom);
   view_dominant(sv, vdom);
+  /* the target's vertices by dominant joint (counting sort) */
+  for (size_t j = 0; j < V; ++j)
+    if (tdom[j] >= 0 && (size_t)tdom[j] < Jt) tstart[tdom[j] + 1]++;
+  for (size_t t = 0; t < Jt; ++t) tstart[t + 1] += tstart[t];
+  {
+    uint32_t *fill = malloc((Jt ? Jt : 1) * sizeof(uint32_t));
+    if (!fill) { ok = 0; goto done; }
+    memcpy(fill, tstart, Jt * sizeof(uint32_t));
+    for (size_t j = 0; j < V; ++j)
+      if (tdom[j] >= 0 && (size_t)tdom[j] < Jt) tverts[fill[tdom[j]]++] = (uint32_t)j;
+    free(fill);
+  }
   for (size_t i = 0; i < sv->start[Vs]; ++i) {
     int32_t sj = sv->pal_joint[sv->pal[i]];
     if (sj >= 0 && (size_t)sj < Js && sv->w[i] > 0) weighted[sj] = 1;
@@ -532,8 +545,10 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
         if (!comp[kids[k]] && count[kids[k]] >= minc) { comp[kids[k]] = 1; list[nl++] = kids[k]; }
     }
     size_t no = 0;
-    for (size_t j = 0; j < V; ++j)
-      if (tdom[j] == (int32_t)t && sdom[j] >= 0 && !comp[sdom[j]]) outl[no++] = (uint32_t)j;
+    for (uint32_t k = tstart[t]; k < tstart[t + 1]; ++k) {
+      uint32_t j = tverts[k];
+      if (sdom[j] >= 0 && !comp[sdom[j]]) outl[no++] = j;
+    }
     if (no) {
       for (size_t q = 0; q < nl; ++q) { /* the region and its neighbours */
         uint32_t a = list[q];
@@ -576,7 +591,7 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
   }
 done:
   sks_surface_index_free(ix);
-  free(tdom); free(sdom); free(vdom); free(wp); free(count); free(kstart); free(kids); free(list); free(outl); free(key);
+  free(tdom); free(sdom); free(vdom); free(wp); free(tstart); free(tverts); free(count); free(kstart); free(kids); free(list); free(outl); free(key);
   free(comp); free(allowed); free(weighted); free(pts);
   return ok;
 }
