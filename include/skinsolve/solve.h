@@ -168,6 +168,7 @@ typedef struct sks_bake_alignment {
   double similarity_residual_pct; /* the mean distance before that registration, % D */
   size_t limb_rematched;          /* target vertices whose closest point lay on another limb of
                                      the source, given the closest point on their own (two bodies) */
+  double seconds;                 /* wall time of the stage (similarity, registration, correspondence) */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

@@ -203,7 +203,8 @@ class sks_bake_alignment(C.Structure):
                 ("angle_deg", C.c_double), ("offset", C.c_double * 3),
                 ("residual_pct", C.c_double), ("hypotheses", c_size),
                 ("registered", C.c_int), ("similarity_residual_pct", C.c_double),
-                ("limb_rematched", C.c_size_t)]
+                ("limb_rematched", C.c_size_t),
+                ("seconds", C.c_double)]
 
 
 class sks_bake_result(C.Structure):

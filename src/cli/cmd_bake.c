@@ -76,9 +76,9 @@ static void print_alignment(const sks_bake_result *r) {
   const sks_bake_alignment *a = &r->alignment;
   if (a->applied)
     printf("alignment: scale %.6g, rotation %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
-           "%.3g%% D\n", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
+           "%.3g%% D (%.2f s)\n", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
-           r->correspondence_mean_pct);
+           r->correspondence_mean_pct, a->seconds);
   else
     printf("alignment: none needed (bind surfaces agree); %s, mean distance %.3g%% D\n",
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
@@ -147,6 +147,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
+  cJSON_AddNumberToObject(al, "seconds", r->alignment.seconds);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   if (!s) return 0;

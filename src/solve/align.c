@@ -116,8 +116,7 @@ static double kd_box_dist2(const kd_node *nd, const double *q) {
 
 /* The k nearest points (ascending squared distance into d2[0..k), their
  * indices into id[0..k); ties: the lower index; missing ones DBL_MAX). */
-static void grid_search(const grid *g, const double *p, size_t k, double *d2, uint32_t *id) {
-  for (size_t i = 0; i < k; ++i) { d2[i] = DBL_MAX; id[i] = 0; }
+static void grid_search_from(const grid *g, const double *p, size_t k, double *d2, uint32_t *id) {
   if (!g->n || !k) return;
   uint32_t stack[2 * KD_MAX_DEPTH + 8];
   double sd[2 * KD_MAX_DEPTH + 8];
@@ -149,11 +148,45 @@ static void grid_search(const grid *g, const double *p, size_t k, double *d2, ui
   }
 }
 
-/* Nearest point (index; ties: the lower index) and squared distance. */
-static size_t grid_nearest(const grid *g, const double *p, double *d2) {
-  uint32_t id;
-  grid_search(g, p, 1, d2, &id);
+static void grid_search(const grid *g, const double *p, size_t k, double *d2, uint32_t *id) {
+  for (size_t i = 0; i < k; ++i) { d2[i] = DBL_MAX; id[i] = 0; }
+  grid_search_from(g, p, k, d2, id);
+}
+
+/* Nearest point (index; ties: the lower index) and squared distance.
+ * *hint (< n: a point near p, e.g. the previous ICP round's answer; else
+ * none) starts the search as the best so far, which prunes nearly every box
+ * when it is close; the answer is the same point either way (the minimum of
+ * the same distances, ties to the lower index). The answer goes back into
+ * *hint. */
+static size_t grid_nearest(const grid *g, const double *p, double *d2, uint32_t *hint) {
+  uint32_t id = 0;
+  *d2 = DBL_MAX;
+  if (*hint < g->n) {
+    const double *s = &g->pts[3 * *hint];
+    *d2 = (s[0] - p[0]) * (s[0] - p[0]) + (s[1] - p[1]) * (s[1] - p[1]) + (s[2] - p[2]) * (s[2] - p[2]);
+    id = *hint;
+  }
+  grid_search_from(g, p, 1, d2, &id);
+  *hint = id;
   return id;
+}
+
+/* The k-th smallest of a[0..n) (k < n; a is reordered): Hoare's selection. */
+static double kth_smallest(double *a, size_t n, size_t k) {
+  ptrdiff_t l = 0, m = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+  while (l < m) {
+    double x = a[kk];
+    ptrdiff_t i = l, j = m;
+    do {
+      while (a[i] < x) ++i;
+      while (x < a[j]) --j;
+      if (i <= j) { double t = a[i]; a[i] = a[j]; a[j] = t; ++i; --j; }
+    } while (i <= j);
+    if (j < kk) l = i;
+    if (kk < i) m = j;
+  }
+  return a[kk];
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -301,7 +334,31 @@ typedef struct icp_ctx {
   size_t ns, nd;
   grid gs, gd;
   double *pa, *pb, *pd, *pw; /* pairs: source point, target point, distance^2, weight */
+  double *tmp;               /* ns + nd: the trim's selection */
+  uint32_t *hs, *hd;         /* ns / nd: each sample's last nearest point (grid_nearest's hint) */
 } icp_ctx;
+
+/* The pair buffers of an ICP on ns + nd samples; 0 when out of memory. */
+static int icp_alloc(icp_ctx *c, size_t ns, size_t nd) {
+  size_t n = ns + nd ? ns + nd : 1;
+  c->pa = malloc(n * 3 * sizeof(double));
+  c->pb = malloc(n * 3 * sizeof(double));
+  c->pd = malloc(n * sizeof(double));
+  c->pw = malloc(n * sizeof(double));
+  c->tmp = malloc(n * sizeof(double));
+  c->hs = malloc((ns ? ns : 1) * sizeof(uint32_t));
+  c->hd = malloc((nd ? nd : 1) * sizeof(uint32_t));
+  if (!c->pa || !c->pb || !c->pd || !c->pw || !c->tmp || !c->hs || !c->hd) return 0;
+  memset(c->hs, 0xff, (ns ? ns : 1) * sizeof(uint32_t));
+  memset(c->hd, 0xff, (nd ? nd : 1) * sizeof(uint32_t));
+  return 1;
+}
+
+static void icp_free_pairs(icp_ctx *c) {
+  free(c->pa); free(c->pb); free(c->pd); free(c->pw); free(c->tmp); free(c->hs); free(c->hd);
+  c->pa = c->pb = c->pd = c->pw = c->tmp = NULL;
+  c->hs = c->hd = NULL;
+}
 
 /* Collects nearest pairs both ways for m; returns the trimmed mean distance. */
 static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
@@ -309,7 +366,7 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
   for (size_t i = 0; i < c->ns; ++i) {
     double q[3], d2;
     sim_apply(m, &c->S[3 * i], q);
-    size_t j = grid_nearest(&c->gd, q, &d2);
+    size_t j = grid_nearest(&c->gd, q, &d2, &c->hs[i]);
     memcpy(&c->pa[3 * k], &c->S[3 * i], 3 * sizeof(double));
     memcpy(&c->pb[3 * k], &c->D[3 * j], 3 * sizeof(double));
     c->pw[k] = c->ws[i];
@@ -318,21 +375,18 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
   for (size_t i = 0; i < c->nd; ++i) {
     double q[3], d2;
     sim_apply_inv(m, &c->D[3 * i], q);
-    size_t j = grid_nearest(&c->gs, q, &d2);
+    size_t j = grid_nearest(&c->gs, q, &d2, &c->hd[i]);
     memcpy(&c->pa[3 * k], &c->S[3 * j], 3 * sizeof(double));
     memcpy(&c->pb[3 * k], &c->D[3 * i], 3 * sizeof(double));
     c->pw[k] = c->wd[i];
     c->pd[k++] = d2 * m->s * m->s; /* in target units */
   }
   *np = k;
-  double *tmp = malloc(k * sizeof(double));
-  if (!tmp) { *thresh = DBL_MAX; return DBL_MAX; }
-  memcpy(tmp, c->pd, k * sizeof(double));
-  qsort(tmp, k, sizeof(double), cmp_double);
+  if (!k) { *thresh = DBL_MAX; return DBL_MAX; }
+  memcpy(c->tmp, c->pd, k * sizeof(double));
   size_t keep = (size_t)(ALIGN_TRIM * (double)k);
   if (keep < 1) keep = 1;
-  *thresh = tmp[keep - 1];
-  free(tmp);
+  *thresh = kth_smallest(c->tmp, k, keep - 1);
   double sum = 0, wsum = 0; /* the kept pairs' area-weighted mean */
   for (size_t i = 0; i < k; ++i)
     if (c->pd[i] <= *thresh) { sum += c->pw[i] * sqrt(c->pd[i]); wsum += c->pw[i]; }
@@ -468,9 +522,76 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
   return SKS_OK;
 }
 
+/* Whether rotation R lies farther than ALIGN_DISTINCT_DEG from each of
+ * found[0..nf): a start another refined start's answer already reached
+ * adds nothing. */
+static int align_far(const sim *found, size_t nf, const double *R) {
+  for (size_t k = 0; k < nf; ++k) {
+    double tr = 0;
+    for (int q = 0; q < 9; ++q) tr += found[k].R[q] * R[q];
+    if ((tr - 1) / 2 > cos(ALIGN_DISTINCT_DEG * M_PI / 180.0)) return 0;
+  }
+  return 1;
+}
+
+/* Per-thread ICP contexts over one pair of sample sets: the samples, weights
+ * and trees are shared (read-only), the pair buffers are each thread's. */
+typedef struct icp_team {
+  icp_ctx *ctx; /* n */
+  unsigned n;
+} icp_team;
+
+/* Copies of base for up to `threads` threads (at least base itself). */
+static void icp_team_make(icp_team *t, icp_ctx *base, unsigned threads) {
+  t->ctx = NULL;
+  t->n = 1;
+  if (threads > 1) t->ctx = calloc(threads, sizeof(icp_ctx));
+  if (t->ctx) {
+    t->n = threads;
+    for (unsigned k = 1; k < threads; ++k) {
+      t->ctx[k] = *base;
+      t->ctx[k].pa = t->ctx[k].pb = t->ctx[k].pd = t->ctx[k].pw = t->ctx[k].tmp = NULL;
+      t->ctx[k].hs = t->ctx[k].hd = NULL;
+      if (!icp_alloc(&t->ctx[k], base->ns, base->nd)) { /* fewer threads */
+        icp_free_pairs(&t->ctx[k]);
+        t->n = k;
+        break;
+      }
+    }
+  }
+}
+
+static icp_ctx *icp_team_at(icp_team *t, icp_ctx *base, unsigned thread) {
+  return thread == 0 || !t->ctx || thread >= t->n ? base : &t->ctx[thread];
+}
+
+static void icp_team_free(icp_team *t) {
+  for (unsigned k = 1; t->ctx && k < t->n; ++k) icp_free_pairs(&t->ctx[k]);
+  free(t->ctx);
+  t->ctx = NULL;
+}
+
+/* The pool's tasks: one ICP each, coarse (a hypothesis) or fine (a start).
+ * A task's answer depends on its start only (the hints it shares with other
+ * tasks change the work, never the nearest point found), so any thread
+ * count gives the same answers. */
+typedef struct icp_tasks {
+  icp_team *team;
+  icp_ctx *base;
+  sim *m;      /* per task: start in, answer out */
+  double *err; /* per task */
+  int fine;
+} icp_tasks;
+
+static void icp_task(void *user, size_t task, unsigned thread) {
+  icp_tasks *t = user;
+  icp_ctx *c = icp_team_at(t->team, t->base, thread); /* the team has a context per pool thread */
+  t->err[task] = t->fine ? icp_fine(c, &t->m[task]) : icp(c, &t->m[task]);
+}
+
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
-                                sks_error *err) {
+                                sks_thread_pool *pool, sks_error *err) {
   memset(out, 0, sizeof *out);
   out->A = sks_daff_identity();
   out->scale = 1;
@@ -481,16 +602,14 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   memset(&c, 0, sizeof c);
   double *ws = NULL, *wd = NULL;
   double *S = sample(src, ns, &ms, csrc, &rs, &ws), *D = sample(dst, nd, &md, cdst, &rd, &wd);
-  c.pa = malloc((ms + md) * 3 * sizeof(double));
-  c.pb = malloc((ms + md) * 3 * sizeof(double));
-  c.pd = malloc((ms + md) * sizeof(double));
-  c.pw = malloc((ms + md) * sizeof(double));
+  int pairs_ok = S && D && icp_alloc(&c, ms, md);
   sks_result r = SKS_OK;
-  if (!S || !D || !c.pa || !c.pb || !c.pd || !c.pw || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
+  if (!pairs_ok || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "alignment: out of memory");
     goto done;
   }
   c.S = S; c.D = D; c.ws = ws; c.wd = wd; c.ns = ms; c.nd = md;
+  unsigned team_threads = sks_thread_pool_size(pool);
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
   double hyps[ALIGN_MAX_HYPS][9];
   size_t nh = 0;
@@ -582,12 +701,9 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     memset(&cc, 0, sizeof cc);
     size_t cs = ms < ALIGN_COARSE ? ms : ALIGN_COARSE, cd = md < ALIGN_COARSE ? md : ALIGN_COARSE;
     double *Sc = malloc(3 * cs * sizeof(double)), *Dc = malloc(3 * cd * sizeof(double));
-    cc.pa = malloc((cs + cd) * 3 * sizeof(double));
-    cc.pb = malloc((cs + cd) * 3 * sizeof(double));
-    cc.pd = malloc((cs + cd) * sizeof(double));
-    cc.pw = malloc((cs + cd) * sizeof(double));
+    int pairs_ok2 = icp_alloc(&cc, cs, cd);
     double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
-    int ok = Sc && Dc && cc.pa && cc.pb && cc.pd && cc.pw && wsc && wdc;
+    int ok = Sc && Dc && pairs_ok2 && wsc && wdc;
     if (ok) {
       /* an index stride through the samples, with their weights */
       for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (i * ms / cs)], 3 * sizeof(double)); wsc[i] = ws[i * ms / cs]; }
@@ -603,39 +719,67 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
         coarse[h].s = 1;
         memcpy(coarse[h].R, hyps[h], sizeof coarse[h].R);
         coarse[h].t[0] = coarse[h].t[1] = coarse[h].t[2] = 0;
-        coarse_err[h] = icp(&cc, &coarse[h]);
         order[h] = h;
       }
+      icp_team team;
+      icp_team_make(&team, &cc, team_threads);
+      icp_tasks tk = {&team, &cc, coarse, coarse_err, 0};
+      if (team.n == team_threads) sks_thread_pool_run(pool, icp_task, &tk, nh);
+      else for (size_t h = 0; h < nh; ++h) icp_task(&tk, h, 0);
+      icp_team_free(&team);
       for (size_t i = 1; i < nh; ++i) /* stable insertion sort by coarse error */
         for (size_t k = i; k > 0 && coarse_err[order[k]] < coarse_err[order[k - 1]]; --k) {
           size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
         }
     }
     size_t picked = 0;
-    for (size_t i = 0; i < nh && picked < ALIGN_REFINE; ++i) {
-      sim m;
-      if (ok) {
-        m = coarse[order[i]];
-        int far = 1; /* a rotation another refined start already reached adds nothing */
-        for (size_t k = 0; k < nf && far; ++k) {
-          double tr = 0;
-          for (int q = 0; q < 9; ++q) tr += found[k].R[q] * m.R[q];
-          if ((tr - 1) / 2 > cos(ALIGN_DISTINCT_DEG * M_PI / 180.0)) far = 0;
+    if (ok) {
+      /* in order of coarse error, each start not within ALIGN_DISTINCT_DEG
+       * of a rotation an earlier refined start reached, until ALIGN_REFINE.
+       * Refined team_threads at a time: a batch takes the next starts far
+       * from every answer so far; then, in order, a start that an earlier
+       * answer of its own batch has come near is dropped, exactly as the
+       * one-by-one loop would have skipped it (answers only accumulate). */
+      icp_team team;
+      icp_team_make(&team, &c, team_threads);
+      unsigned width = team.n == team_threads ? team_threads : 1;
+      sim batch[16];
+      double batch_err[16];
+      size_t batch_at[16];
+      if (width > 16) width = 16;
+      size_t i = 0;
+      while (i < nh && picked < ALIGN_REFINE) {
+        size_t nb = 0;
+        for (; i < nh && nb < width && picked + nb < ALIGN_REFINE; ++i) {
+          if (!align_far(found, nf, coarse[order[i]].R)) continue;
+          batch[nb] = coarse[order[i]];
+          batch_at[nb++] = i;
         }
-        if (!far) continue;
-      } else { /* out of memory for the coarse stage: refine every hypothesis */
+        icp_tasks tk = {&team, &c, batch, batch_err, 1};
+        if (width > 1) sks_thread_pool_run(pool, icp_task, &tk, nb);
+        else for (size_t k = 0; k < nb; ++k) icp_task(&tk, k, 0);
+        for (size_t k = 0; k < nb && picked < ALIGN_REFINE; ++k) {
+          if (!align_far(found, nf, coarse[order[batch_at[k]]].R)) continue;
+          found[nf] = batch[k]; found_err[nf++] = batch_err[k];
+          ++picked;
+          if (batch_err[k] < best_err * (1 - 1e-6)) { best_err = batch_err[k]; best = batch[k]; }
+        }
+      }
+      icp_team_free(&team);
+    } else {
+      for (size_t i = 0; i < nh; ++i) { /* out of memory for the coarse stage: refine every hypothesis */
+        sim m;
         m.s = 1;
         memcpy(m.R, hyps[i], sizeof m.R);
         m.t[0] = m.t[1] = m.t[2] = 0;
+        double e = icp_fine(&c, &m);
+        found[nf] = m; found_err[nf++] = e;
+        if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
       }
-      double e = icp_fine(&c, &m);
-      found[nf] = m; found_err[nf++] = e;
-      if (ok) ++picked;
-      if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
     }
     grid_free(&cc.gs);
     grid_free(&cc.gd);
-    free(Sc); free(Dc); free(cc.pa); free(cc.pb); free(cc.pd); free(cc.pw); free(wsc); free(wdc);
+    free(Sc); free(Dc); icp_free_pairs(&cc); free(wsc); free(wdc);
   }
   out->hypotheses = nh + 1;
   sim_to_file(&out->A, &best, csrc, cdst, rs, rd);
@@ -672,7 +816,7 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
 done:
   grid_free(&c.gs);
   grid_free(&c.gd);
-  free(S); free(D); free(ws); free(wd); free(c.pa); free(c.pb); free(c.pd); free(c.pw);
+  free(S); free(D); free(ws); free(wd); icp_free_pairs(&c);
   return r;
 }
 

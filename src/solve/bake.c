@@ -1520,7 +1520,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     al->identity = 1;
   } else {
     sks_daffine scene = sks_daff_mul(&tv->T_inv, &sv->T); /* source bind -> scene -> target bind */
-    sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &scene, &a, err);
+    sks_result r = sks_align_similarity(sv->pos, Vs, tv->pos, V, c->D, &scene, &a, c->pool, err);
     if (r != SKS_OK) return r;
     *A = a.A;
     /* the same mesh re-exported (other units, axes, offset): vertex j is
@@ -1839,7 +1839,11 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
   /* stage: align, correspond, transfer */
   {
     sks_daffine A;
+    struct timespec a0, a1;
+    clock_gettime(CLOCK_MONOTONIC, &a0);
     r = align_and_correspond(&c, out, &A, err);
+    clock_gettime(CLOCK_MONOTONIC, &a1);
+    out->alignment.seconds = (double)(a1.tv_sec - a0.tv_sec) + 1e-9 * (double)(a1.tv_nsec - a0.tv_nsec);
     if (r == SKS_OK) r = sks_transfer_build(&c.tr, &c.s.view, &c.tv, &c.corr, &A, err);
     if (r == SKS_OK && c.N_P) r = sks_transfer_set_registration(&c.tr, c.N_P, err);
     if (r != SKS_OK) goto fail;

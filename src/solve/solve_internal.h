@@ -422,10 +422,12 @@ typedef struct sks_alignment {
  * similarity ICP on nearest points; the best symmetric fit wins, distinct
  * runners-up are alternatives. Points are bind-space vertex positions (3 per
  * point). hint (may be NULL): where the files' scenes put the source bind
- * space in the target's (T_t^-1 T_s); kept when it already fits. */
+ * space in the target's (T_t^-1 T_s); kept when it already fits. pool (may
+ * be NULL): the hypotheses' ICPs run on its threads, with the same answer
+ * on any number of threads. */
 sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
-                                sks_error *err);
+                                sks_thread_pool *pool, sks_error *err);
 /* Exact similarity for paired points (vertex i of src is vertex i of dst);
  * A in: the estimate (its rotation picks the quaternion sign); fixed_scale > 0
  * keeps that scale (rotation and offset only). */
