@@ -80,6 +80,13 @@ void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const c
 /* 0, or SKS_EXIT_USAGE with "refusing to write OUT: an input's import read
  * it (as FILE; choose another output)" printed. */
 int sks_cli_guard_check(sks_cli_output_guard *g);
+/* A load failed with `message`: the files it read before failing count
+ * too, so an output among them is the usage error (SKS_EXIT_USAGE, the
+ * guard's message); else the message, SKS_EXIT_INPUT. sks_cli_load_with
+ * does the same when its options carry a guard. */
+int sks_cli_guard_load_failed(sks_cli_output_guard *g, const char *message);
+/* The guard installed in these load options (sks_cli_guard_outputs), or NULL. */
+sks_cli_output_guard *sks_cli_guard_of(const sks_load_options *o);
 /* That message (malloc'd) for a caller that reports it itself, or NULL when
  * no output was read. Both release what the guard holds. */
 char *sks_cli_guard_message(sks_cli_output_guard *g);

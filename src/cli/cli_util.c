@@ -96,6 +96,9 @@ int sks_cli_load_with(const char *path, const sks_load_options *options, sks_mod
   sks_result r = sks_load(path, options, out, &err);
   if (r != SKS_OK) {
     sks_model_free(out);
+    /* an output the failing load had already read: the usage error wins */
+    sks_cli_output_guard *g = sks_cli_guard_of(options);
+    if (g && g->hit_output) return sks_cli_guard_check(g);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (err.message[0] && strstr(err.message, base))
@@ -229,6 +232,15 @@ void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const c
   g->output_count = output_count;
   o->on_file_read = guard_file_read;
   o->on_file_read_user = g;
+}
+
+sks_cli_output_guard *sks_cli_guard_of(const sks_load_options *o) {
+  return o && o->on_file_read == guard_file_read ? o->on_file_read_user : NULL;
+}
+
+int sks_cli_guard_load_failed(sks_cli_output_guard *g, const char *message) {
+  if (g->hit_output) return sks_cli_guard_check(g);
+  return sks_cli_fail(SKS_EXIT_INPUT, "%s", message);
 }
 
 char *sks_cli_guard_message(sks_cli_output_guard *g) {
