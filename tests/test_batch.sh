@@ -14,8 +14,10 @@
 #  - a changed input / a deleted output is redone, nothing else;
 #  - manifest errors (unknown key, duplicate name, bad name, bad JSON, missing
 #    key) exit 2 naming file:line and create nothing; an output that would
-#    replace an input is refused; shard from JOB_COMPLETION_INDEX +
-#    SKS_SHARD_COUNT and from SLURM_ARRAY_TASK_*; inputs are never written.
+#    replace an input is refused (also one a load read: a .gltf's image);
+#    the record lists exactly the files the loads read (.bin, .png); shard
+#    from JOB_COMPLETION_INDEX + SKS_SHARD_COUNT and from SLURM_ARRAY_TASK_*;
+#    inputs are never written.
 # Arg 1 = the skinsolve binary. Needs python3 (JSON comparison).
 set -u
 cli="$1"
@@ -351,6 +353,55 @@ PY
 else
   echo "SKIP part: python3 not found (external-buffer hashing case)"
 fi
+
+# ---- the record lists exactly the files the loads read, as the readers report
+# them (sks_load_options.on_file_read; no re-parse of the JSON): a .gltf with an
+# external .bin and an external .png. A re-run re-hashes what the record lists:
+# a changed .png redoes the job. An output that is one of those files is
+# refused: the job is not run and gets no record, the file is untouched.
+mkdir -p res
+PNG='iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+printf '%s' "$PNG" | base64 -d > res/skin.png
+printf '%s' "$PNG" | base64 -d > res/clash.html
+python3 - "$data/RiggedSimple/RiggedSimple.gltf" res <<'PY'
+import base64, json, sys
+doc = json.load(open(sys.argv[1]))
+for i, b in enumerate(doc["buffers"]):
+    uri = b.get("uri", "")
+    if uri.startswith("data:"):
+        open(f"{sys.argv[2]}/rs{i}.bin", "wb").write(base64.b64decode(uri.split(",", 1)[1]))
+        b["uri"] = f"rs{i}.bin"
+doc["images"] = [{"uri": "skin.png"}]
+json.dump(doc, open(f"{sys.argv[2]}/rs.gltf", "w"))
+doc["images"] = [{"uri": "clash.html"}]
+json.dump(doc, open(f"{sys.argv[2]}/clash.gltf", "w"))
+PY
+echo '{"name": "res_job", "source": "res/rs.gltf", "target": "res/rs.gltf", "fps": 2}' > res.jsonl
+"$cli" batch res.jsonl --out res.out > r1.txt 2>&1
+grep -q "res_job: baked" r1.txt && ok || bad "resource job did not bake: $(cat r1.txt)"
+python3 - res.out/res_job.json "$(realpath res/rs0.bin)" "$(realpath res/skin.png)" <<'PY' && ok || bad "the record does not list exactly the .bin and the .png the loads read"
+import hashlib, json, sys
+r = json.load(open(sys.argv[1]))
+rows = [(i["role"], i["path"]) for i in r["inputs"]]
+want = [("source", "res/rs.gltf"), ("target", "res/rs.gltf")]
+for role in ("source_resource", "target_resource"):
+    want += [(role, sys.argv[2]), (role, sys.argv[3])]
+assert rows == want, rows
+for i in r["inputs"]:
+    assert i["sha256"] == hashlib.sha256(open(i["path"], "rb").read()).hexdigest(), i
+PY
+"$cli" batch res.jsonl --out res.out > r2.txt 2>&1
+grep -q "res_job: up to date" r2.txt && ok || bad "unchanged resources: not up to date: $(cat r2.txt)"
+printf '\0' >> res/skin.png # another file, still read
+"$cli" batch res.jsonl --out res.out > r3.txt 2>&1
+grep -q "res_job: baked" r3.txt && ok || bad "a changed .png was not seen: $(cat r3.txt)"
+clash_sum=$(sha256sum < res/clash.html)
+echo '{"name": "clash", "source": "clash.gltf", "target": "rs.gltf", "report": true, "fps": 2}' > res/clash.jsonl
+"$cli" batch res/clash.jsonl --out res > r4.txt 2>&1; rc=$?
+[ "$rc" != 0 ] && grep -q "clash: not run: refusing to write res/clash.html: an input's import read it (as $(realpath res/clash.html);" r4.txt && ok ||
+  bad "an output that is the image a load read: exit $rc, $(cat r4.txt)"
+[ ! -e res/clash.json ] && [ ! -e res/clash.glb ] && [ "$(sha256sum < res/clash.html)" = "$clash_sum" ] && ok ||
+  bad "the refused job wrote something or changed the image"
 
 # ---- a failing input never destroys earlier results (issue 11): job k bakes,
 # then its target turns into garbage, or its outputs cannot be written (a file

@@ -146,6 +146,42 @@ for k in buf img; do
     run 2 "bake --report $what of the source" "$CLI" bake --source "$T/g/html.gltf" --target "$T/b.glb" --report "$o.html"
   done
 done
+# An output naming a buffer the load read, when the load then fails for
+# another reason: the usage error wins (exit 2, the output-is-input message,
+# nothing written), not the input error (before: exit 1). The buffer file is
+# 200 bytes for a byteLength of 244 (the reader opens it, reports it, then
+# fails), or the buffer is fine and the next one (the indices') is missing,
+# or an accessor runs past its bufferView.
+mkdir -p "$T/f"
+cp "$T/m/tri.bin" "$T/f/buf.glb"
+head -c 200 "$T/m/tri.bin" >"$T/f/short.glb"
+cp "$T/f/short.glb" "$T/f/short.obj" # pose writes .obj: a buffer of that name
+gltf short.glb >"$T/f/short.gltf"
+gltf buf.glb | sed 's/"buffers":\[{"byteLength":244,"uri":"buf.glb"}\]/"buffers":[{"byteLength":244,"uri":"buf.glb"},{"byteLength":8,"uri":"missing.bin"}]/; s/{"buffer":0,"byteOffset":108,"byteLength":6}/{"buffer":1,"byteOffset":0,"byteLength":6}/' >"$T/f/second.gltf"
+gltf buf.glb | sed 's/"count":3,"type":"VEC3"/"count":300,"type":"VEC3"/' >"$T/f/accessor.gltf"
+gltf short.obj >"$T/f/short_obj.gltf"
+(cd "$T/f" && sha256sum buf.glb short.glb short.obj) >"$T/f.sha256"
+for c in "short short.glb" "second buf.glb" "accessor buf.glb"; do
+  set -- $c
+  run 1 "$1.gltf alone fails to load" "$CLI" info "$T/f/$1.gltf"
+  o="$T/f/$2"
+  real="$(realpath "$o")"
+  msg="refusing to write $o: an input's import read it (as $real;"
+  run 2 "repair $1.gltf -o its buffer (the load fails too)" "$CLI" repair "$T/f/$1.gltf" -o "$o"
+  check "repair $1.gltf: the output-is-input message" has "$T/err" "$msg"
+  check "repair $1.gltf: one line, no load error" test "$(wc -l <"$T/err")" = 1
+  run 2 "reweight $1.gltf -o its buffer" "$CLI" reweight "$T/f/$1.gltf" -o "$o"
+  check "reweight $1.gltf: message" has "$T/err" "$msg"
+  run 2 "bake --target $1.gltf -o its buffer" "$CLI" bake --source "$T/a.glb" --target "$T/f/$1.gltf" -o "$o"
+  check "bake --target $1.gltf: message" has "$T/err" "$msg"
+  run 2 "bake --source $1.gltf -o its buffer" "$CLI" bake --source "$T/f/$1.gltf" --target "$T/b.glb" -o "$o"
+  run 2 "control $1.gltf -o its buffer" "$CLI" control "$T/f/$1.gltf" -o "$o"
+  run 2 "refit --target $1.gltf -o its buffer" "$CLI" refit --source "$T/a.glb" --target "$T/f/$1.gltf" -o "$o"
+done
+run 2 "pose short_obj.gltf -o its buffer" "$CLI" pose "$T/f/short_obj.gltf" -o "$T/f/short.obj"
+check "pose: message" has "$T/err" "refusing to write $T/f/short.obj: an input's import read it"
+run 2 "pose --clips short_obj.gltf -o its buffer" "$CLI" pose "$T/a.glb" --clips "$T/f/short_obj.gltf" --clip x -o "$T/f/short.obj"
+check "the buffers unchanged, nothing written" sh -c "cd '$T/f' && sha256sum -c --quiet '$T/f.sha256' && ! ls -A | grep -q '\.tmp'"
 check "buffers, images and .gltf files unchanged (sha256)" sh -c "cd '$T/g' && sha256sum -c --quiet '$T/g.sha256'"
 check "the symlinks are still symlinks" sh -c "cd '$T/g' && for l in sym_*; do test -L \$l || exit 1; done"
 run 0 "an output beside them that is none of them is written" "$CLI" repair "$T/g/glb.gltf" -o "$T/g/fixed.glb"

@@ -26,7 +26,6 @@
 #include "common_sha256.h"
 #include "io/atomic.h"
 #include "io/gltf_write.h"
-#include "io/resource.h"
 
 int batch_job_paths(const char *out_dir, const batch_job *job, batch_paths *p) {
   int n1 = snprintf(p->glb, sizeof p->glb, "%s/%s.glb", out_dir, job->name);
@@ -44,8 +43,11 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void add_input(cJSON *arr, const char *role, const char *given, const char *path) {
+/* One input row: {"role", "path", "sha256", "size"}, or sha256 null and
+ * "error" for a file that cannot be read. */
+static cJSON *input_row(const char *role, const char *given, const char *path) {
   cJSON *o = cJSON_CreateObject();
+  if (!o) return NULL;
   cJSON_AddStringToObject(o, "role", role);
   cJSON_AddStringToObject(o, "path", given);
   char hex[65];
@@ -59,41 +61,108 @@ static void add_input(cJSON *arr, const char *role, const char *given, const cha
     cJSON_AddNullToObject(o, "sha256");
     cJSON_AddStringToObject(o, "error", err.message);
   }
-  cJSON_AddItemToArray(arr, o);
+  return o;
 }
 
-/* A glTF's external buffers and images are inputs too: a re-run must see
- * a changed .bin or texture. Resolved with the reader's own confinement
- * (inside the model's folder); one that does not resolve is recorded with
- * its error, so it still takes part in the comparison. */
+static void add_input(cJSON *arr, const char *role, const char *given, const char *path) {
+  cJSON *o = input_row(role, given, path);
+  if (o) cJSON_AddItemToArray(arr, o);
+}
+
+/* The files a job's loads read besides its model files (a glTF's external
+ * buffers and images, what an Assimp import opened: an .obj's .mtl,
+ * textures, files a Collada or .x names) are inputs too: a re-run must see
+ * a changed .bin or texture. The readers themselves say which they are
+ * (sks_load_options.on_file_read, heard through the output guard): each is
+ * hashed when heard of (the glTF reader tells just before it reads) and
+ * recorded, once per role, as "<role>_resource" with its path as opened,
+ * made absolute. A re-run re-hashes the files the record lists (the model
+ * files being unchanged, the loads would read the same ones): see
+ * inputs_current. */
+#define RESOURCE_SUFFIX "_resource"
+
 typedef struct resource_rows {
-  cJSON *arr;
-  char role[64];
+  cJSON *arr;        /* the rows heard so far */
+  const char *role;  /* of the load running: "source", "target", "clip_file" */
+  const batch_job *job;
 } resource_rows;
 
-static void add_resource(void *user, const char *uri, const char *real) {
-  resource_rows *r = user;
-  add_input(r->arr, r->role, uri, real ? real : uri);
+static int same_file(const char *path, const struct stat *st) {
+  struct stat s;
+  return path && stat(path, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
 }
 
-static void add_gltf_resources(cJSON *arr, const char *role, const char *path) {
-  resource_rows r;
-  r.arr = arr;
-  snprintf(r.role, sizeof r.role, "%s_resource", role);
-  sks_cli_gltf_resources(path, add_resource, &r);
+static void heard_file(void *user, const char *path) {
+  resource_rows *r = user;
+  if (!r->arr || !r->role || !path || !*path) return;
+  struct stat st;
+  if (stat(path, &st) == 0) { /* a model file of the job: its own row already */
+    if (same_file(r->job->source, &st) || same_file(r->job->target, &st)) return;
+    for (size_t i = 0; i < r->job->clip_file_count; ++i)
+      if (same_file(r->job->clip_files[i], &st)) return;
+  }
+  char abs[4096], cwd[4096];
+  int n = -1;
+  if (path[0] != '/' && getcwd(cwd, sizeof cwd)) n = snprintf(abs, sizeof abs, "%s/%s", cwd, path);
+  const char *p = n > 0 && (size_t)n < sizeof abs ? abs : path;
+  char role[64];
+  snprintf(role, sizeof role, "%s" RESOURCE_SUFFIX, r->role);
+  const cJSON *it;
+  cJSON_ArrayForEach(it, r->arr) {
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(it, "role");
+    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(it, "path");
+    if (cJSON_IsString(ro) && cJSON_IsString(pa) && strcmp(ro->valuestring, role) == 0 &&
+        strcmp(pa->valuestring, p) == 0)
+      return;
+  }
+  add_input(r->arr, role, p, p);
+}
+
+/* Moves the rows heard into the job's inputs (after its model files). */
+static void take_resources(cJSON *inputs, resource_rows *r) {
+  while (r->arr && r->arr->child) {
+    cJSON *row = cJSON_DetachItemFromArray(r->arr, 0);
+    if (inputs) cJSON_AddItemToArray(inputs, row);
+    else cJSON_Delete(row);
+  }
+}
+
+static int is_resource_role(const char *role) {
+  size_t n = strlen(role), k = strlen(RESOURCE_SUFFIX);
+  return n > k && strcmp(role + n - k, RESOURCE_SUFFIX) == 0;
+}
+
+/* The model files' rows (`inputs`, in order) equal the record's, and every
+ * file the record lists as read by the loads still has its hash (or still
+ * fails the same way). */
+static int inputs_current(const cJSON *recorded, const cJSON *inputs) {
+  const cJSON *want = inputs ? inputs->child : NULL;
+  if (!cJSON_IsArray(recorded)) return 0;
+  for (const cJSON *row = recorded->child; row; row = row->next) {
+    const cJSON *role = cJSON_GetObjectItemCaseSensitive(row, "role");
+    if (!cJSON_IsString(role)) return 0;
+    if (is_resource_role(role->valuestring)) {
+      const cJSON *path = cJSON_GetObjectItemCaseSensitive(row, "path");
+      if (!cJSON_IsString(path)) return 0;
+      cJSON *now = input_row(role->valuestring, path->valuestring, path->valuestring);
+      int same = now && cJSON_Compare(row, now, 1);
+      cJSON_Delete(now);
+      if (!same) return 0;
+    } else {
+      if (!want || !cJSON_Compare(row, want, 1)) return 0;
+      want = want->next;
+    }
+  }
+  return want == NULL;
 }
 
 cJSON *batch_inputs_json(const batch_job *job) {
   cJSON *a = cJSON_CreateArray();
   if (!a) return NULL;
   add_input(a, "source", job->source_given, job->source);
-  add_gltf_resources(a, "source", job->source);
   add_input(a, "target", job->target_given, job->target);
-  add_gltf_resources(a, "target", job->target);
-  for (size_t i = 0; i < job->clip_file_count; ++i) {
+  for (size_t i = 0; i < job->clip_file_count; ++i)
     add_input(a, "clip_file", job->clip_files_given[i], job->clip_files[i]);
-    add_gltf_resources(a, "clip_file", job->clip_files[i]);
-  }
   return a;
 }
 
@@ -138,7 +207,7 @@ int batch_record_current(const cJSON *rec, const batch_job *job, const cJSON *in
   if (!v || strcmp(v, SKS_VERSION_STRING) != 0) { *why = "made by another skinsolve version"; return 0; }
   if (!spec || strcmp(spec, job->spec_sha256) != 0) { *why = "the job's description changed"; return 0; }
   const cJSON *ri = cJSON_GetObjectItemCaseSensitive(rec, "inputs");
-  if (!ri || !cJSON_Compare(ri, inputs, 1)) { *why = "an input file changed"; return 0; }
+  if (!ri || !inputs_current(ri, inputs)) { *why = "an input file changed"; return 0; }
   /* an input that could not be read compares by its error: still missing,
    * still the same failure; once it appears its hash differs and it is redone */
   if (!status) { *why = "no status"; return 0; }
@@ -560,6 +629,9 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   memset(&load_opt, 0, sizeof load_opt);
   sks_cli_output_guard guard;
   sks_cli_guard_outputs(&guard, &load_opt, written, 4);
+  resource_rows heard = {cJSON_CreateArray(), NULL, job};
+  guard.also = heard_file; /* and the record lists them */
+  guard.also_user = &heard;
   sks_bake_result res;
   memset(&res, 0, sizeof res);
   int have_res = 0;
@@ -573,11 +645,19 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
       inputs = NULL; /* owned by the record, freed */
       goto done;
     }
-  if (sks_load(job->source, &load_opt, &src, &err) != SKS_OK || sks_load(job->target, &load_opt, &tgt, &err) != SKS_OK)
-    goto failed;
-  for (size_t i = 0; i < job->clip_file_count; ++i)
-    if (add_clip_file(&src, job->clip_files[i], &load_opt, &err) != SKS_OK) goto failed;
-  if (guard.hit_output) goto failed;
+  {
+    /* a failing load still lists the files it read before it failed */
+    heard.role = "source";
+    int loaded = sks_load(job->source, &load_opt, &src, &err) == SKS_OK;
+    heard.role = "target";
+    loaded = loaded && sks_load(job->target, &load_opt, &tgt, &err) == SKS_OK;
+    heard.role = "clip_file";
+    for (size_t i = 0; loaded && i < job->clip_file_count; ++i)
+      loaded = add_clip_file(&src, job->clip_files[i], &load_opt, &err) == SKS_OK;
+    heard.role = NULL;
+    take_resources(inputs, &heard);
+    if (!loaded || guard.hit_output) goto failed;
+  }
   claim_heartbeat_start(&c); /* after every fork of the loads */
   t_load = now_s();
   sks_bake_options opt;
@@ -694,6 +774,7 @@ failed: {
   inputs = NULL;
 }
 done:
+  cJSON_Delete(heard.arr);
   free(glb);
   free(html);
   if (have_res) sks_bake_result_free(&res);

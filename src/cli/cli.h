@@ -74,23 +74,26 @@ typedef struct sks_cli_output_guard {
   size_t output_count;
   char *hit_output; /* the first output a load read, and the file as opened */
   char *hit_file;
+  /* told of every file too, before the comparison (batch lists them in its
+   * records); NULL = nobody */
+  void (*also)(void *user, const char *path);
+  void *also_user;
 } sks_cli_output_guard;
 void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const char *const *outputs,
                            size_t output_count);
 /* 0, or SKS_EXIT_USAGE with "refusing to write OUT: an input's import read
  * it (as FILE; choose another output)" printed. */
 int sks_cli_guard_check(sks_cli_output_guard *g);
+/* A load failed with `message`: the files it read before failing count
+ * too, so an output among them is the usage error (SKS_EXIT_USAGE, the
+ * guard's message); else the message, SKS_EXIT_INPUT. sks_cli_load_with
+ * does the same when its options carry a guard. */
+int sks_cli_guard_load_failed(sks_cli_output_guard *g, const char *message);
+/* The guard installed in these load options (sks_cli_guard_outputs), or NULL. */
+sks_cli_output_guard *sks_cli_guard_of(const sks_load_options *o);
 /* That message (malloc'd) for a caller that reports it itself, or NULL when
  * no output was read. Both release what the guard holds. */
 char *sks_cli_guard_message(sks_cli_output_guard *g);
-/* Calls fn(user, uri, real) for every external buffer and image URI of a
- * glTF file (a .gltf, or a .glb's JSON chunk; data: URIs skipped) — what a
- * batch record lists as the job's resources; the output checks use the
- * files the reader reports instead (sks_cli_output_guard) — real
- * being where the reader would read it (resolved with its confinement) or
- * NULL when it does not resolve. Nothing for other files. */
-void sks_cli_gltf_resources(const char *path, void (*fn)(void *user, const char *uri, const char *real),
-                            void *user);
 /* Findings as a JSON object {errors, warnings, by_kind, items[], truncated}
  * (the shape of `check --json` and info's "findings"); caller owns it. */
 struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <strings.h>
 #include "cli.h"
-#include "io/resource.h"
 
 int sks_cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
   const char *a = argv[*i];
@@ -96,6 +95,9 @@ int sks_cli_load_with(const char *path, const sks_load_options *options, sks_mod
   sks_result r = sks_load(path, options, out, &err);
   if (r != SKS_OK) {
     sks_model_free(out);
+    /* an output the failing load had already read: the usage error wins */
+    sks_cli_output_guard *g = sks_cli_guard_of(options);
+    if (g && g->hit_output) return sks_cli_guard_check(g);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (err.message[0] && strstr(err.message, base))
@@ -105,59 +107,6 @@ int sks_cli_load_with(const char *path, const sks_load_options *options, sks_mod
   }
   for (size_t i = 0; i < out->warning_count; ++i) fprintf(stderr, "warning: %s\n", out->warnings[i]);
   return 0;
-}
-
-void sks_cli_gltf_resources(const char *path, void (*fn)(void *user, const char *uri, const char *real),
-                            void *user) {
-  const size_t max_json = (size_t)64 << 20;
-  uint8_t *data = NULL;
-  size_t size = 0;
-  sks_error err;
-  memset(&err, 0, sizeof err);
-  /* a .glb's JSON chunk, or a whole .gltf (never more than 64 MB) */
-  if (sks_resource_read(path, 20, SIZE_MAX, &data, &size, path, "file", &err) != SKS_OK) return;
-  const char *json = NULL;
-  size_t json_len = 0;
-  uint8_t *doc_bytes = NULL;
-  if (size >= 20 && memcmp(data, "glTF", 4) == 0) {
-    size_t clen = (size_t)data[12] | (size_t)data[13] << 8 | (size_t)data[14] << 16 | (size_t)data[15] << 24;
-    free(data);
-    data = NULL;
-    if (clen > max_json ||
-        sks_resource_read(path, 20 + clen, SIZE_MAX, &doc_bytes, &size, path, "file", &err) != SKS_OK || size < 20)
-      { free(doc_bytes); return; }
-    json = (const char *)doc_bytes + 20;
-    json_len = size - 20;
-  } else {
-    size_t n = strlen(path);
-    free(data);
-    if (n < 5 || strcasecmp(path + n - 5, ".gltf") != 0) return;
-    if (sks_resource_read(path, SIZE_MAX, max_json, &doc_bytes, &size, path, "file", &err) != SKS_OK) return;
-    json = (const char *)doc_bytes;
-    json_len = size;
-  }
-  cJSON *doc = cJSON_ParseWithLength(json, json_len);
-  free(doc_bytes);
-  if (!doc) return;
-  char *dir = strdup(path);
-  if (!dir) { cJSON_Delete(doc); return; }
-  char *slash = strrchr(dir, '/');
-  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-  else strcpy(dir, ".");
-  const char *lists[2] = {"buffers", "images"};
-  for (int l = 0; l < 2; ++l) {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, lists[l]), *it;
-    cJSON_ArrayForEach(it, arr) {
-      const cJSON *u = cJSON_GetObjectItemCaseSensitive(it, "uri");
-      if (!cJSON_IsString(u) || !u->valuestring || strncmp(u->valuestring, "data:", 5) == 0) continue;
-      char *real = NULL;
-      if (sks_resource_resolve(dir, NULL, u->valuestring, path, lists[l], &real, &err) != SKS_OK) real = NULL;
-      fn(user, u->valuestring, real);
-      free(real);
-    }
-  }
-  free(dir);
-  cJSON_Delete(doc);
 }
 
 int sks_cli_check_output(const char *output, const char *const *inputs, size_t input_count) {
@@ -209,6 +158,7 @@ int sks_cli_check_outputs(const char *const *outputs, size_t output_count,
 
 static void guard_file_read(void *user, const char *path) {
   sks_cli_output_guard *g = user;
+  if (g->also) g->also(g->also_user, path);
   struct stat sf, so;
   if (g->hit_output || stat(path, &sf) != 0) return;
   for (size_t k = 0; k < g->output_count; ++k) {
@@ -229,6 +179,15 @@ void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const c
   g->output_count = output_count;
   o->on_file_read = guard_file_read;
   o->on_file_read_user = g;
+}
+
+sks_cli_output_guard *sks_cli_guard_of(const sks_load_options *o) {
+  return o && o->on_file_read == guard_file_read ? o->on_file_read_user : NULL;
+}
+
+int sks_cli_guard_load_failed(sks_cli_output_guard *g, const char *message) {
+  if (g->hit_output) return sks_cli_guard_check(g);
+  return sks_cli_fail(SKS_EXIT_INPUT, "%s", message);
 }
 
 char *sks_cli_guard_message(sks_cli_output_guard *g) {

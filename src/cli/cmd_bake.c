@@ -255,7 +255,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (sks_load(source_path, &load_opt, &src, &err) != SKS_OK) {
     free(clips);
     free(clip_files);
-    return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+    return sks_cli_guard_load_failed(&guard, err.message); /* an output it read: exit 2 */
   }
   {
     int rc = sks_cli_load_clips(&src, clip_files, nclip_files, quiet, &load_opt);
@@ -266,8 +266,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (!control && sks_load(target_path, &load_opt, &tgt, &err) != SKS_OK) {
     sks_model_free(&src);
     free(clips);
-    free(sks_cli_guard_message(&guard));
-    return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+    return sks_cli_guard_load_failed(&guard, err.message);
   }
   {
     int rc = sks_cli_guard_check(&guard);

@@ -62,7 +62,7 @@ int sks_cmd_reweight(int argc, char **argv) {
   sks_error err = {0};
   sks_cli_output_guard guard;
   sks_cli_guard_outputs(&guard, &load_opt, &out_path, 1);
-  if (sks_load(in, &load_opt, &model, &err) != SKS_OK) return sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
+  if (sks_load(in, &load_opt, &model, &err) != SKS_OK) return sks_cli_guard_load_failed(&guard, err.message);
   if ((rc = sks_cli_guard_check(&guard)) != 0) {
     sks_model_free(&model);
     return rc;
