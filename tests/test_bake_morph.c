@@ -13,6 +13,7 @@
  * Real data: prints which rigs in ../shared/data animate morph weights;
  * RobotExpressive (weights channels all 0 in the file) with its face
  * animated in 'Wave', as a control through the written .glb. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 #include "sks_test.h"
@@ -366,6 +367,39 @@ static void other_names(void) {
   sks_model_free(&s);
 }
 
+/* What `skinsolve bake` prints: the morphs line of the header, and JSON. */
+static void cli(void) {
+  sks_model s, t;
+  sks_error err;
+  build_rig(&s, "Smile", "Blink");
+  build_rig(&t, "Smile", "Wink");
+  char sp[512], tp[512], cmd[2048], out[8192];
+  snprintf(sp, sizeof sp, "%s/morph_src.glb", sks_test_tmpdir());
+  snprintf(tp, sizeof tp, "%s/morph_tgt.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(sp, &s, NULL, &err), &err);
+  CHECK_OK(sks_write_glb(tp, &t, NULL, &err), &err);
+  for (int json = 0; json < 2; ++json) {
+    snprintf(cmd, sizeof cmd, "'%s' bake --source '%s' --target '%s'%s 2>/dev/null", SKS_CLI, sp, tp,
+             json ? " --json" : "");
+    FILE *f = popen(cmd, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = 0;
+    int rc = f ? pclose(f) : -1;
+    CHECK_MSG(rc == 0, "%s: exit %d", cmd, rc);
+    /* the scratch writer put the mesh on its own node ("tube_skinned") */
+    const char *want = json ? "\"carried\":\t1," : "morphs: carried 1 (played in the metrics, written as weights channels); "
+                                                   "not carried 1 [tube_skinned/Blink]";
+    const char *want2 = json ? "\"not_carried\":\t[\"tube_skinned/Blink\"]" : "left out of the motion and the errors";
+    CHECK_MSG(strstr(out, want) != NULL && strstr(out, want2) != NULL, "no '%s' / '%s' in:\n%s", want, want2, out);
+    if (!json) {
+      const char *line = strstr(out, "morphs:");
+      if (line) printf("cli: %.*s\n", (int)strcspn(line, "\n"), line);
+    }
+  }
+  sks_model_free(&s);
+  sks_model_free(&t);
+}
+
 /* Which rigs of ../shared/data animate morph weights (no assert). */
 static void real_data(void) {
   static const char *const files[] = {"RobotExpressive/RobotExpressive.glb", "Fox/Fox.glb", "CesiumMan/CesiumMan_weights_unnormalised.gltf",
@@ -463,6 +497,7 @@ int main(void) {
   rng = 0x2545F4914F6CDD1Dull;
   control(240, 2);
   other_names();
+  cli();
   real_data();
   robot_wave();
   return sks_test_finish();

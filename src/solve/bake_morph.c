@@ -261,11 +261,18 @@ sks_result sks_bake_morphs_clip(const sks_bake_morphs *bm, const sks_clip *clip,
     const sks_bake_morph_map *mp = &bm->maps[q];
     const sks_morph_track *st = clip_track(clip, mp->src_node);
     if (!st) continue;
+    /* as they were (the bake keeps the source's key times), else at the frame times */
+    int copy = !(fps > 0);
+    if (!copy && (double)out->frame_count * (double)mp->tg_count > (double)SKS_MAX_MORPH_TRACK_VALUES) {
+      free(sw);
+      return sks_error_set(err, SKS_ERR_INVALID,
+                           "clip '%s': %zu frames x %zu morph weights is more than a weights track may hold "
+                           "(%u values; lower --fps)", out->name, out->frame_count, mp->tg_count,
+                           (unsigned)SKS_MAX_MORPH_TRACK_VALUES);
+    }
     sks_morph_track *tt = &out->morph_tracks[out->morph_track_count++];
     tt->node = mp->tg_node;
     tt->weight_count = mp->tg_count;
-    /* as they were (the bake keeps the source's key times), else at the frame times */
-    int copy = !(fps > 0);
     tt->interpolation = copy ? st->interpolation : SKS_INTERP_LINEAR;
     tt->key_count = copy ? st->key_count : out->frame_count;
     size_t per = copy && st->interpolation == SKS_INTERP_CUBICSPLINE ? 3 : 1;
