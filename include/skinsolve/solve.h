@@ -151,6 +151,13 @@ typedef struct sks_baked_clip {
   size_t chunk_count;             /* the frame chunks solved at once (sks_bake_options.threads) */
   size_t chunks_resolved;         /* of which solved again from the chunk before, after it,
                                      because their lead-in did not arrive at its end state */
+  /* Morph weights carried onto the target (README "Morph targets in a bake"):
+   * one track per target mesh node whose morph targets are named like the
+   * source's the clip animates (target node, target weight order; the source's
+   * keys as they were without --fps, else sampled at the frame times). The
+   * solve and the metrics play them; sks_bake_apply writes them. */
+  size_t morph_track_count;
+  sks_morph_track *morph_tracks;
 } sks_baked_clip;
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target
@@ -185,6 +192,12 @@ typedef struct sks_bake_result {
   size_t rigid_vertex_count;      /* of which in rigid parts (baked and measured too) */
   size_t target_weights_normalised; /* vertices whose weights did not sum to 1: the bake */
   size_t source_weights_normalised; /* uses them normalised, and -o writes them so */
+  /* Morph targets (blend shapes) the baked clips animate on the source: */
+  size_t morphs_carried;          /* played on a target morph target of the same name */
+  size_t morphs_not_carried_count;/* with no such target: left out of y and of the errors */
+  char **morphs_not_carried;      /* their names, "mesh node/target" */
+  double morphs_not_carried_pct;  /* the largest motion one of them makes (max |weight| x
+                                     largest vertex delta, in target % D): what was left out */
 } sks_bake_result;
 
 /* D as every bake number uses it (MISSION.md, README "Baking"): the

@@ -195,7 +195,8 @@ class sks_baked_clip(C.Structure):
                 ("frame_mean_error_pct", c_float_p), ("frame_worst_error_pct", c_float_p),
                 ("target_surface", c_float_p), ("solved_surface", c_float_p),
                 ("vertex_error", c_float_p), ("mean_motion_pct", C.c_double),
-                ("suspect", C.c_int), ("diagnosis", sks_diagnosis), ("chunk_count", c_size), ("chunks_resolved", c_size)]
+                ("suspect", C.c_int), ("diagnosis", sks_diagnosis), ("chunk_count", c_size), ("chunks_resolved", c_size),
+                ("morph_track_count", c_size), ("morph_tracks", C.POINTER(sks_morph_track))]
 
 
 class sks_bake_alignment(C.Structure):
@@ -214,7 +215,9 @@ class sks_bake_result(C.Structure):
                 ("alignment", sks_bake_alignment), ("correspondence_identity", C.c_int),
                 ("correspondence_mean_pct", C.c_double), ("measured_vertex_count", c_size),
                 ("rigid_vertex_count", c_size), ("target_weights_normalised", c_size),
-                ("source_weights_normalised", c_size)]
+                ("source_weights_normalised", c_size), ("morphs_carried", c_size),
+                ("morphs_not_carried_count", c_size), ("morphs_not_carried", C.POINTER(C.c_char_p)),
+                ("morphs_not_carried_pct", C.c_double)]
 
 
 class sks_report_input(C.Structure):

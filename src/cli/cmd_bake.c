@@ -87,6 +87,17 @@ static void print_alignment(const sks_bake_result *r) {
     printf("weights: %zu target and %zu source vertices did not sum to 1: normalised once, as a "
            "player does; the bake solves, measures and writes them so\n",
            r->target_weights_normalised, r->source_weights_normalised);
+  if (r->morphs_carried || r->morphs_not_carried_count) { /* README "Morph targets in a bake" */
+    printf("morphs: carried %zu (played in the metrics, written as weights channels)", r->morphs_carried);
+    if (r->morphs_not_carried_count) {
+      printf("; not carried %zu [", r->morphs_not_carried_count);
+      for (size_t i = 0; i < r->morphs_not_carried_count; ++i)
+        printf("%s%s", i ? ", " : "", r->morphs_not_carried[i]);
+      printf("] (no target morph target of that name: left out of the motion and the errors; "
+             "up to %.3g%% D)", r->morphs_not_carried_pct);
+    }
+    printf("\n");
+  }
 }
 
 /* After the bake: the rows were printed as each clip finished
@@ -148,6 +159,12 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
   cJSON_AddNumberToObject(al, "seconds", r->alignment.seconds);
+  cJSON *mo = cJSON_AddObjectToObject(root, "morphs");
+  cJSON_AddNumberToObject(mo, "carried", (double)r->morphs_carried);
+  cJSON *nc = cJSON_AddArrayToObject(mo, "not_carried");
+  for (size_t i = 0; i < r->morphs_not_carried_count; ++i)
+    cJSON_AddItemToArray(nc, cJSON_CreateString(r->morphs_not_carried[i]));
+  cJSON_AddNumberToObject(mo, "not_carried_max_pct", r->morphs_not_carried_pct);
   char *s = cJSON_Print(root);
   cJSON_Delete(root);
   if (!s) return 0;

@@ -13,6 +13,7 @@
 #include "skinsolve/pose.h"
 #include "skinsolve/skin.h"
 #include "solve/bake_bounds.h"
+#include "solve/bake_morph.h"
 #include "solve/metrics.h"
 #include "solve/solve_internal.h"
 
@@ -386,8 +387,12 @@ void sks_bake_result_free(sks_bake_result *r) {
     free(c->frame_mean_error_pct); free(c->frame_worst_error_pct);
     free(c->target_surface); free(c->solved_surface); free(c->vertex_error);
     sks_diagnosis_free(&c->diagnosis);
+    for (size_t t = 0; t < c->morph_track_count; ++t) { free(c->morph_tracks[t].times); free(c->morph_tracks[t].values); }
+    free(c->morph_tracks);
   }
   free(r->clips);
+  for (size_t i = 0; i < r->morphs_not_carried_count; ++i) free(r->morphs_not_carried[i]);
+  free(r->morphs_not_carried);
   memset(r, 0, sizeof *r);
 }
 
@@ -446,6 +451,8 @@ typedef struct frame_worker {
   sks_mat4 *fpal_s, *fpal_t; /* float palettes of the transfer and of the target */
   void *ro_work;         /* sks_solve_rotonly_gn's arrays (rotation-only bakes) */
   size_t ro_work_size;
+  float *mw;             /* morphs: the frame's target weights (bake_morph.c), or NULL */
+  double *md;            /* morphs: 3 per moved vertex, the target's delta at the frame */
 } frame_worker;
 
 typedef struct bake_ctx {
@@ -470,6 +477,7 @@ typedef struct bake_ctx {
    * sks_fskin); the constraints stay double. 0: the double path. */
   int fsimd;
   sks_fskin ftr, ftg;    /* over the transfer's and the target's influences */
+  sks_bake_morphs bm;    /* morph targets carried by name (bake_morph.c) */
   float *dyB;            /* V*3: yB - x */
   sks_diag_acc diag;     /* the residual per vertex, for the per-joint diagnosis */
   sks_thread_pool *pool; /* frame chunks run on it (opt->threads) */
@@ -482,6 +490,7 @@ static void frame_worker_free(frame_worker *w) {
   free(w->dmodels); free(w->fmodels); free(w->pmodels); free(w->tpal); free(w->tr_scratch);
   free(w->slocals); free(w->smodels); free(w->vscratch); free(w->touched); free(w->verr);
   free(w->dy); free(w->ds); free(w->fpal_s); free(w->fpal_t); free(w->ro_work);
+  free(w->mw); free(w->md);
   memset(w, 0, sizeof *w);
 }
 
@@ -534,6 +543,7 @@ static void ctx_free(bake_ctx *c) {
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
   free(c->N_P); free(c->yB); free(c->dyB);
   sks_fskin_free(&c->ftr); sks_fskin_free(&c->ftg);
+  sks_bake_morphs_free(&c->bm);
   sks_diag_free(&c->diag);
   for (size_t k = 0; c->workers && k < c->worker_count; ++k) frame_worker_free(&c->workers[k]);
   free(c->workers);
@@ -798,6 +808,15 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     /* 4. measure, over ALL target vertices (rigid parts too), the clip as
      * written: float keys, float FK, weights as played */
     measure_played(c, w, locals);
+    /* morphs: the carried weights move the target's bind (x + delta_T(f)),
+     * in y (the transfer's blended linear part) and in the played surface
+     * (the target's); the solve above ran on the unmorphed bind */
+    if (w->md && sks_bake_morphs_frame(&c->bm, out, out->times[f], w->mw, w->md)) {
+      sks_bake_morphs_add(&c->bm, w->md, c->tr.start, c->tr.pal, c->tr.w, w->tr_scratch + c->tr.P,
+                          c->fsimd ? NULL : w->y, w->dy);
+      sks_bake_morphs_add(&c->bm, w->md, c->tv.start, c->tv.pal, c->tv.w, w->tpal, c->fsimd ? NULL : w->solved,
+                          w->ds);
+    }
     memset(&cr->facc[f], 0, sizeof cr->facc[f]); /* a re-solved chunk measures its frames anew */
     if (c->fsimd)
       sks_metrics_frame_f(&cr->facc[f], w->ds, w->dy, c->dyB, V, c->D, &out->frame_mean_error_pct[f],
@@ -855,7 +874,9 @@ static sks_result clip_times(const bake_ctx *c, const sks_clip *clip, sks_solve_
   out->mode = mode;
   out->joint_count = c->t.J;
   if (!out->name) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  return frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
+  sks_result r = frame_times(clip, c->opt->fps, &out->times, &out->frame_count, err);
+  if (r == SKS_OK) r = sks_bake_morphs_clip(&c->bm, clip, c->opt->fps, out, err); /* bake_morph.c */
+  return r;
 }
 
 /* Everything one clip's frame loop writes, for nch chunks (out's frame times
@@ -1904,6 +1925,15 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     out->clip_count = nclips * per;
     const sks_clip **tasks = malloc(nclips * per * sizeof *tasks); /* task i * per + m: clip i, mode m */
     if (!tasks) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto fail; }
+    /* morph targets: carried by name (bake_morph.c); the workers' scratch for them */
+    for (size_t i = 0; i < nclips; ++i) tasks[i] = &source->clips[clip_ids[i]];
+    r = sks_bake_morphs_build(&c.bm, source, target, &c.tv, tasks, nclips,
+                              out->alignment.applied ? out->alignment.scale : 1.0, c.D, out, err);
+    for (size_t k = 0, n = sks_thread_pool_size(c.pool); r == SKS_OK && c.bm.vertex_count && k < n; ++k)
+      if (!(c.workers[k].mw = malloc((c.bm.weight_total ? c.bm.weight_total : 1) * sizeof(float))) ||
+          !(c.workers[k].md = malloc(c.bm.vertex_count * 3 * sizeof(double))))
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    if (r != SKS_OK) { free(tasks); goto fail; }
     for (size_t i = 0; r == SKS_OK && i < nclips; ++i)
       for (size_t m = 0; r == SKS_OK && m < per; ++m) {
         sks_solve_mode mode = both ? (m == 0 ? SKS_SOLVE_FREE : SKS_SOLVE_ROTATION_ONLY) : opt->mode;
@@ -1985,6 +2015,26 @@ sks_result sks_bake_apply(const sks_model *target, const sks_bake_result *result
     if (!c->name || (J && !c->tracks)) {
       sks_model_free(out);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* the carried morph weights (bake_morph.c), as baked */
+    if (bc->morph_track_count && !(c->morph_tracks = calloc(bc->morph_track_count, sizeof(sks_morph_track)))) {
+      sks_model_free(out);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (size_t t = 0; t < bc->morph_track_count; ++t) {
+      const sks_morph_track *mt = &bc->morph_tracks[t];
+      sks_morph_track *d = &c->morph_tracks[c->morph_track_count++];
+      *d = *mt;
+      size_t nv = sks_morph_track_value_count(mt);
+      d->times = malloc((mt->key_count ? mt->key_count : 1) * sizeof(float));
+      d->values = malloc((nv ? nv : 1) * sizeof(float));
+      if (!d->times || !d->values) {
+        sks_model_free(out);
+        return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+      }
+      memcpy(d->times, mt->times, mt->key_count * sizeof(float));
+      memcpy(d->values, mt->values, nv * sizeof(float));
+      if (mt->key_count && mt->times[mt->key_count - 1] > c->duration) c->duration = mt->times[mt->key_count - 1];
     }
     c->track_count = 0;
     size_t F = bc->frame_count;
