@@ -489,6 +489,12 @@ static int32_t texture_filter(const struct aiMaterial *mat, const char *key, enu
   return !mag && v >= 9984 && v <= 9987 ? v : 0;
 }
 
+static int path_is_fbx(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && path[n - 4] == '.' && (path[n - 3] | 32) == 'f' && (path[n - 2] | 32) == 'b' &&
+         (path[n - 1] | 32) == 'x';
+}
+
 /* The texture's aiUVTransform (AI_MATKEY_UVTRANSFORM) as KHR_texture_transform.
  * Assimp's transform lives in its own UV space (origin bottom-left,
  * rotation counter-clockwise about (0.5, 0.5)); its glTF importer maps
@@ -498,9 +504,17 @@ static int32_t texture_filter(const struct aiMaterial *mat, const char *key, enu
  * then negates translation.y and the rotation. This undoes both, so a glTF
  * read by Assimp is written back with its own values, and a Collada / FBX
  * transform (Assimp's space) gets the glTF one that maps the same texels.
+ * FBX is the exception: Assimp passes the file's texture Translation /
+ * Scaling / Rotation through as they are, and FBX's are the inverse of a
+ * UV mapping in scale and rotation (Blender's FBX exporter writes a Mapping
+ * node of scale 2 as Scaling 0.5 and negates its rotation; its importer
+ * reads them back so). An FBX transform is therefore read as that mapping
+ * (location T, scale 1/S, rotation -R, rotating about the UV origin) and
+ * converted to glTF as Blender's glTF exporter converts a Mapping node
+ * (offset (T.x - s.y sin r, 1 - T.y - s.y cos r), rotation r, scale s).
  * An identity transform (or none) writes no extension. 0 = no transform,
- * 1 = set, -1 = not finite. */
-static int texture_transform(const struct aiMaterial *mat, enum aiTextureType type, sks_texture_ref *ref) {
+ * 1 = set, -1 = not finite or a zero FBX scaling. */
+static int texture_transform(const struct aiMaterial *mat, enum aiTextureType type, int fbx, sks_texture_ref *ref) {
   struct aiUVTransform tr;
   unsigned n = sizeof tr / sizeof(ai_real);
   memset(&tr, 0, sizeof tr);
@@ -512,6 +526,17 @@ static int texture_transform(const struct aiMaterial *mat, enum aiTextureType ty
   double r = (double)tr.mRotation; /* glTF's rotation: minus Assimp's unflipped one */
   if (!isfinite(tx) || !isfinite(ty) || !isfinite(sx) || !isfinite(sy) || !isfinite(r)) return -1;
   if (tx == 0 && ty == 0 && sx == 1 && sy == 1 && r == 0) return 0;
+  if (fbx) {
+    if (sx == 0 || sy == 0) return -1;
+    double ms[2] = {1.0 / sx, 1.0 / sy}, mr = r; /* the Blender mapping (r is minus the file's rotation) */
+    ref->has_transform = 1;
+    ref->offset[0] = (float)(tx - ms[1] * sin(mr));
+    ref->offset[1] = (float)(1.0 - ty - ms[1] * cos(mr));
+    ref->rotation = (float)mr;
+    ref->scale[0] = (float)ms[0];
+    ref->scale[1] = (float)ms[1];
+    return 1;
+  }
   double c = cos(r), sn = sin(r);
   ref->has_transform = 1;
   ref->offset[0] = (float)(tx - 0.5 * sx * (1.0 - c + sn));
@@ -550,8 +575,9 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
                          .mag_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MAG_BASE, types[t], 1),
                          .min_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MIN_BASE, types[t], 0),
                          .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
-  if (texture_transform(mat, types[t], &ref) < 0 &&
-      (r = add_warning(im, "%s: material %u '%s': %s texture '%s' has a UV transform that is not finite — written "
+  if (texture_transform(mat, types[t], path_is_fbx(im->path), &ref) < 0 &&
+      (r = add_warning(im, "%s: material %u '%s': %s texture '%s' has a UV transform that is not finite (or an FBX "
+                           "scaling of 0) — written "
                            "without it", im->path, mi, label, slot_name, tex)) != SKS_OK) {
     free(tex);
     return r;
