@@ -717,10 +717,22 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
 }
 
 /* Every texture slot glTF's material has that Assimp gives. A metallic-
- * roughness texture is not taken: Assimp gives metalness and roughness as
- * separate maps, and glTF packs them in one image's B and G channels. */
+ * roughness texture is taken only from a PBR material (Assimp's glTF
+ * importer: AI_MATKEY_GLTF_PBRMETALLICROUGHNESS_METALLICROUGHNESS_TEXTURE,
+ * the packed image as glTF has it); other importers give metalness and
+ * roughness as separate maps, and glTF packs them in one image's B and G
+ * channels. */
 static sks_result import_textures(importer *im, unsigned mi, sks_material *out, const char *base_dir,
                                   char ***keys) {
+  static const enum aiTextureType packed[] = {aiTextureType_UNKNOWN};
+  int shading = 0;
+  const struct aiMaterial *mat = im->scene->mMaterials[mi];
+  if (aiGetMaterialIntegerArray(mat, AI_MATKEY_SHADING_MODEL, &shading, NULL) == aiReturn_SUCCESS &&
+      shading == aiShadingMode_PBR_BRDF) {
+    sks_result rm = import_texture(im, mi, out, SKS_TEXTURE_METALLIC_ROUGHNESS, packed, 1, "metallic-roughness",
+                                   base_dir, keys);
+    if (rm != SKS_OK) return rm;
+  }
   static const enum aiTextureType base[] = {aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE};
   static const enum aiTextureType normal[] = {aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA};
   static const enum aiTextureType occlusion[] = {aiTextureType_AMBIENT_OCCLUSION, aiTextureType_LIGHTMAP};
