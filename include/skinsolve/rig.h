@@ -106,6 +106,14 @@ typedef struct sks_texture_ref {
   int32_t min_filter;  /* 9728, 9729, 9984..9987 (the *_MIPMAP_* filters); 0 = unset */
   int32_t wrap_s;      /* 33071 CLAMP_TO_EDGE, 33648 MIRRORED_REPEAT, 10497 REPEAT; 0 = REPEAT */
   int32_t wrap_t;
+  /* KHR_texture_transform in glTF's convention (uv' = T(offset) R(rotation)
+   * S(scale) uv; rotation in radians, counter-clockwise about the UV
+   * origin). has_transform 0: none (the other fields are then ignored);
+   * 1: written as the extension on this textureInfo. */
+  int32_t has_transform;
+  float offset[2];
+  float rotation;
+  float scale[2];
 } sks_texture_ref;
 
 /* The texture slots of glTF's core material. */
@@ -134,7 +142,37 @@ typedef struct sks_material {
    * emissive_strength, so an emission brighter than 1 keeps its colour in
    * 0..1 (1 = the extension's default; values <= 1 write no extension). */
   float emissive_strength;
+  /* glTF's alphaMode as the file gave it: SKS_ALPHA_UNSET (the writers then
+   * use BLEND when base_color[3] < 1, else OPAQUE), or one of the others;
+   * alpha_cutoff is alphaCutoff, written with SKS_ALPHA_MASK only. */
+  int32_t alpha_mode;
+  float alpha_cutoff;
+  /* KHR_materials_* factors the file gave: bits of sks_material_extension;
+   * the fields of a bit that is not set are 0 and not written. */
+  uint32_t extensions;
+  float clearcoat;              /* KHR_materials_clearcoat clearcoatFactor, 0..1 */
+  float clearcoat_roughness;    /* clearcoatRoughnessFactor, 0..1 */
+  float sheen_color[3];         /* KHR_materials_sheen sheenColorFactor, 0..1 */
+  float sheen_roughness;        /* sheenRoughnessFactor, 0..1 */
+  float transmission;           /* KHR_materials_transmission transmissionFactor, 0..1 */
+  float thickness;              /* KHR_materials_volume thicknessFactor, >= 0 */
+  float attenuation_distance;   /* attenuationDistance, > 0; 0 = not given (infinite) */
+  float attenuation_color[3];   /* attenuationColor, 0..1 */
+  float ior;                    /* KHR_materials_ior ior: 0 or >= 1 */
 } sks_material;
+
+/* sks_material.alpha_mode */
+enum { SKS_ALPHA_UNSET = 0, SKS_ALPHA_OPAQUE = 1, SKS_ALPHA_MASK = 2, SKS_ALPHA_BLEND = 3 };
+
+/* Bits of sks_material.extensions. */
+typedef enum sks_material_extension {
+  SKS_MATERIAL_CLEARCOAT = 1u << 0,
+  SKS_MATERIAL_SHEEN = 1u << 1,
+  SKS_MATERIAL_TRANSMISSION = 1u << 2,
+  SKS_MATERIAL_VOLUME = 1u << 3,
+  SKS_MATERIAL_IOR = 1u << 4,
+  SKS_MATERIAL_EXTENSION_MASK = 0x1fu
+} sks_material_extension;
 
 /* The largest emissive_strength the loaders and the wire accept. */
 #define SKS_MAX_EMISSIVE_STRENGTH 1e6f

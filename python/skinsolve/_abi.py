@@ -73,7 +73,9 @@ class sks_image(C.Structure):
 
 class sks_texture_ref(C.Structure):
     _fields_ = [("image", C.c_int32), ("tex_coord", C.c_int32), ("mag_filter", C.c_int32),
-                ("min_filter", C.c_int32), ("wrap_s", C.c_int32), ("wrap_t", C.c_int32)]
+                ("min_filter", C.c_int32), ("wrap_s", C.c_int32), ("wrap_t", C.c_int32),
+                ("has_transform", C.c_int32), ("offset", C.c_float * 2), ("rotation", C.c_float),
+                ("scale", C.c_float * 2)]
 
 
 SKS_TEXTURE_BASE_COLOR, SKS_TEXTURE_METALLIC_ROUGHNESS, SKS_TEXTURE_NORMAL, SKS_TEXTURE_OCCLUSION, \
@@ -85,7 +87,13 @@ class sks_material(C.Structure):
                 ("roughness", C.c_float), ("double_sided", C.c_int32),
                 ("emissive", C.c_float * 3), ("normal_scale", C.c_float),
                 ("occlusion_strength", C.c_float),
-                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT), ("emissive_strength", C.c_float)]
+                ("textures", sks_texture_ref * SKS_TEXTURE_SLOT_COUNT), ("emissive_strength", C.c_float),
+                ("alpha_mode", C.c_int32), ("alpha_cutoff", C.c_float), ("extensions", C.c_uint32),
+                ("clearcoat", C.c_float), ("clearcoat_roughness", C.c_float),
+                ("sheen_color", C.c_float * 3), ("sheen_roughness", C.c_float),
+                ("transmission", C.c_float), ("thickness", C.c_float),
+                ("attenuation_distance", C.c_float), ("attenuation_color", C.c_float * 3),
+                ("ior", C.c_float)]
 
 
 class sks_track(C.Structure):

@@ -47,6 +47,7 @@
 
 #include <assimp/cfileio.h>
 #include <assimp/cimport.h>
+#include <assimp/GltfMaterial.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -478,6 +479,74 @@ static sks_result keep_image_bytes(importer *im, uint8_t **data, size_t *size, c
   return SKS_OK;
 }
 
+/* A sampler filter Assimp's glTF importer gave for a texture (the glTF
+ * enum), or 0 (unset) when the file gave none or another value. */
+static int32_t texture_filter(const struct aiMaterial *mat, const char *key, enum aiTextureType type, int mag) {
+  int v = 0;
+  unsigned n = 1;
+  if (aiGetMaterialIntegerArray(mat, key, (unsigned)type, 0, &v, &n) != aiReturn_SUCCESS || n != 1) return 0;
+  if (v == 9728 || v == 9729) return v; /* NEAREST, LINEAR */
+  return !mag && v >= 9984 && v <= 9987 ? v : 0;
+}
+
+static int path_is_fbx(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && path[n - 4] == '.' && (path[n - 3] | 32) == 'f' && (path[n - 2] | 32) == 'b' &&
+         (path[n - 1] | 32) == 'x';
+}
+
+/* The texture's aiUVTransform (AI_MATKEY_UVTRANSFORM) as KHR_texture_transform.
+ * Assimp's transform lives in its own UV space (origin bottom-left,
+ * rotation counter-clockwise about (0.5, 0.5)); its glTF importer maps
+ * glTF's (offset o, rotation r, scale s) to scaling s, rotation -r and
+ * translation (o.x + s.x/2 (1 - cos r + sin r), 1 - s.y - o.y + s.y/2
+ * (sin r + cos r - 1)), and aiProcess_FlipUVs (which this import uses)
+ * then negates translation.y and the rotation. This undoes both, so a glTF
+ * read by Assimp is written back with its own values, and a Collada / FBX
+ * transform (Assimp's space) gets the glTF one that maps the same texels.
+ * FBX is the exception: Assimp passes the file's texture Translation /
+ * Scaling / Rotation through as they are, and FBX's are the inverse of a
+ * UV mapping in scale and rotation (Blender's FBX exporter writes a Mapping
+ * node of scale 2 as Scaling 0.5 and negates its rotation; its importer
+ * reads them back so). An FBX transform is therefore read as that mapping
+ * (location T, scale 1/S, rotation -R, rotating about the UV origin) and
+ * converted to glTF as Blender's glTF exporter converts a Mapping node
+ * (offset (T.x - s.y sin r, 1 - T.y - s.y cos r), rotation r, scale s).
+ * An identity transform (or none) writes no extension. 0 = no transform,
+ * 1 = set, -1 = not finite or a zero FBX scaling. */
+static int texture_transform(const struct aiMaterial *mat, enum aiTextureType type, int fbx, sks_texture_ref *ref) {
+  struct aiUVTransform tr;
+  unsigned n = sizeof tr / sizeof(ai_real);
+  memset(&tr, 0, sizeof tr);
+  if (aiGetMaterialFloatArray(mat, _AI_MATKEY_UVTRANSFORM_BASE, (unsigned)type, 0, (ai_real *)&tr, &n) !=
+          aiReturn_SUCCESS || n != sizeof tr / sizeof(ai_real))
+    return 0;
+  /* before FlipUVs: translation.y and rotation negated back */
+  double tx = tr.mTranslation.x, ty = -(double)tr.mTranslation.y, sx = tr.mScaling.x, sy = tr.mScaling.y;
+  double r = (double)tr.mRotation; /* glTF's rotation: minus Assimp's unflipped one */
+  if (!isfinite(tx) || !isfinite(ty) || !isfinite(sx) || !isfinite(sy) || !isfinite(r)) return -1;
+  if (tx == 0 && ty == 0 && sx == 1 && sy == 1 && r == 0) return 0;
+  if (fbx) {
+    if (sx == 0 || sy == 0) return -1;
+    double ms[2] = {1.0 / sx, 1.0 / sy}, mr = r; /* the Blender mapping (r is minus the file's rotation) */
+    ref->has_transform = 1;
+    ref->offset[0] = (float)(tx - ms[1] * sin(mr));
+    ref->offset[1] = (float)(1.0 - ty - ms[1] * cos(mr));
+    ref->rotation = (float)mr;
+    ref->scale[0] = (float)ms[0];
+    ref->scale[1] = (float)ms[1];
+    return 1;
+  }
+  double c = cos(r), sn = sin(r);
+  ref->has_transform = 1;
+  ref->offset[0] = (float)(tx - 0.5 * sx * (1.0 - c + sn));
+  ref->offset[1] = (float)(0.5 * sy * (sn + c - 1.0) + 1.0 - sy - ty);
+  ref->rotation = (float)r;
+  ref->scale[0] = (float)sx;
+  ref->scale[1] = (float)sy;
+  return 1;
+}
+
 /* One texture slot of a material (the first texture of the first Assimp
  * type that has one) as an image of the model, or a warning saying why it
  * was left out. External files are resolved with the glTF reader's
@@ -500,8 +569,28 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
   if (!tex) return oom(im);
   sks_result r = SKS_OK;
   const char *label = out->name ? out->name : "";
-  sks_texture_ref ref = {.image = -1, .mag_filter = 9729 /* LINEAR */, .min_filter = 9987 /* LINEAR_MIPMAP_LINEAR */,
+  /* filters only where the file gave them (glTF through Assimp); unset
+   * lets the viewer choose, as glTF allows */
+  sks_texture_ref ref = {.image = -1,
+                         .mag_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MAG_BASE, types[t], 1),
+                         .min_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MIN_BASE, types[t], 0),
                          .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
+  if (texture_transform(mat, types[t], path_is_fbx(im->path), &ref) < 0 &&
+      (r = add_warning(im, "%s: material %u '%s': %s texture '%s' has a UV transform that is not finite (or an FBX "
+                           "scaling of 0) — written "
+                           "without it", im->path, mi, label, slot_name, tex)) != SKS_OK) {
+    free(tex);
+    return r;
+  }
+  ai_real factor;
+  if (slot == SKS_TEXTURE_NORMAL &&
+      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_SCALE_BASE, (unsigned)types[t], 0, &factor, NULL) == aiReturn_SUCCESS &&
+      isfinite(factor))
+    out->normal_scale = (float)factor;
+  if (slot == SKS_TEXTURE_OCCLUSION &&
+      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_STRENGTH_BASE, (unsigned)types[t], 0, &factor, NULL) ==
+          aiReturn_SUCCESS && factor >= 0 && factor <= 1)
+    out->occlusion_strength = (float)factor;
   /* Assimp's UV index is only meaningful where a mesh with this material
    * has that many UV sets (Collada exporters name one set "CHANNEL1"): set 1
    * is sks_mesh_part.uvs1 (glTF TEXCOORD_1), a texture is left out only when
@@ -628,10 +717,22 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
 }
 
 /* Every texture slot glTF's material has that Assimp gives. A metallic-
- * roughness texture is not taken: Assimp gives metalness and roughness as
- * separate maps, and glTF packs them in one image's B and G channels. */
+ * roughness texture is taken only from a PBR material (Assimp's glTF
+ * importer: AI_MATKEY_GLTF_PBRMETALLICROUGHNESS_METALLICROUGHNESS_TEXTURE,
+ * the packed image as glTF has it); other importers give metalness and
+ * roughness as separate maps, and glTF packs them in one image's B and G
+ * channels. */
 static sks_result import_textures(importer *im, unsigned mi, sks_material *out, const char *base_dir,
                                   char ***keys) {
+  static const enum aiTextureType packed[] = {aiTextureType_UNKNOWN};
+  int shading = 0;
+  const struct aiMaterial *mat = im->scene->mMaterials[mi];
+  if (aiGetMaterialIntegerArray(mat, AI_MATKEY_SHADING_MODEL, &shading, NULL) == aiReturn_SUCCESS &&
+      shading == aiShadingMode_PBR_BRDF) {
+    sks_result rm = import_texture(im, mi, out, SKS_TEXTURE_METALLIC_ROUGHNESS, packed, 1, "metallic-roughness",
+                                   base_dir, keys);
+    if (rm != SKS_OK) return rm;
+  }
   static const enum aiTextureType base[] = {aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE};
   static const enum aiTextureType normal[] = {aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA};
   static const enum aiTextureType occlusion[] = {aiTextureType_AMBIENT_OCCLUSION, aiTextureType_LIGHTMAP};
@@ -651,6 +752,98 @@ static float roughness_from_shininess(double n) {
   if (!(n > 0)) return 1.0f;
   double r = pow(2.0 / (n + 2.0), 0.25);
   return (float)(r > 1.0 ? 1.0 : r);
+}
+
+/* key, type, index as the AI_MATKEY_* macros give them */
+static int ai_float(const struct aiMaterial *mat, const char *key, unsigned type, unsigned idx, float *out) {
+  ai_real v;
+  unsigned n = 1;
+  if (aiGetMaterialFloatArray(mat, key, type, idx, &v, &n) != aiReturn_SUCCESS || n != 1) return 0;
+  *out = (float)v;
+  return 1;
+}
+
+static int ai_color3(const struct aiMaterial *mat, const char *key, unsigned type, unsigned idx, float out[3]) {
+  struct aiColor4D c;
+  if (aiGetMaterialColor(mat, key, type, idx, &c) != aiReturn_SUCCESS) return 0;
+  out[0] = (float)c.r; out[1] = (float)c.g; out[2] = (float)c.b;
+  return 1;
+}
+
+static int unit3(const float v[3]) {
+  return v[0] >= 0 && v[0] <= 1 && v[1] >= 0 && v[1] <= 1 && v[2] >= 0 && v[2] <= 1;
+}
+
+/* What Assimp 5.2.5 gives beyond the core factors, only where the file has
+ * it: glTF's alphaMode / alphaCutoff (AI_MATKEY_GLTF_ALPHAMODE, _ALPHACUTOFF)
+ * and the KHR_materials_clearcoat / sheen / transmission / volume / ior
+ * factors its glTF importer reads (their textures are not carried). The
+ * index of refraction is taken from PBR materials only: Phong-style
+ * importers (Collada, OBJ) give AI_MATKEY_REFRACTI for their own shading
+ * model, often as a default. A value outside the extension's range leaves
+ * that extension out with a warning. */
+static sks_result import_material_extras(importer *im, unsigned mi, const struct aiMaterial *mat, sks_material *out) {
+  const char *label = out->name ? out->name : "";
+  struct aiString str;
+  memset(&str, 0, sizeof str);
+  if (aiGetMaterialString(mat, AI_MATKEY_GLTF_ALPHAMODE, &str) == aiReturn_SUCCESS) {
+    if (ai_name_equals(&str, "OPAQUE")) out->alpha_mode = SKS_ALPHA_OPAQUE;
+    else if (ai_name_equals(&str, "MASK")) out->alpha_mode = SKS_ALPHA_MASK;
+    else if (ai_name_equals(&str, "BLEND")) out->alpha_mode = SKS_ALPHA_BLEND;
+  }
+  float cut;
+  if (out->alpha_mode == SKS_ALPHA_MASK && ai_float(mat, AI_MATKEY_GLTF_ALPHACUTOFF, &cut) && isfinite(cut) && cut >= 0)
+    out->alpha_cutoff = cut;
+  else if (out->alpha_mode == SKS_ALPHA_MASK)
+    out->alpha_cutoff = 0.5f; /* glTF's default cutoff: the file said MASK without one */
+  const char *bad = NULL;
+  float f;
+  if (ai_float(mat, AI_MATKEY_CLEARCOAT_FACTOR, &f)) {
+    out->clearcoat = f;
+    (void)ai_float(mat, AI_MATKEY_CLEARCOAT_ROUGHNESS_FACTOR, &out->clearcoat_roughness);
+    if (f >= 0 && f <= 1 && out->clearcoat_roughness >= 0 && out->clearcoat_roughness <= 1)
+      out->extensions |= SKS_MATERIAL_CLEARCOAT;
+    else
+      bad = "KHR_materials_clearcoat", out->clearcoat = out->clearcoat_roughness = 0;
+  }
+  if (ai_color3(mat, AI_MATKEY_SHEEN_COLOR_FACTOR, out->sheen_color)) {
+    (void)ai_float(mat, AI_MATKEY_SHEEN_ROUGHNESS_FACTOR, &out->sheen_roughness);
+    if (unit3(out->sheen_color) && out->sheen_roughness >= 0 && out->sheen_roughness <= 1) {
+      out->extensions |= SKS_MATERIAL_SHEEN;
+    } else {
+      bad = "KHR_materials_sheen";
+      memset(out->sheen_color, 0, sizeof out->sheen_color);
+      out->sheen_roughness = 0;
+    }
+  }
+  if (ai_float(mat, AI_MATKEY_TRANSMISSION_FACTOR, &f)) {
+    if (f >= 0 && f <= 1) out->transmission = f, out->extensions |= SKS_MATERIAL_TRANSMISSION;
+    else bad = "KHR_materials_transmission";
+  }
+  if (ai_float(mat, AI_MATKEY_VOLUME_THICKNESS_FACTOR, &f)) {
+    float dist = 0, col[3] = {1, 1, 1};
+    /* Assimp keeps glTF's "infinite" default as it read it: only a finite
+     * positive distance is one */
+    if (ai_float(mat, AI_MATKEY_VOLUME_ATTENUATION_DISTANCE, &dist) && !(isfinite(dist) && dist > 0)) dist = 0;
+    (void)ai_color3(mat, AI_MATKEY_VOLUME_ATTENUATION_COLOR, col);
+    if (f >= 0 && isfinite(f) && unit3(col)) {
+      out->thickness = f;
+      out->attenuation_distance = dist;
+      memcpy(out->attenuation_color, col, sizeof col);
+      out->extensions |= SKS_MATERIAL_VOLUME;
+    } else {
+      bad = "KHR_materials_volume";
+    }
+  }
+  int shading = 0;
+  if (aiGetMaterialIntegerArray(mat, AI_MATKEY_SHADING_MODEL, &shading, NULL) == aiReturn_SUCCESS &&
+      shading == aiShadingMode_PBR_BRDF && ai_float(mat, AI_MATKEY_REFRACTI, &f)) {
+    if (isfinite(f) && (f == 0 || f >= 1)) out->ior = f, out->extensions |= SKS_MATERIAL_IOR;
+    else bad = "KHR_materials_ior";
+  }
+  if (bad)
+    return add_warning(im, "%s: material %u '%s': %s factors out of range — left out", im->path, mi, label, bad);
+  return SKS_OK;
 }
 
 static sks_result import_materials(importer *im) {
@@ -709,6 +902,7 @@ static sks_result import_materials(importer *im) {
       }
       for (int k = 0; k < 3; ++k) out->emissive[k] = e[k] > 0 ? (e[k] < 1 ? e[k] : 1.0f) : 0.0f;
     }
+    if ((r = import_material_extras(im, i, mat, out)) != SKS_OK) break;
     r = import_textures(im, i, out, base_dir, &keys);
   }
   for (size_t k = 0; keys && k < m->image_count; ++k) free(keys[k]);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "io/gltf_write.h"
+#include "io/model_wire.h"
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "io/gltf_source.h"
@@ -317,6 +318,71 @@ static int32_t skin_common_root(const sks_skeleton *sk, const sks_skin *skin, si
   return lca;
 }
 
+/* The extensions the materials use (extensionsUsed), one bit each. */
+enum {
+  USED_EMISSIVE_STRENGTH = 1u << 0, USED_TEXTURE_TRANSFORM = 1u << 1, USED_CLEARCOAT = 1u << 2,
+  USED_SHEEN = 1u << 3, USED_TRANSMISSION = 1u << 4, USED_VOLUME = 1u << 5, USED_IOR = 1u << 6
+};
+static const char *const k_used_names[] = {
+  "KHR_materials_emissive_strength", "KHR_texture_transform", "KHR_materials_clearcoat",
+  "KHR_materials_sheen", "KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_ior"};
+
+/* KHR_texture_transform on a textureInfo (each property only when it is
+ * not the extension's default). */
+static void add_texture_transform(cJSON *info, const sks_texture_ref *ref) {
+  cJSON *ext = cJSON_GetObjectItemCaseSensitive(info, "extensions");
+  if (!ext) ext = cJSON_AddObjectToObject(info, "extensions");
+  cJSON *tt = cJSON_AddObjectToObject(ext, "KHR_texture_transform");
+  if (ref->offset[0] != 0.0f || ref->offset[1] != 0.0f) cJSON_AddItemToObject(tt, "offset", num_array_f(ref->offset, 2));
+  if (ref->rotation != 0.0f) cJSON_AddItemToObject(tt, "rotation", num_f(ref->rotation));
+  if (ref->scale[0] != 1.0f || ref->scale[1] != 1.0f) cJSON_AddItemToObject(tt, "scale", num_array_f(ref->scale, 2));
+}
+
+/* The material's "extensions" object, created on first use. */
+static cJSON *material_ext(cJSON *mj, const char *name) {
+  cJSON *ext = cJSON_GetObjectItemCaseSensitive(mj, "extensions");
+  if (!ext) ext = cJSON_AddObjectToObject(mj, "extensions");
+  return cJSON_AddObjectToObject(ext, name);
+}
+
+/* KHR_materials_clearcoat / sheen / transmission / volume / ior from the
+ * material's extension bits (a factor at the extension's default is left
+ * to it); returns the USED_* bits written. */
+static unsigned add_material_extensions(cJSON *mj, const sks_material *mat) {
+  unsigned used = 0;
+  if (mat->extensions & SKS_MATERIAL_CLEARCOAT) {
+    cJSON *e = material_ext(mj, "KHR_materials_clearcoat");
+    cJSON_AddItemToObject(e, "clearcoatFactor", num_f(mat->clearcoat));
+    if (mat->clearcoat_roughness != 0.0f) cJSON_AddItemToObject(e, "clearcoatRoughnessFactor", num_f(mat->clearcoat_roughness));
+    used |= USED_CLEARCOAT;
+  }
+  if (mat->extensions & SKS_MATERIAL_SHEEN) {
+    cJSON *e = material_ext(mj, "KHR_materials_sheen");
+    if (mat->sheen_color[0] != 0.0f || mat->sheen_color[1] != 0.0f || mat->sheen_color[2] != 0.0f)
+      cJSON_AddItemToObject(e, "sheenColorFactor", num_array_f(mat->sheen_color, 3));
+    if (mat->sheen_roughness != 0.0f) cJSON_AddItemToObject(e, "sheenRoughnessFactor", num_f(mat->sheen_roughness));
+    used |= USED_SHEEN;
+  }
+  if (mat->extensions & SKS_MATERIAL_TRANSMISSION) {
+    cJSON *e = material_ext(mj, "KHR_materials_transmission");
+    cJSON_AddItemToObject(e, "transmissionFactor", num_f(mat->transmission));
+    used |= USED_TRANSMISSION;
+  }
+  if (mat->extensions & SKS_MATERIAL_VOLUME) {
+    cJSON *e = material_ext(mj, "KHR_materials_volume");
+    if (mat->thickness != 0.0f) cJSON_AddItemToObject(e, "thicknessFactor", num_f(mat->thickness));
+    if (mat->attenuation_distance > 0.0f) cJSON_AddItemToObject(e, "attenuationDistance", num_f(mat->attenuation_distance));
+    if (mat->attenuation_color[0] != 1.0f || mat->attenuation_color[1] != 1.0f || mat->attenuation_color[2] != 1.0f)
+      cJSON_AddItemToObject(e, "attenuationColor", num_array_f(mat->attenuation_color, 3));
+    used |= USED_VOLUME;
+  }
+  if (mat->extensions & SKS_MATERIAL_IOR) {
+    cJSON_AddItemToObject(material_ext(mj, "KHR_materials_ior"), "ior", num_f(mat->ior));
+    used |= USED_IOR;
+  }
+  return used;
+}
+
 static sks_result check_model(gw_state *s) {
   const sks_model *m = s->model;
   const sks_skeleton *sk = &m->skeleton;
@@ -393,7 +459,16 @@ static sks_result check_model(gw_state *s) {
                              "of range (UV sets 0 and 1 and glTF's filter / wrap enums only)",
                              file_label(s), i, m->materials[i].name ? m->materials[i].name : "", t,
                              ref->tex_coord);
+      if (slot_textured(m, ref) && !sks_texture_transform_valid(ref))
+        return sks_error_set(s->err, SKS_ERR_INVALID,
+                             "%s: material %zu '%s', texture slot %d: its UV transform is not finite", file_label(s),
+                             i, m->materials[i].name ? m->materials[i].name : "", t);
     }
+  for (size_t i = 0; i < m->material_count; ++i)
+    if (!sks_material_extensions_valid(&m->materials[i]))
+      return sks_error_set(s->err, SKS_ERR_INVALID,
+                           "%s: material %zu '%s': alpha mode / cutoff or a KHR_materials_* factor is out of range",
+                           file_label(s), i, m->materials[i].name ? m->materials[i].name : "");
   for (size_t i = 0; i < m->image_count; ++i)
     if (!sks_image_mime(m->images[i].data, m->images[i].size))
       return sks_error_set(s->err, SKS_ERR_INVALID, "%s: image %zu '%s': its bytes are not a PNG or JPEG file",
@@ -1109,7 +1184,7 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     sks_texture_ref *tex = malloc(cap * sizeof *tex), *smp = malloc(cap * sizeof *smp);
     size_t *tex_smp = malloc(cap * sizeof *tex_smp);
     size_t n_tex = 0, n_smp = 0;
-    int uses_emissive_strength = 0;
+    unsigned used = 0; /* USED_* */
     if (!tex || !smp || !tex_smp) {
       free(tex); free(smp); free(tex_smp); free(plain);
       s->plain_material = NULL;
@@ -1171,8 +1246,13 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       if (tex_index[SKS_TEXTURE_EMISSIVE] >= 0)
         add_num_i(info[SKS_TEXTURE_EMISSIVE] = cJSON_AddObjectToObject(mj, "emissiveTexture"), "index",
                   tex_index[SKS_TEXTURE_EMISSIVE]);
-      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
+      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
         if (info[t] && mat->textures[t].tex_coord == 1) add_num_i(info[t], "texCoord", 1);
+        if (info[t] && mat->textures[t].has_transform) {
+          add_texture_transform(info[t], &mat->textures[t]);
+          used |= USED_TEXTURE_TRANSFORM;
+        }
+      }
       float em[3];
       int emissive = 0;
       for (int e = 0; e < 3; ++e) emissive |= (em[e] = clamp01(mat->emissive[e], 0.0f)) != 0.0f;
@@ -1181,9 +1261,16 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       if (emissive && isfinite(es) && es > 1.0f) { /* an emission brighter than 1 */
         cJSON *ext = cJSON_AddObjectToObject(cJSON_AddObjectToObject(mj, "extensions"), "KHR_materials_emissive_strength");
         cJSON_AddItemToObject(ext, "emissiveStrength", num_f(es));
-        uses_emissive_strength = 1;
+        used |= USED_EMISSIVE_STRENGTH;
       }
-      if (c[3] < 1.0f) cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
+      used |= add_material_extensions(mj, mat);
+      /* the file's alphaMode where it gave one (OPAQUE is glTF's default) */
+      if (mat->alpha_mode == SKS_ALPHA_BLEND || (mat->alpha_mode == SKS_ALPHA_UNSET && c[3] < 1.0f)) {
+        cJSON_AddStringToObject(mj, "alphaMode", "BLEND");
+      } else if (mat->alpha_mode == SKS_ALPHA_MASK) {
+        cJSON_AddStringToObject(mj, "alphaMode", "MASK");
+        if (mat->alpha_cutoff != 0.5f) cJSON_AddItemToObject(mj, "alphaCutoff", num_f(mat->alpha_cutoff));
+      }
       if (mat->double_sided) cJSON_AddTrueToObject(mj, "doubleSided");
       cJSON_AddItemToArray(mats, mj);
     }
@@ -1228,9 +1315,11 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       free(image_out);
     }
     free(tex); free(smp); free(tex_smp);
-    if (uses_emissive_strength)
-      cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "extensionsUsed"),
-                           cJSON_CreateString("KHR_materials_emissive_strength"));
+    if (used) {
+      cJSON *eu = cJSON_AddArrayToObject(root, "extensionsUsed");
+      for (size_t k = 0; k < sizeof k_used_names / sizeof k_used_names[0]; ++k)
+        if (used & (1u << k)) cJSON_AddItemToArray(eu, cJSON_CreateString(k_used_names[k]));
+    }
   }
 
   free(plain);

@@ -1,5 +1,5 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE5" | str source_path
+ *   "SKSWIRE6" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
@@ -11,8 +11,13 @@
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
  *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
  *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
- *                   i32 texCoord, i32 mag, min, wrap s, wrap t } by sks_texture_slot,
- *                   f32 emissive strength }
+ *                   i32 texCoord, i32 mag, min, wrap s, wrap t, i32 has transform (0/1),
+ *                   f32[2] offset, f32 rotation, f32[2] scale } by sks_texture_slot,
+ *                   f32 emissive strength, i32 alpha mode, f32 alpha cutoff,
+ *                   u32 extensions (sks_material_extension bits), f32 clearcoat,
+ *                   clearcoat roughness, f32[3] sheen colour, f32 sheen roughness,
+ *                   f32 transmission, thickness, attenuation distance,
+ *                   f32[3] attenuation colour, f32 ior }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -30,7 +35,7 @@
 
 /* The version is in the magic: a parent refuses a child of another build
  * ("no header") instead of misreading its layout. */
-#define WIRE_MAGIC "SKSWIRE5"
+#define WIRE_MAGIC "SKSWIRE6"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -124,8 +129,25 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
       put_i32(&b, tr->min_filter);
       put_i32(&b, tr->wrap_s);
       put_i32(&b, tr->wrap_t);
+      put_i32(&b, tr->has_transform);
+      put(&b, tr->offset, 2 * sizeof(float));
+      put(&b, &tr->rotation, sizeof(float));
+      put(&b, tr->scale, 2 * sizeof(float));
     }
-    put(&b, &m->materials[i].emissive_strength, sizeof(float));
+    const sks_material *mt = &m->materials[i];
+    put(&b, &mt->emissive_strength, sizeof(float));
+    put_i32(&b, mt->alpha_mode);
+    put(&b, &mt->alpha_cutoff, sizeof(float));
+    put_u32(&b, mt->extensions);
+    put(&b, &mt->clearcoat, sizeof(float));
+    put(&b, &mt->clearcoat_roughness, sizeof(float));
+    put(&b, mt->sheen_color, 3 * sizeof(float));
+    put(&b, &mt->sheen_roughness, sizeof(float));
+    put(&b, &mt->transmission, sizeof(float));
+    put(&b, &mt->thickness, sizeof(float));
+    put(&b, &mt->attenuation_distance, sizeof(float));
+    put(&b, mt->attenuation_color, 3 * sizeof(float));
+    put(&b, &mt->ior, sizeof(float));
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -236,6 +258,31 @@ static char *get_str(rbuf *b, int allow_null) {
 }
 
 /* An image's bytes start with the signature of its (PNG / JPEG) mime type. */
+static int in01(float v) { return v >= 0.0f && v <= 1.0f; }
+
+int sks_texture_transform_valid(const sks_texture_ref *t) {
+  if (t->has_transform == 0) return 1;
+  return t->has_transform == 1 && isfinite(t->offset[0]) && isfinite(t->offset[1]) && isfinite(t->rotation) &&
+         isfinite(t->scale[0]) && isfinite(t->scale[1]);
+}
+
+int sks_material_extensions_valid(const sks_material *m) {
+  if (m->alpha_mode < SKS_ALPHA_UNSET || m->alpha_mode > SKS_ALPHA_BLEND || !(m->alpha_cutoff >= 0.0f) ||
+      !isfinite(m->alpha_cutoff) || (m->extensions & ~(uint32_t)SKS_MATERIAL_EXTENSION_MASK))
+    return 0;
+  int ok = 1;
+  if (m->extensions & SKS_MATERIAL_CLEARCOAT) ok &= in01(m->clearcoat) && in01(m->clearcoat_roughness);
+  if (m->extensions & SKS_MATERIAL_SHEEN)
+    ok &= in01(m->sheen_color[0]) && in01(m->sheen_color[1]) && in01(m->sheen_color[2]) && in01(m->sheen_roughness);
+  if (m->extensions & SKS_MATERIAL_TRANSMISSION) ok &= in01(m->transmission);
+  if (m->extensions & SKS_MATERIAL_VOLUME)
+    ok &= m->thickness >= 0.0f && isfinite(m->thickness) && m->attenuation_distance >= 0.0f &&
+          isfinite(m->attenuation_distance) && in01(m->attenuation_color[0]) && in01(m->attenuation_color[1]) &&
+          in01(m->attenuation_color[2]);
+  if (m->extensions & SKS_MATERIAL_IOR) ok &= isfinite(m->ior) && (m->ior == 0.0f || m->ior >= 1.0f);
+  return ok;
+}
+
 static int image_bytes_match(const char *mime, const uint8_t *d, size_t n) {
   const char *got = sks_image_mime(d, n);
   return mime && got && strcmp(mime, got) == 0;
@@ -358,7 +405,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 24 * SKS_TEXTURE_SLOT_COUNT + 4, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 44 * SKS_TEXTURE_SLOT_COUNT + 4 + 12 + 4 * 13, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -383,10 +430,27 @@ static void decode(rbuf *b, sks_model *m) {
       tr->min_filter = get_i32(b);
       tr->wrap_s = get_i32(b);
       tr->wrap_t = get_i32(b);
-      refs_ok &= sks_texture_ref_valid(tr);
+      tr->has_transform = get_i32(b);
+      take(b, tr->offset, 2 * sizeof(float));
+      take(b, &tr->rotation, sizeof(float));
+      take(b, tr->scale, 2 * sizeof(float));
+      refs_ok &= sks_texture_ref_valid(tr) && sks_texture_transform_valid(tr);
     }
     take(b, &mat->emissive_strength, sizeof(float));
+    mat->alpha_mode = get_i32(b);
+    take(b, &mat->alpha_cutoff, sizeof(float));
+    mat->extensions = get_u32(b);
+    take(b, &mat->clearcoat, sizeof(float));
+    take(b, &mat->clearcoat_roughness, sizeof(float));
+    take(b, mat->sheen_color, 3 * sizeof(float));
+    take(b, &mat->sheen_roughness, sizeof(float));
+    take(b, &mat->transmission, sizeof(float));
+    take(b, &mat->thickness, sizeof(float));
+    take(b, &mat->attenuation_distance, sizeof(float));
+    take(b, mat->attenuation_color, 3 * sizeof(float));
+    take(b, &mat->ior, sizeof(float));
     if (b->r != SKS_OK) break;
+    if (!sks_material_extensions_valid(mat)) { bad(b, SKS_ERR_PARSE, "material extension factors"); break; }
     int finite = 1;
     for (int k = 0; k < 4; ++k) finite &= isfinite(mat->base_color[k]);
     for (int k = 0; k < 3; ++k) finite &= mat->emissive[k] >= 0 && mat->emissive[k] <= 1;

@@ -21,4 +21,13 @@ sks_result sks_model_wire_encode(const sks_model *model, uint8_t **bytes, size_t
 sks_result sks_model_wire_decode(const void *bytes, size_t size, const char *name_for_messages,
                                  sks_model *out, sks_error *err);
 
+/* 1 when a texture ref's KHR_texture_transform fields are usable: has_transform
+ * 0, or 1 with finite offset, rotation and scale. */
+int sks_texture_transform_valid(const sks_texture_ref *ref);
+
+/* 1 when a material's alpha_mode / alpha_cutoff and the KHR_materials_*
+ * factors of its extension bits are in the ranges rig.h gives (no unknown
+ * bit). The wire decoder and the glTF writer check with it. */
+int sks_material_extensions_valid(const sks_material *mat);
+
 #endif
