@@ -6,8 +6,11 @@
  * (assimp-testmodels X/Testwuson.X) when the loader is available.
  *
  * Usage: bench_skinning [model-file]
- * Times are the best of many single runs (the machine may be shared: the
- * best run is the least disturbed one). */
+ * SKS_BENCH_ROUNDS=R (default 9): rounds, every kernel of every case once
+ * per round (interleaved). The table gives each kernel's best call over all
+ * rounds (the machine may be shared: the best run is the least disturbed);
+ * the DQS/LBS ratios, SSE2 and auto kernels, are the median of the R
+ * per-round ratios. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +20,12 @@
 #include "skinsolve/skinsolve.h"
 #include "math/sks_math.h"
 
-enum { VERTS = 100000, JOINTS = 64, MAXK = 8 };
+enum { VERTS = 100000, JOINTS = 64, MAXK = 8, MAX_ROUNDS = 101 };
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
 
 static double now(void) {
   struct timespec ts;
@@ -137,6 +145,10 @@ static void bench_kernels(int rounds) {
                           auto in wall time (the pool's 1-thread reference, same clock) */
   for (int c = 0; c < NCASES; ++c)
     for (int i = 0; i < 8; ++i) t[c][i] = 1e30;
+  /* Per round, the best call of the 4-influence LBS / DQS jobs with the SSE2
+   * and auto kernels: the DQS/LBS ratios are the median over rounds of each
+   * round's ratio (the two jobs of a ratio timed a few ms apart). */
+  double ratio_t[MAX_ROUNDS][NCASES][2];
   sks_error perr;
   if (sks_thread_pool_create(2, &pool2, &perr) != SKS_OK) { fprintf(stderr, "%s\n", perr.message); exit(1); }
   for (int round = 0; round < rounds; ++round)
@@ -162,9 +174,11 @@ static void bench_kernels(int rounds) {
       if (have_sse2) {
         job.isa = SKS_SKIN_ISA_SSE2;
         x = time_once(sks_skinning_job_run, &job, 10); if (x < t[c][3]) t[c][3] = x;
+        ratio_t[round][c][0] = x;
       }
       job.isa = SKS_SKIN_ISA_AUTO;
       x = time_once(sks_skinning_job_run, &job, 10); if (x < t[c][4]) t[c][4] = x;
+      ratio_t[round][c][1] = x;
       x = time_once(run_par2, &job, 10); if (x < t[c][5]) t[c][5] = x;
       x = time_once(run_pool2, &job, 10); if (x < t[c][6]) t[c][6] = x;
       /* one thread in wall time, right beside the pool: the pool's ratio uses one clock */
@@ -186,9 +200,19 @@ static void bench_kernels(int rounds) {
     else
       printf(" %6s %6s %6s\n", "-", "-", "-");
   }
-  /* DQS / LBS time, same influences and outputs. */
-  printf("DQS/LBS time (4 influences, auto kernels): positions %.2f, pos+nrm %.2f\n", t[6][4] / t[2][4],
-         t[7][4] / t[3][4]);
+  /* DQS / LBS time, same influences and outputs: the median over rounds of
+   * each round's ratio, and its range. */
+  for (int isa = have_sse2 ? 0 : 1; isa < 2; ++isa) {
+    printf("DQS/LBS time (4 influences, %s kernels), median [min, max] of %d rounds:",
+           isa ? (best_isa == SKS_SKIN_ISA_AVX2 ? "auto = AVX2+FMA" : "auto") : "SSE2", rounds);
+    for (int wn = 0; wn < 2; ++wn) {
+      double r[MAX_ROUNDS];
+      for (int round = 0; round < rounds; ++round) r[round] = ratio_t[round][6 + wn][isa] / ratio_t[round][2 + wn][isa];
+      qsort(r, (size_t)rounds, sizeof r[0], cmp_double);
+      const double med = rounds % 2 ? r[rounds / 2] : 0.5 * (r[rounds / 2 - 1] + r[rounds / 2]);
+      printf(" %s %.2f [%.2f, %.2f]%s", wn ? "pos+nrm" : "positions", med, r[0], r[rounds - 1], wn ? "\n" : ",");
+    }
+  }
   printf("columns: floor = memory-traffic floor (same arrays, no math); ref = run_reference; C / SSE2 / auto = "
          "run() with isa forced; 2 thr = run_parallel(2) (threads started per call); pool 2 = run_pool on a 2-thread "
          "pool kept by the caller; thr x = 2 thr / auto; pool x = pool 2 / auto, both in wall time, same round; ozz = ozz-animation 0.16 "
@@ -304,7 +328,7 @@ int main(int argc, char **argv) {
   /* SKS_BENCH_ROUNDS: interleaved rounds of every kernel (default 9). */
   const char *r = getenv("SKS_BENCH_ROUNDS");
   int rounds = r ? atoi(r) : 9;
-  bench_kernels(rounds > 0 ? rounds : 9);
+  bench_kernels(rounds > 0 ? (rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds) : 9);
   const char *path = argc > 1 ? argv[1] : SKS_ASSIMP_MODELS "/X/Testwuson.X";
   if (access(path, R_OK) != 0) path = NULL;
   bench_rig(path);
