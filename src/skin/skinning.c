@@ -235,16 +235,41 @@ static inline void store3(float *o, __m128 r) {
   _mm_store_ss(o + 2, _mm_movehl_ps(r, r));
 }
 
+/* 4 vectors x, y, z (one register each) to 4 packed (stride 3) ones. */
+SKS_INLINE void store3x4(float *p, __m128 x, __m128 y, __m128 z) {
+  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y); /* x0 y0 x1 y1, x2 y2 x3 y3 */
+  const __m128 p01 = _mm_shuffle_ps(z, lo, _MM_SHUFFLE(3, 2, 1, 0)); /* z0 z1 x1 y1 */
+  const __m128 r23 = _mm_shuffle_ps(z, hi, _MM_SHUFFLE(3, 2, 3, 2)); /* z2 z3 x3 y3 */
+  _mm_storeu_ps(p, _mm_shuffle_ps(lo, p01, _MM_SHUFFLE(2, 0, 1, 0)));
+  _mm_storeu_ps(p + 4, _mm_shuffle_ps(p01, hi, _MM_SHUFFLE(1, 0, 1, 3)));
+  _mm_storeu_ps(p + 8, _mm_shuffle_ps(r23, r23, _MM_SHUFFLE(1, 3, 2, 0)));
+}
+
+/* 1/sqrt(l2) to ~1e-7 relative (rsqrt estimate + one Newton step); 0 where
+ * l2 <= FLT_MIN (zero-length normals stay zero). */
+SKS_INLINE __m128 rsqrt_nr_sse2(__m128 l2) {
+  const __m128 y = _mm_rsqrt_ps(l2);
+  const __m128 hl = _mm_mul_ps(_mm_set1_ps(0.5f), l2);
+  const __m128 r = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(hl, _mm_mul_ps(y, y))));
+  return _mm_and_ps(r, _mm_cmpgt_ps(l2, _mm_set1_ps(FLT_MIN)));
+}
+
 /* One LBS vertex: blends the K palette columns as __m128 (the 4th row is
  * carried along and ignored), stores the position, and returns the
- * un-normalised blended normal (when n != NULL). */
+ * un-normalised blended normal (when n != NULL). One influence: the matrix
+ * is used as loaded and the weight scales the results (12 multiplies fewer). */
 SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *restrict jv,
                           const float *restrict wv, const float *restrict p, const float *restrict n,
                           float *restrict po, const uint32_t K) {
   const float *m0 = palette[jv[0]].m;
   __m128 w = _mm_set1_ps(wv[0]);
-  __m128 c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)), c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
-  __m128 c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)), c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+  __m128 c0, c1, c2, c3;
+  if (K == 1) {
+    c0 = _mm_loadu_ps(m0 + 0); c1 = _mm_loadu_ps(m0 + 4); c2 = _mm_loadu_ps(m0 + 8); c3 = _mm_loadu_ps(m0 + 12);
+  } else {
+    c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)); c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
+    c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)); c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+  }
   for (uint32_t i = 1; i < K; ++i) {
     const float *mi = palette[jv[i]].m;
     w = _mm_set1_ps(wv[i]);
@@ -253,12 +278,15 @@ SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *rest
     c2 = _mm_add_ps(c2, _mm_mul_ps(w, _mm_loadu_ps(mi + 8)));
     c3 = _mm_add_ps(c3, _mm_mul_ps(w, _mm_loadu_ps(mi + 12)));
   }
-  const __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
-                              _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+  __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
+                        _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+  if (K == 1) r = _mm_mul_ps(r, w);
   store3(po, r);
   if (!n) return _mm_setzero_ps();
-  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
-                    _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+  __m128 q = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
+                        _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+  if (K == 1) q = _mm_mul_ps(q, w);
+  return q;
 }
 #endif
 
@@ -280,7 +308,7 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
   size_t v = begin;
   if (N) {
     /* Blocks of 4 vertices: normals are normalised 4-wide after a transpose. */
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    const __m128 one = _mm_set1_ps(1.0f);
     for (; v + 4 <= end; v += 4) {
       __m128 q0 = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, nin + v * ins, pout + v * ops, K);
       __m128 q1 = lbs_one(palette, joints + (v + 1) * js, weights + (v + 1) * ws, pin + (v + 1) * ips,
@@ -291,8 +319,12 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
                           nin + (v + 3) * ins, pout + (v + 3) * ops, K);
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3); /* q0 = x of 4 vertices, q1 = y, q2 = z */
       const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q0, q0), _mm_mul_ps(q1, q1)), _mm_mul_ps(q2, q2));
-      const __m128 sc = a->normalize ? _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero)) : one;
+      const __m128 sc = a->normalize ? rsqrt_nr_sse2(l2) : one;
       q0 = _mm_mul_ps(q0, sc); q1 = _mm_mul_ps(q1, sc); q2 = _mm_mul_ps(q2, sc);
+      if (ons == 3) { /* packed: 3 stores, no transpose back */
+        store3x4(nout + v * 3, q0, q1, q2);
+        continue;
+      }
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
       store3(nout + v * ons, q0);
       store3(nout + (v + 1) * ons, q1);
@@ -304,12 +336,11 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
     __m128 q = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
                        pout + v * ops, K);
     if (N) {
-      float q4[4];
-      _mm_storeu_ps(q4, q);
-      const float l2 = q4[0] * q4[0] + q4[1] * q4[1] + q4[2] * q4[2];
-      const float sc = !a->normalize ? 1.0f : l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
-      float *no = nout + v * ons;
-      no[0] = q4[0] * sc; no[1] = q4[1] * sc; no[2] = q4[2] * sc;
+      if (a->normalize) { /* the blocks' arithmetic: results do not depend on where a range starts */
+        const __m128 x = _mm_shuffle_ps(q, q, 0x00), y = _mm_shuffle_ps(q, q, 0x55), z = _mm_shuffle_ps(q, q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z))));
+      }
+      store3(nout + v * ons, q);
     }
   }
   (void)ins; (void)ons; (void)nin; (void)nout;
@@ -493,23 +524,6 @@ SKS_INLINE void load3x4(const float *p, __m128 *x, __m128 *y, __m128 *z) {
   *z = _mm_shuffle_ps(u, m2, _MM_SHUFFLE(3, 0, 3, 1));
 }
 
-SKS_INLINE void store3x4(float *p, __m128 x, __m128 y, __m128 z) {
-  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y); /* x0 y0 x1 y1, x2 y2 x3 y3 */
-  const __m128 p01 = _mm_shuffle_ps(z, lo, _MM_SHUFFLE(3, 2, 1, 0)); /* z0 z1 x1 y1 */
-  const __m128 r23 = _mm_shuffle_ps(z, hi, _MM_SHUFFLE(3, 2, 3, 2)); /* z2 z3 x3 y3 */
-  _mm_storeu_ps(p, _mm_shuffle_ps(lo, p01, _MM_SHUFFLE(2, 0, 1, 0)));
-  _mm_storeu_ps(p + 4, _mm_shuffle_ps(p01, hi, _MM_SHUFFLE(1, 0, 1, 3)));
-  _mm_storeu_ps(p + 8, _mm_shuffle_ps(r23, r23, _MM_SHUFFLE(1, 3, 2, 0)));
-}
-
-/* 1/sqrt(l2) to ~1e-7 relative (rsqrt estimate + one Newton step); 0 where
- * l2 <= FLT_MIN (zero-length normals stay zero). */
-SKS_INLINE __m128 rsqrt_nr_sse2(__m128 l2) {
-  const __m128 y = _mm_rsqrt_ps(l2);
-  const __m128 hl = _mm_mul_ps(_mm_set1_ps(0.5f), l2);
-  const __m128 r = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(hl, _mm_mul_ps(y, y))));
-  return _mm_and_ps(r, _mm_cmpgt_ps(l2, _mm_set1_ps(FLT_MIN)));
-}
 
 /* One block of cnt <= 4 vertices from v (cnt is the constant 4 in the main
  * loop, so its loads and stores are the full-width ones). */
