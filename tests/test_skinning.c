@@ -174,6 +174,102 @@ static const char *isa_name(sks_skinning_isa isa) {
   return isa == SKS_SKIN_ISA_AVX2 ? "avx2" : isa == SKS_SKIN_ISA_SSE2 ? "sse2" : isa == SKS_SKIN_ISA_SCALAR ? "scalar" : "auto";
 }
 
+/* The sign of r as the kernels' matrix -> quaternion conversion gives it
+ * (the rotation of a rigid matrix; same function as dq_from_matrix). */
+static sks_quat palette_rotation(const sks_mat4 *m) {
+  const float *e = m->m;
+  return sks_q_from_rotation3(e[0], e[4], e[8], e[1], e[5], e[9], e[2], e[6], e[10]);
+}
+
+/* Antipodality with 1, 2, 4 and 8 influences in every kernel, forced (each
+ * available isa, and run_parallel): vertex v blends K joints rotated about Y
+ * by a, a + D, ..., a + (K - 1) D (D = 120 / K degrees, so the spread stays
+ * below 180) with equal weights, a stepping around the circle (a = -180 +
+ * 360 i / S, i = v % S), all translated by T. The short-way blend is the
+ * rotation by the mean angle m = a + (K - 1) D / 2, exactly: p' = R_y(m) p + T
+ * for p = (1, 0, 0), n' = R_y(m) n. Two palettes: 64 joints with n >= 1024
+ * vertices (the SIMD kernels' antipodality table: palettes of up to 64 and
+ * n >= 64^2 / 4) and 36 K joints (> 64 for K >= 2: per-vertex dots), each
+ * with vertex counts 1, 2, 3 (a block shorter than 4 and 8 alone), 5, 11
+ * and 1027 (full blocks and a short last one). Each case checks that some
+ * of its blends really needed the sign flip. */
+static void dqs_short_way_kernels(void) {
+  enum { MAXP = 36 * 8, MAXN = 1027 };
+/* Vertex v's step: the steps whose blends need the sign flip first (which
+ * they are depends on the hemisphere the conversion picks), so even a
+ * 1-vertex job needs it. */
+#define STEP(v) order[(v) % (size_t)S]
+  static sks_mat4 palette[MAXP];
+  static uint16_t jn[8 * MAXN];
+  static float w[8 * MAXN], pos[3 * MAXN], nrm[3 * MAXN], out[3 * MAXN], outn[3 * MAXN];
+  const sks_vec3 T = sks_v3(0.5f, -1.0f, 2.0f);
+  const uint32_t ks[] = {1, 2, 4, 8};
+  const size_t ns[] = {1, 2, 3, 5, 11, 1027};
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki)
+    for (int table = 0; table < 2; ++table) {
+      const uint32_t K = ks[ki];
+      const int S = table ? 64 / (int)K : 36;
+      const size_t P = (size_t)S * K;
+      const double D = (2 * PI / 3) / K;
+      for (int i = 0; i < S; ++i)
+        for (uint32_t j = 0; j < K; ++j)
+          palette[(size_t)i * K + j] =
+              rigid(sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(-PI + 2 * PI * i / S + j * D)), T);
+      int step_flips[64]; /* per step: influences blended negated against the first */
+      for (int i = 0; i < S; ++i) {
+        step_flips[i] = 0;
+        for (uint32_t j = 1; j < K; ++j)
+          step_flips[i] += sks_q_dot(palette_rotation(&palette[(size_t)i * K]),
+                                     palette_rotation(&palette[(size_t)i * K + j])) < 0;
+      }
+      int order[64], no = 0;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < S; ++i)
+          if ((step_flips[i] > 0) == (pass == 0)) order[no++] = i;
+      for (size_t v = 0; v < MAXN; ++v) {
+        const int i = STEP(v);
+        for (uint32_t j = 0; j < K; ++j) {
+          jn[v * K + j] = (uint16_t)((size_t)i * K + j);
+          w[v * K + j] = 1.0f / (float)K;
+        }
+        pos[3 * v] = 1; pos[3 * v + 1] = 0; pos[3 * v + 2] = 0;
+        nrm[3 * v] = 1; nrm[3 * v + 1] = 0; nrm[3 * v + 2] = 0;
+      }
+      for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni)
+        for (int isa = SKS_SKIN_ISA_SCALAR; isa <= SKS_SKIN_ISA_AVX2 + 1; ++isa) {
+          const int parallel = isa == SKS_SKIN_ISA_AVX2 + 1;
+          const sks_skinning_isa which = parallel ? SKS_SKIN_ISA_AUTO : (sks_skinning_isa)isa;
+          if (!sks_skinning_isa_available(which)) continue;
+          const size_t n = ns[ni];
+          int flips = 0;
+          for (size_t v = 0; v < n; ++v) flips += step_flips[STEP(v)];
+          CHECK_MSG(K == 1 || flips > 0, "K=%u P=%zu n=%zu: no blend needs the sign flip, the case tests nothing", K, P,
+                    n);
+          sks_skinning_job d = base_job(SKS_SKIN_DQS, n, K, palette, P, jn, w, pos, out);
+          d.in_normals = nrm; d.out_normals = outn; d.isa = which;
+          memset(out, 0, sizeof out); memset(outn, 0, sizeof outn);
+          CHECK(parallel ? sks_skinning_job_run_parallel(&d, 2) : sks_skinning_job_run(&d));
+          double worst = 0;
+          for (size_t v = 0; v < n; ++v) {
+            const int i = STEP(v);
+            const double m = -PI + 2 * PI * i / S + (K - 1) * D / 2; /* R_y(m) (1,0,0) = (cos m, 0, -sin m) */
+            const double want[3] = {cos(m), 0, -sin(m)}, t[3] = {T.x, T.y, T.z};
+            for (int c = 0; c < 3; ++c) {
+              worst = fmax(worst, fabs(out[3 * v + c] - (want[c] + t[c])));
+              worst = fmax(worst, fabs(outn[3 * v + c] - want[c]));
+            }
+          }
+          const char *name = parallel ? "parallel" : isa_name(which);
+          CHECK_MSG(worst < 1e-5, "DQS %s K=%u P=%zu n=%zu: worst |error| %.3g (the long way round?)", name, K, P, n,
+                    worst);
+          if (n == MAXN)
+            printf("DQS short way (%s, K=%u, P=%zu, %d blends need the flip): worst |error| %.3g, n = %zu\n", name, K, P,
+                   flips, worst, n);
+        }
+    }
+}
+#undef STEP
+
 /* Packed (stride 3) buffers, the layout the SIMD kernels have fast paths for,
  * with a vertex count that is not a multiple of any block size: every kernel
  * of `isa` against run_reference (1e-4 absolute on coordinates of size ~10),
@@ -718,6 +814,7 @@ int main(void) {
   dqs_equals_lbs_single_influence();
   candy_wrapper();
   dqs_short_way();
+  dqs_short_way_kernels();
   isa_selection();
   for (int isa = SKS_SKIN_ISA_SCALAR; isa <= SKS_SKIN_ISA_AVX2; ++isa) {
     if (!sks_skinning_isa_available((sks_skinning_isa)isa)) {

@@ -24,13 +24,14 @@
  * The kernels are chosen per call (job.isa, AUTO = the best the CPU runs:
  * AVX2 + FMA from skinning_avx2.c when __builtin_cpu_supports says so, else
  * the SSE2 kernels here, else the portable C ones); nothing is cached in
- * global state. For the AVX2 DQS kernel, palettes of up to SKS_FLIP_TABLE
+ * global state. For the AVX2 and SSE2 DQS kernels, palettes of up to SKS_FLIP_TABLE
  * joints also get a per-run table of antipodality signs (flip_table).
  * Build with -DSKS_NO_SIMD to drop the SSE2 paths (C paths tested to agree).
  * run_parallel() splits the vertex range over pthreads (thread structs on the
  * stack, at most SKS_MAX_THREADS, at least SKS_MIN_VERTICES_PER_THREAD
  * vertices each). Nothing allocates. */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -234,16 +235,41 @@ static inline void store3(float *o, __m128 r) {
   _mm_store_ss(o + 2, _mm_movehl_ps(r, r));
 }
 
+/* 4 vectors x, y, z (one register each) to 4 packed (stride 3) ones. */
+SKS_INLINE void store3x4(float *p, __m128 x, __m128 y, __m128 z) {
+  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y); /* x0 y0 x1 y1, x2 y2 x3 y3 */
+  const __m128 p01 = _mm_shuffle_ps(z, lo, _MM_SHUFFLE(3, 2, 1, 0)); /* z0 z1 x1 y1 */
+  const __m128 r23 = _mm_shuffle_ps(z, hi, _MM_SHUFFLE(3, 2, 3, 2)); /* z2 z3 x3 y3 */
+  _mm_storeu_ps(p, _mm_shuffle_ps(lo, p01, _MM_SHUFFLE(2, 0, 1, 0)));
+  _mm_storeu_ps(p + 4, _mm_shuffle_ps(p01, hi, _MM_SHUFFLE(1, 0, 1, 3)));
+  _mm_storeu_ps(p + 8, _mm_shuffle_ps(r23, r23, _MM_SHUFFLE(1, 3, 2, 0)));
+}
+
+/* 1/sqrt(l2) to ~1e-7 relative (rsqrt estimate + one Newton step); 0 where
+ * l2 <= FLT_MIN (zero-length normals stay zero). */
+SKS_INLINE __m128 rsqrt_nr_sse2(__m128 l2) {
+  const __m128 y = _mm_rsqrt_ps(l2);
+  const __m128 hl = _mm_mul_ps(_mm_set1_ps(0.5f), l2);
+  const __m128 r = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(hl, _mm_mul_ps(y, y))));
+  return _mm_and_ps(r, _mm_cmpgt_ps(l2, _mm_set1_ps(FLT_MIN)));
+}
+
 /* One LBS vertex: blends the K palette columns as __m128 (the 4th row is
  * carried along and ignored), stores the position, and returns the
- * un-normalised blended normal (when n != NULL). */
+ * un-normalised blended normal (when n != NULL). One influence: the matrix
+ * is used as loaded and the weight scales the results (12 multiplies fewer). */
 SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *restrict jv,
                           const float *restrict wv, const float *restrict p, const float *restrict n,
                           float *restrict po, const uint32_t K) {
   const float *m0 = palette[jv[0]].m;
   __m128 w = _mm_set1_ps(wv[0]);
-  __m128 c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)), c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
-  __m128 c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)), c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+  __m128 c0, c1, c2, c3;
+  if (K == 1) {
+    c0 = _mm_loadu_ps(m0 + 0); c1 = _mm_loadu_ps(m0 + 4); c2 = _mm_loadu_ps(m0 + 8); c3 = _mm_loadu_ps(m0 + 12);
+  } else {
+    c0 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 0)); c1 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 4));
+    c2 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 8)); c3 = _mm_mul_ps(w, _mm_loadu_ps(m0 + 12));
+  }
   for (uint32_t i = 1; i < K; ++i) {
     const float *mi = palette[jv[i]].m;
     w = _mm_set1_ps(wv[i]);
@@ -252,12 +278,15 @@ SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *rest
     c2 = _mm_add_ps(c2, _mm_mul_ps(w, _mm_loadu_ps(mi + 8)));
     c3 = _mm_add_ps(c3, _mm_mul_ps(w, _mm_loadu_ps(mi + 12)));
   }
-  const __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
-                              _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+  __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(p[0])), _mm_mul_ps(c1, _mm_set1_ps(p[1]))),
+                        _mm_add_ps(_mm_mul_ps(c2, _mm_set1_ps(p[2])), c3));
+  if (K == 1) r = _mm_mul_ps(r, w);
   store3(po, r);
   if (!n) return _mm_setzero_ps();
-  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
-                    _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+  __m128 q = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, _mm_set1_ps(n[0])), _mm_mul_ps(c1, _mm_set1_ps(n[1]))),
+                        _mm_mul_ps(c2, _mm_set1_ps(n[2])));
+  if (K == 1) q = _mm_mul_ps(q, w);
+  return q;
 }
 #endif
 
@@ -279,7 +308,7 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
   size_t v = begin;
   if (N) {
     /* Blocks of 4 vertices: normals are normalised 4-wide after a transpose. */
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    const __m128 one = _mm_set1_ps(1.0f);
     for (; v + 4 <= end; v += 4) {
       __m128 q0 = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, nin + v * ins, pout + v * ops, K);
       __m128 q1 = lbs_one(palette, joints + (v + 1) * js, weights + (v + 1) * ws, pin + (v + 1) * ips,
@@ -290,8 +319,12 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
                           nin + (v + 3) * ins, pout + (v + 3) * ops, K);
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3); /* q0 = x of 4 vertices, q1 = y, q2 = z */
       const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(q0, q0), _mm_mul_ps(q1, q1)), _mm_mul_ps(q2, q2));
-      const __m128 sc = a->normalize ? _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero)) : one;
+      const __m128 sc = a->normalize ? rsqrt_nr_sse2(l2) : one;
       q0 = _mm_mul_ps(q0, sc); q1 = _mm_mul_ps(q1, sc); q2 = _mm_mul_ps(q2, sc);
+      if (ons == 3) { /* packed: 3 stores, no transpose back */
+        store3x4(nout + v * 3, q0, q1, q2);
+        continue;
+      }
       _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
       store3(nout + v * ons, q0);
       store3(nout + (v + 1) * ons, q1);
@@ -303,12 +336,11 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
     __m128 q = lbs_one(palette, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
                        pout + v * ops, K);
     if (N) {
-      float q4[4];
-      _mm_storeu_ps(q4, q);
-      const float l2 = q4[0] * q4[0] + q4[1] * q4[1] + q4[2] * q4[2];
-      const float sc = !a->normalize ? 1.0f : l2 > 0.0f ? 1.0f / sqrtf(l2) : 0.0f;
-      float *no = nout + v * ons;
-      no[0] = q4[0] * sc; no[1] = q4[1] * sc; no[2] = q4[2] * sc;
+      if (a->normalize) { /* the blocks' arithmetic: results do not depend on where a range starts */
+        const __m128 x = _mm_shuffle_ps(q, q, 0x00), y = _mm_shuffle_ps(q, q, 0x55), z = _mm_shuffle_ps(q, q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z))));
+      }
+      store3(nout + v * ons, q);
     }
   }
   (void)ins; (void)ons; (void)nin; (void)nout;
@@ -425,99 +457,190 @@ SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, cons
 }
 
 #if defined(__SSE2__) && !defined(SKS_NO_SIMD)
-/* DQS, four vertices at a time in SSE lanes (structure of arrays): the
- * dual quaternions of each influence are gathered and transposed, so the
- * antipodality test is a mask instead of a branch and the normalisation
- * (sqrt, divide) runs 4-wide. Same operation order as dqs_kernel. */
-#define SKS_TRANSPOSE_LOAD(dq, a, b, c, d, field, X, Y, Z, W)         \
-  do {                                                                 \
-    X = _mm_loadu_ps(&(dq)[a].field.x);                                \
-    Y = _mm_loadu_ps(&(dq)[b].field.x);                                \
-    Z = _mm_loadu_ps(&(dq)[c].field.x);                                \
-    W = _mm_loadu_ps(&(dq)[d].field.x);                                \
-    _MM_TRANSPOSE4_PS(X, Y, Z, W);                                     \
-  } while (0)
+/* DQS, SSE2 (the kernels for x86-64 CPUs without AVX2 + FMA; no FMA, so
+ * every multiply-add is a mul and an add). The same scheme as the AVX2
+ * kernel, 4 vertices wide:
+ * - each vertex's K dual quaternions are blended as two registers r, d (one
+ *   load of each per influence; the antipodality sign is one load from the
+ *   flip table for palettes of up to SKS_FLIP_STRIDE, else a 4-lane dot
+ *   with the first influence's r);
+ * - 4 blended [r, d] are transposed once into 8 SoA registers;
+ * - the blended dual quaternion is not normalised: s = 2 / |r|^2 (rcp +
+ *   one Newton step) scales the rotation v + s (w c + u x c), c = u x v,
+ *   and the translation s (rw dv - dw rv + rv x dv), which share their
+ *   cross product (see dqs_block4);
+ * - packed (stride 3) positions and normals are 3 loads / stores per 4
+ *   vertices; normals are renormalised with rsqrt + one Newton step;
+ * - full blocks have no per-lane clamping; the short last block (1-3
+ *   vertices) runs the same arithmetic with its missing lanes repeating the
+ *   last vertex (read, never written), so results do not depend on where a
+ *   range starts. */
+#if defined(__clang__)
+#define SKS_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define SKS_UNROLL _Pragma("GCC unroll 8")
+#else
+#define SKS_UNROLL
+#endif
+#define SKS_SPLAT(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
 
-SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
-                            size_t begin, size_t end, const uint32_t K, const int N) {
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
-  const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
-  const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-  const __m128 two = _mm_set1_ps(2.0f);
-  size_t v = begin;
-  for (; v + 4 <= end; v += 4) {
-    const uint16_t *j0 = joints + v * js, *j1 = j0 + js, *j2 = j1 + js, *j3 = j2 + js;
-    const float *w0 = weights + v * ws, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;
-    __m128 r0x, r0y, r0z, r0w, qdx, qdy, qdz, qdw;
-    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], r, r0x, r0y, r0z, r0w);
-    SKS_TRANSPOSE_LOAD(dq, j0[0], j1[0], j2[0], j3[0], d, qdx, qdy, qdz, qdw);
-    __m128 w = _mm_setr_ps(w0[0], w1[0], w2[0], w3[0]);
-    __m128 rx = _mm_mul_ps(w, r0x), ry = _mm_mul_ps(w, r0y), rz = _mm_mul_ps(w, r0z), rw = _mm_mul_ps(w, r0w);
-    __m128 dx = _mm_mul_ps(w, qdx), dy = _mm_mul_ps(w, qdy), dz = _mm_mul_ps(w, qdz), dw = _mm_mul_ps(w, qdw);
-    for (uint32_t i = 1; i < K; ++i) {
-      __m128 qrx, qry, qrz, qrw;
-      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], r, qrx, qry, qrz, qrw);
-      SKS_TRANSPOSE_LOAD(dq, j0[i], j1[i], j2[i], j3[i], d, qdx, qdy, qdz, qdw);
-      __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(r0x, qrx), _mm_mul_ps(r0y, qry)),
-                                         _mm_mul_ps(r0z, qrz)), _mm_mul_ps(r0w, qrw));
-      w = _mm_setr_ps(w0[i], w1[i], w2[i], w3[i]);
-      w = _mm_xor_ps(w, _mm_and_ps(_mm_cmplt_ps(dot, zero), sign));
-      rx = _mm_add_ps(rx, _mm_mul_ps(w, qrx)); ry = _mm_add_ps(ry, _mm_mul_ps(w, qry));
-      rz = _mm_add_ps(rz, _mm_mul_ps(w, qrz)); rw = _mm_add_ps(rw, _mm_mul_ps(w, qrw));
-      dx = _mm_add_ps(dx, _mm_mul_ps(w, qdx)); dy = _mm_add_ps(dy, _mm_mul_ps(w, qdy));
-      dz = _mm_add_ps(dz, _mm_mul_ps(w, qdz)); dw = _mm_add_ps(dw, _mm_mul_ps(w, qdw));
+/* Blended [r | d] of one vertex. */
+SKS_INLINE void dqs_blend4(const float *restrict dqf, const float *restrict flip, const uint16_t *restrict jv,
+                           const float *restrict wv, __m128 *r, __m128 *d, const uint32_t K, const int FLIP) {
+  const float *q0 = dqf + 8 * (size_t)jv[0];
+  const __m128 r0 = _mm_loadu_ps(q0);
+  __m128 w = _mm_set1_ps(wv[0]);
+  __m128 ar = _mm_mul_ps(w, r0), ad = _mm_mul_ps(w, _mm_loadu_ps(q0 + 4));
+  const float *frow = FLIP ? flip + (size_t)jv[0] * SKS_FLIP_STRIDE : NULL;
+  SKS_UNROLL
+  for (uint32_t i = 1; i < K; ++i) {
+    const float *qi = dqf + 8 * (size_t)jv[i];
+    const __m128 ri = _mm_loadu_ps(qi);
+    if (FLIP) {
+      w = _mm_xor_ps(_mm_load_ss(wv + i), _mm_load_ss(frow + jv[i]));
+      w = SKS_SPLAT(w, 0);
+    } else {
+      __m128 dt = _mm_mul_ps(r0, ri);
+      dt = _mm_add_ps(dt, _mm_shuffle_ps(dt, dt, 0x4E));
+      dt = _mm_add_ps(dt, _mm_shuffle_ps(dt, dt, 0xB1)); /* dot(r0, ri) in every lane */
+      w = _mm_xor_ps(_mm_set1_ps(wv[i]), _mm_and_ps(_mm_cmplt_ps(dt, _mm_setzero_ps()), _mm_set1_ps(-0.0f)));
     }
-    const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)),
-                                              _mm_mul_ps(rz, rz)), _mm_mul_ps(rw, rw));
-    const __m128 inv = _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(len2)), _mm_cmpgt_ps(len2, zero));
-    rx = _mm_mul_ps(rx, inv); ry = _mm_mul_ps(ry, inv); rz = _mm_mul_ps(rz, inv); rw = _mm_mul_ps(rw, inv);
-    dx = _mm_mul_ps(dx, inv); dy = _mm_mul_ps(dy, inv); dz = _mm_mul_ps(dz, inv); dw = _mm_mul_ps(dw, inv);
-    /* t = 2 (rw dv - dw rv + rv x dv) */
-    const __m128 tx = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dx), _mm_mul_ps(dw, rx)),
-                                                 _mm_sub_ps(_mm_mul_ps(ry, dz), _mm_mul_ps(rz, dy))));
-    const __m128 ty = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dy), _mm_mul_ps(dw, ry)),
-                                                 _mm_sub_ps(_mm_mul_ps(rz, dx), _mm_mul_ps(rx, dz))));
-    const __m128 tz = _mm_mul_ps(two, _mm_add_ps(_mm_sub_ps(_mm_mul_ps(rw, dz), _mm_mul_ps(dw, rz)),
-                                                 _mm_sub_ps(_mm_mul_ps(rx, dy), _mm_mul_ps(ry, dx))));
-    for (int pass = 0; pass < 1 + N; ++pass) {
-      const float *restrict src = pass ? nin : pin;
-      const size_t is = pass ? ins : ips;
-      const float *p0 = src + v * is, *p1 = p0 + is, *p2 = p1 + is, *p3 = p2 + is;
-      const __m128 x = _mm_setr_ps(p0[0], p1[0], p2[0], p3[0]);
-      const __m128 y = _mm_setr_ps(p0[1], p1[1], p2[1], p3[1]);
-      const __m128 z = _mm_setr_ps(p0[2], p1[2], p2[2], p3[2]);
-      /* v' = v + 2w (u x v) + 2 u x (u x v) */
-      const __m128 cx = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(ry, z), _mm_mul_ps(rz, y)));
-      const __m128 cy = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rz, x), _mm_mul_ps(rx, z)));
-      const __m128 cz = _mm_mul_ps(two, _mm_sub_ps(_mm_mul_ps(rx, y), _mm_mul_ps(ry, x)));
-      __m128 ox = _mm_add_ps(_mm_add_ps(x, _mm_mul_ps(rw, cx)), _mm_sub_ps(_mm_mul_ps(ry, cz), _mm_mul_ps(rz, cy)));
-      __m128 oy = _mm_add_ps(_mm_add_ps(y, _mm_mul_ps(rw, cy)), _mm_sub_ps(_mm_mul_ps(rz, cx), _mm_mul_ps(rx, cz)));
-      __m128 oz = _mm_add_ps(_mm_add_ps(z, _mm_mul_ps(rw, cz)), _mm_sub_ps(_mm_mul_ps(rx, cy), _mm_mul_ps(ry, cx)));
-      float *dst = pass ? nout : pout;
-      const size_t os = pass ? ons : ops;
-      if (pass == 0) {
-        ox = _mm_add_ps(ox, tx); oy = _mm_add_ps(oy, ty); oz = _mm_add_ps(oz, tz);
-      } else {
-        const __m128 l2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ox, ox), _mm_mul_ps(oy, oy)), _mm_mul_ps(oz, oz));
-        const __m128 s = a->normalize ? _mm_and_ps(_mm_div_ps(one, _mm_sqrt_ps(l2)), _mm_cmpgt_ps(l2, zero)) : one;
-        ox = _mm_mul_ps(ox, s); oy = _mm_mul_ps(oy, s); oz = _mm_mul_ps(oz, s);
-      }
+    ar = _mm_add_ps(ar, _mm_mul_ps(w, ri));
+    ad = _mm_add_ps(ad, _mm_mul_ps(w, _mm_loadu_ps(qi + 4)));
+  }
+  *r = ar;
+  *d = ad;
+}
+
+/* x, y, z of 4 packed (stride 3) vectors: m0 = x0 y0 z0 x1, m1 = y1 z1 x2 y2,
+ * m2 = z2 x3 y3 z3. */
+SKS_INLINE void load3x4(const float *p, __m128 *x, __m128 *y, __m128 *z) {
+  const __m128 m0 = _mm_loadu_ps(p), m1 = _mm_loadu_ps(p + 4), m2 = _mm_loadu_ps(p + 8);
+  const __m128 t = _mm_shuffle_ps(m1, m2, _MM_SHUFFLE(1, 0, 3, 2)); /* x2 y2 z2 x3 */
+  const __m128 u = _mm_shuffle_ps(m0, m1, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
+  const __m128 w = _mm_shuffle_ps(m1, m2, _MM_SHUFFLE(3, 2, 3, 2)); /* x2 y2 y3 z3 */
+  *x = _mm_shuffle_ps(m0, t, _MM_SHUFFLE(3, 0, 3, 0));
+  *y = _mm_shuffle_ps(u, w, _MM_SHUFFLE(2, 1, 2, 0));
+  *z = _mm_shuffle_ps(u, m2, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+
+/* One block of cnt <= 4 vertices from v (cnt is the constant 4 in the main
+ * loop, so its loads and stores are the full-width ones). */
+SKS_INLINE void dqs_block4(const float *restrict dqf, const float *restrict flip, const uint16_t *restrict joints,
+                           const float *restrict weights, const float *restrict pin, const float *restrict nin,
+                           float *restrict pout, float *restrict nout, const size_t js, const size_t ws,
+                           const size_t ips, const size_t ins, const size_t ops, const size_t ons, const size_t v,
+                           const size_t cnt, const uint32_t K, const int N, const int NORM, const int FLIP) {
+  __m128 rx, ry, rz, rw, dx, dy, dz, dw;
+  {
+    __m128 q[8];
+    SKS_UNROLL
+    for (size_t l = 0; l < 4; ++l) {
+      const size_t u = v + (l < cnt ? l : cnt - 1);
+      dqs_blend4(dqf, flip, joints + u * js, weights + u * ws, &q[l], &q[4 + l], K, FLIP);
+    }
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+    _MM_TRANSPOSE4_PS(q[4], q[5], q[6], q[7]);
+    rx = q[0]; ry = q[1]; rz = q[2]; rw = q[3];
+    dx = q[4]; dy = q[5]; dz = q[6]; dw = q[7];
+  }
+  /* The reference divides r and d by |r|; every product of two of their
+   * components then carries 1 / |r|^2: r and d are used as blended and
+   * s = 2 / |r|^2 (~1e-7 relative; 0 where |r|^2 <= FLT_MIN, as the
+   * reference's 0 inverse) scales the rotation and the translation once. */
+  const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)),
+                                 _mm_add_ps(_mm_mul_ps(rz, rz), _mm_mul_ps(rw, rw)));
+  const __m128 e0 = _mm_rcp_ps(len2);
+  const __m128 e1 = _mm_mul_ps(e0, _mm_sub_ps(_mm_set1_ps(2.0f), _mm_mul_ps(len2, e0)));
+  const __m128 s = _mm_and_ps(_mm_add_ps(e1, e1), _mm_cmpgt_ps(len2, _mm_set1_ps(FLT_MIN)));
+  for (int pass = 0; pass < 1 + N; ++pass) {
+    const size_t is = pass ? ins : ips, os = pass ? ons : ops;
+    const float *src = (pass ? nin : pin) + v * is;
+    float *dst = (pass ? nout : pout) + v * os;
+    __m128 x, y, z;
+    if (cnt == 4 && is == 3) {
+      load3x4(src, &x, &y, &z);
+    } else {
+      const float *e0p = src, *e1p = src + (cnt > 1 ? 1 : 0) * is;
+      const float *e2p = src + (cnt > 2 ? 2 : cnt - 1) * is, *e3p = src + (cnt > 3 ? 3 : cnt - 1) * is;
+      x = _mm_setr_ps(e0p[0], e1p[0], e2p[0], e3p[0]);
+      y = _mm_setr_ps(e0p[1], e1p[1], e2p[1], e3p[1]);
+      z = _mm_setr_ps(e0p[2], e1p[2], e2p[2], e3p[2]);
+    }
+    /* c = u x v; the rotation is v + s (w c + u x c) (see rotate8 in
+     * skinning_avx2.c) and the translation s (w d.v - d.w u + u x d.v), so
+     * the point is v + s (w g + u x g - d.w u) with g = c + d.v: one cross
+     * product fewer than rotating and translating apart. Normals: g = c. */
+    __m128 gx = _mm_sub_ps(_mm_mul_ps(ry, z), _mm_mul_ps(rz, y));
+    __m128 gy = _mm_sub_ps(_mm_mul_ps(rz, x), _mm_mul_ps(rx, z));
+    __m128 gz = _mm_sub_ps(_mm_mul_ps(rx, y), _mm_mul_ps(ry, x));
+    if (pass == 0) { gx = _mm_add_ps(gx, dx); gy = _mm_add_ps(gy, dy); gz = _mm_add_ps(gz, dz); }
+    __m128 ex = _mm_add_ps(_mm_mul_ps(rw, gx), _mm_sub_ps(_mm_mul_ps(ry, gz), _mm_mul_ps(rz, gy)));
+    __m128 ey = _mm_add_ps(_mm_mul_ps(rw, gy), _mm_sub_ps(_mm_mul_ps(rz, gx), _mm_mul_ps(rx, gz)));
+    __m128 ez = _mm_add_ps(_mm_mul_ps(rw, gz), _mm_sub_ps(_mm_mul_ps(rx, gy), _mm_mul_ps(ry, gx)));
+    if (pass == 0) {
+      ex = _mm_sub_ps(ex, _mm_mul_ps(dw, rx)); ey = _mm_sub_ps(ey, _mm_mul_ps(dw, ry));
+      ez = _mm_sub_ps(ez, _mm_mul_ps(dw, rz));
+    }
+    x = _mm_add_ps(x, _mm_mul_ps(s, ex)); y = _mm_add_ps(y, _mm_mul_ps(s, ey)); z = _mm_add_ps(z, _mm_mul_ps(s, ez));
+    if (pass == 1 && NORM) {
+      const __m128 f = rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z)));
+      x = _mm_mul_ps(x, f); y = _mm_mul_ps(y, f); z = _mm_mul_ps(z, f);
+    }
+    if (cnt == 4 && os == 3) {
+      store3x4(dst, x, y, z);
+    } else {
       float X[4], Y[4], Z[4];
-      _mm_storeu_ps(X, ox); _mm_storeu_ps(Y, oy); _mm_storeu_ps(Z, oz);
-      for (int l = 0; l < 4; ++l) {
-        float *o = dst + (v + (size_t)l) * os;
+      _mm_storeu_ps(X, x); _mm_storeu_ps(Y, y); _mm_storeu_ps(Z, z);
+      for (size_t l = 0; l < cnt; ++l) {
+        float *o = dst + l * os;
         o[0] = X[l]; o[1] = Y[l]; o[2] = Z[l];
       }
     }
   }
-  if (v < end) dqs_kernel(job, a, dq, v, end, K, N);
 }
-#undef SKS_TRANSPOSE_LOAD
+
+SKS_INLINE void dqs_loop4(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
+                          size_t begin, size_t end, const uint32_t K, const int N, const int PACKED, const int NORM,
+                          const int FLIP) {
+  const float *restrict dqf = &dq[0].r.x;
+  const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  /* Local copies: the stores cannot alias them (job and a would be reloaded
+   * every block). */
+  const float *restrict flip = a->flip;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights, *restrict pin = job->in_positions, *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions, *restrict nout = job->out_normals;
+  size_t v = begin;
+  for (; v + 4 <= end; v += 4)
+    dqs_block4(dqf, flip, joints, weights, pin, nin, pout, nout, js, ws, ips, ins, ops, ons, v, 4, K, N, NORM, FLIP);
+  if (v < end)
+    dqs_block4(dqf, flip, joints, weights, pin, nin, pout, nout, js, ws, ips, ins, ops, ons, v, end - v, K, N, NORM,
+               FLIP);
+}
+
+/* PACKED: every stride is the tight one (constants, so a block addresses
+ * one pointer per array); NORM: renormalise normals; FLIP: a->flip given. */
+SKS_INLINE void dqs_kernel4(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
+                            size_t begin, size_t end, const uint32_t K, const int N) {
+  const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  const int norm = N && a->normalize;
+  if (a->flip) {
+    if (packed && norm) dqs_loop4(job, a, dq, begin, end, K, N, 1, 1, 1);
+    else if (packed) dqs_loop4(job, a, dq, begin, end, K, N, 1, 0, 1);
+    else if (norm) dqs_loop4(job, a, dq, begin, end, K, N, 0, 1, 1);
+    else dqs_loop4(job, a, dq, begin, end, K, N, 0, 0, 1);
+  } else {
+    if (packed && norm) dqs_loop4(job, a, dq, begin, end, K, N, 1, 1, 0);
+    else if (packed) dqs_loop4(job, a, dq, begin, end, K, N, 1, 0, 0);
+    else if (norm) dqs_loop4(job, a, dq, begin, end, K, N, 0, 1, 0);
+    else dqs_loop4(job, a, dq, begin, end, K, N, 0, 0, 0);
+  }
+}
+#undef SKS_SPLAT
+#undef SKS_UNROLL
 #endif
 
 #define SKS_DISPATCH(KERNEL, ...)                                         \
@@ -597,12 +720,12 @@ static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, c
 }
 
 /* DQS antipodality signs of every pair of palette entries (sks_skin_args.flip)
- * for the AVX2 kernels, when the palette is small (<= SKS_FLIP_TABLE: a
+ * for the AVX2 and SSE2 kernels, when the palette is small (<= SKS_FLIP_TABLE: a
  * 16 KiB stack table) and the job has enough vertices to repay the pc^2
  * dots. Same dot and test as the reference, so the same signs. */
 static const float *flip_table(const sks_skinning_job *job, sks_skinning_isa isa, const sks_dualquat *dq, float *flip) {
   const size_t pc = job->palette_count;
-  if (!dq || isa != SKS_SKIN_ISA_AVX2 || job->influence_count < 2 || pc > SKS_FLIP_TABLE ||
+  if (!dq || (isa != SKS_SKIN_ISA_AVX2 && isa != SKS_SKIN_ISA_SSE2) || job->influence_count < 2 || pc > SKS_FLIP_TABLE ||
       job->vertex_count < pc * pc / 4)
     return NULL;
   for (size_t a = 0; a < pc; ++a)

@@ -272,17 +272,11 @@ SKS_INLINE void dqs_block(const float *restrict dqf, const float *restrict flip,
    * product of two of their components by 1 / |r|^2: r and d are used as
    * blended and s = 2 / |r|^2 (reciprocal estimate + one Newton step, ~1e-7
    * relative; 0 where |r|^2 <= FLT_MIN, as the reference's 0 inverse) scales
-   * the rotation and t = 2 (rw dv - dw rv + rv x dv) once. */
+   * the rotation and the translation (rw dv - dw rv + rv x dv) once. */
   const __m256 len2 = _mm256_fmadd_ps(rx, rx, _mm256_fmadd_ps(ry, ry, _mm256_fmadd_ps(rz, rz, _mm256_mul_ps(rw, rw))));
   const __m256 e0 = _mm256_rcp_ps(len2);
   const __m256 e1 = _mm256_mul_ps(e0, _mm256_fnmadd_ps(len2, e0, _mm256_set1_ps(2.0f)));
   const __m256 s = _mm256_and_ps(_mm256_add_ps(e1, e1), _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
-  const __m256 tx = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dx, _mm256_mul_ps(dw, rx)),
-                                                   _mm256_fmsub_ps(ry, dz, _mm256_mul_ps(rz, dy))));
-  const __m256 ty = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dy, _mm256_mul_ps(dw, ry)),
-                                                   _mm256_fmsub_ps(rz, dx, _mm256_mul_ps(rx, dz))));
-  const __m256 tz = _mm256_mul_ps(s, _mm256_add_ps(_mm256_fmsub_ps(rw, dz, _mm256_mul_ps(dw, rz)),
-                                                   _mm256_fmsub_ps(rx, dy, _mm256_mul_ps(ry, dx))));
   for (int pass = 0; pass < 1 + N; ++pass) {
     const float *src = (pass ? nin : pin) + v * (pass ? ins : ips);
     float *dst = (pass ? nout : pout) + v * (pass ? ons : ops);
@@ -300,10 +294,21 @@ SKS_INLINE void dqs_block(const float *restrict dqf, const float *restrict flip,
       }
       x = _mm256_loadu_ps(X); y = _mm256_loadu_ps(Y); z = _mm256_loadu_ps(Z);
     }
-    rotate8(rx, ry, rz, rw, s, &x, &y, &z);
     if (pass == 0) {
-      x = _mm256_add_ps(x, tx); y = _mm256_add_ps(y, ty); z = _mm256_add_ps(z, tz);
-    } else if (NORM) {
+      /* The rotation v + s (w c + u x c), c = u x v, and the translation
+       * s (w d.v - d.w u + u x d.v) share their cross product: the point is
+       * v + s (w g + u x g - d.w u) with g = c + d.v. */
+      const __m256 gx = _mm256_add_ps(_mm256_fmsub_ps(ry, z, _mm256_mul_ps(rz, y)), dx);
+      const __m256 gy = _mm256_add_ps(_mm256_fmsub_ps(rz, x, _mm256_mul_ps(rx, z)), dy);
+      const __m256 gz = _mm256_add_ps(_mm256_fmsub_ps(rx, y, _mm256_mul_ps(ry, x)), dz);
+      const __m256 ex = _mm256_fnmadd_ps(dw, rx, _mm256_fmadd_ps(rw, gx, _mm256_fmsub_ps(ry, gz, _mm256_mul_ps(rz, gy))));
+      const __m256 ey = _mm256_fnmadd_ps(dw, ry, _mm256_fmadd_ps(rw, gy, _mm256_fmsub_ps(rz, gx, _mm256_mul_ps(rx, gz))));
+      const __m256 ez = _mm256_fnmadd_ps(dw, rz, _mm256_fmadd_ps(rw, gz, _mm256_fmsub_ps(rx, gy, _mm256_mul_ps(ry, gx))));
+      x = _mm256_fmadd_ps(s, ex, x); y = _mm256_fmadd_ps(s, ey, y); z = _mm256_fmadd_ps(s, ez, z);
+    } else {
+      rotate8(rx, ry, rz, rw, s, &x, &y, &z);
+    }
+    if (pass == 1 && NORM) {
       const __m256 f = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
       x = _mm256_mul_ps(x, f); y = _mm256_mul_ps(y, f); z = _mm256_mul_ps(z, f);
     }
