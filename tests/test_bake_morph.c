@@ -60,29 +60,9 @@ static void build_rig(sks_model *m, const char *name0, const char *name1) {
   sks_mat4 models[NB + 1];
   sks_local_to_model_job fk = {sk->parents, sk->rest, J, NULL, models};
   sks_local_to_model_job_run(&fk);
-  m->skin_count = 1;
-  m->skins = calloc(1, sizeof(sks_skin));
-  m->skins[0].name = sks_test_strdup("skin");
-  m->skins[0].joint_count = NB;
-  m->skins[0].joints = malloc(NB * sizeof(int32_t));
-  m->skins[0].inverse_bind = malloc(NB * sizeof(sks_mat4));
-  for (size_t b = 0; b < NB; ++b) {
-    m->skins[0].joints[b] = (int32_t)(b + 1);
-    sks_m4_inverse(&models[b + 1], &m->skins[0].inverse_bind[b]);
-  }
-  m->part_count = 1;
-  m->parts = calloc(1, sizeof(sks_mesh_part));
-  sks_mesh_part *p = &m->parts[0];
-  p->name = sks_test_strdup("tube");
-  p->material = -1;
-  p->skin = 0;
-  p->node = 0;
+  sks_test_rest_skin(m, NB);
   size_t V = RINGS * SEG;
-  p->vertex_count = V;
-  p->positions = malloc(V * 3 * sizeof(float));
-  p->influence_count = 4;
-  p->joints = calloc(V * 4, sizeof(uint16_t));
-  p->weights = calloc(V * 4, sizeof(float));
+  sks_mesh_part *p = sks_test_add_tube_part(m, V);
   p->morph_target_count = 2;
   p->morph_targets = calloc(2, sizeof(sks_morph_target));
   p->morph_targets[0].name = sks_test_strdup(name0);

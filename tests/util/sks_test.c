@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sks_test.h"
+#include "math/sks_math.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,4 +57,43 @@ char *sks_test_strdup(const char *s) {
   if (!d) abort();
   memcpy(d, s, n);
   return d;
+}
+
+void sks_test_rest_skin(sks_model *m, size_t nb) {
+  const sks_skeleton *sk = &m->skeleton;
+  size_t J = sk->joint_count;
+  sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
+  m->skin_count = 1;
+  m->skins = calloc(1, sizeof(sks_skin));
+  if (!models || !m->skins) abort();
+  sks_local_to_model_job fk = {sk->parents, sk->rest, J, NULL, models};
+  sks_local_to_model_job_run(&fk);
+  m->skins[0].name = sks_test_strdup("skin");
+  m->skins[0].joint_count = nb;
+  m->skins[0].joints = malloc((nb ? nb : 1) * sizeof(int32_t));
+  m->skins[0].inverse_bind = malloc((nb ? nb : 1) * sizeof(sks_mat4));
+  if (!m->skins[0].joints || !m->skins[0].inverse_bind) abort();
+  for (size_t b = 0; b < nb && b + 1 < J; ++b) {
+    m->skins[0].joints[b] = (int32_t)(b + 1);
+    sks_m4_inverse(&models[b + 1], &m->skins[0].inverse_bind[b]);
+  }
+  free(models);
+}
+
+sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t V) {
+  m->part_count = 1;
+  m->parts = calloc(1, sizeof(sks_mesh_part));
+  if (!m->parts) abort();
+  sks_mesh_part *p = &m->parts[0];
+  p->name = sks_test_strdup("tube");
+  p->material = -1;
+  p->skin = 0;
+  p->node = 0;
+  p->vertex_count = V;
+  p->positions = malloc((V ? V : 1) * 3 * sizeof(float));
+  p->influence_count = 4;
+  p->joints = calloc(V ? V * 4 : 1, sizeof(uint16_t));
+  p->weights = calloc(V ? V * 4 : 1, sizeof(float));
+  if (!p->name || !p->positions || !p->joints || !p->weights) abort();
+  return p;
 }

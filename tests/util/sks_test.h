@@ -46,6 +46,14 @@ const char *sks_test_tmpdir(void);
  * memory: a test has no use for a half-built rig). */
 char *sks_test_strdup(const char *s);
 
+/* Procedural rigs: one skin "skin" binding joints 1..nb of m's skeleton at
+ * its rest pose (inverse bind = the inverse of each joint's rest model
+ * matrix); then one part "tube" of vertex_count vertices on it (node 0, no
+ * material, 4 influences, positions / joints / weights allocated, joints and
+ * weights zeroed). Return the part. */
+void sks_test_rest_skin(sks_model *m, size_t nb);
+sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t vertex_count);
+
 /* Prints "N passed, N failed" and returns the exit code (1 on failure). */
 int sks_test_finish(void);
 /* Marks a whole test as skipped: prints why and exits 77. */
