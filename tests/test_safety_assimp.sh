@@ -60,6 +60,61 @@ timeout 60 "$CLI" batch "$T/man.jsonl" --out "$T/m" >"$T/out" 2>"$T/err"
 check "batch: the job whose .glb is the .mtl is not run" has "$T/err" "mat: not run: refusing to write $T/m/mat.glb"
 check "batch: no record written for it" test ! -e "$T/m/mat.json"
 
+# A FAILING import that had already opened the output: the child streams each
+# file as it opens it, so the parent knows the .mtl even when Assimp then
+# fails (an error, or killed at the deadline): the usage error wins (exit 2,
+# the output-is-input message, one line), not the load's exit 1; nothing
+# written. fail.obj names its .mtl (fm.glb, fm.html a symlink to it), then a
+# face whose index is out of range (Assimp 5.2.5: "OBJ: vertex index out of
+# range", after it read the .mtl). slow.obj names the .mtl, then one
+# 12,000-sided polygon whose triangulation takes seconds (release: ~4 s):
+# --timeout 1 kills it after the .mtl was read.
+mkdir -p "$T/f"
+printf 'newmtl mat\nKd 1 1 1\nmap_Kd tex.png\n' >"$T/f/fm.glb"
+cp "$T/m/tex.png" "$T/f/tex.png"
+ln -s fm.glb "$T/f/fm.html"
+printf 'mtllib fm.glb\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl mat\nf 1 2 99\n' >"$T/f/fail.obj"
+awk 'BEGIN { n = 12000; print "mtllib fm.glb"; for (i = 0; i < n; i++) printf "v %d %d 0\n", i, i * i
+  print "usemtl mat"; printf "f"; for (i = n; i >= 1; i--) printf " %d", i; print "" }' >"$T/f/slow.obj"
+(cd "$T/f" && sha256sum fm.glb tex.png) >"$T/f.sha256"
+msg="refusing to write $T/f/fm.glb: an input's import read it (as $T/f/fm.glb; choose another output)"
+run 1 "fail.obj alone: the import fails" "$CLI" info "$T/f/fail.obj"
+check "fail.obj: Assimp's error" has "$T/err" "fail.obj: Assimp cannot import it: OBJ: vertex index out of range"
+run 1 "repair fail.obj -o another file: the load error (exit 1)" "$CLI" repair "$T/f/fail.obj" -o "$T/o/fail.glb"
+check "repair fail.obj: nothing written" test ! -e "$T/o/fail.glb"
+run 2 "repair fail.obj -o its .mtl (the import fails too)" "$CLI" repair "$T/f/fail.obj" -o "$T/f/fm.glb"
+check "repair fail.obj: the output-is-input message" has "$T/err" "$msg"
+check "repair fail.obj: one line, no load error" test "$(wc -l <"$T/err")" = 1
+run 2 "control fail.obj --report a symlink to its .mtl" "$CLI" control "$T/f/fail.obj" --report "$T/f/fm.html"
+check "control fail.obj: message names the .mtl" has "$T/err" "refusing to write $T/f/fm.html: an input's import read it (as $T/f/fm.glb;"
+run 2 "reweight fail.obj -o its .mtl" "$CLI" reweight "$T/f/fail.obj" -o "$T/f/fm.glb"
+check "reweight fail.obj: message" has "$T/err" "$msg"
+run 2 "bake --source fail.obj -o its .mtl" "$CLI" bake --source "$T/f/fail.obj" --target "$T/m/n.obj" -o "$T/f/fm.glb"
+check "bake --source fail.obj: message" has "$T/err" "$msg"
+run 2 "bake --target fail.obj --report its .mtl" "$CLI" bake --source "$T/m/n.obj" --target "$T/f/fail.obj" \
+  -o "$T/o/fb.glb" --report "$T/f/fm.html"
+run 2 "refit --target fail.obj -o its .mtl" "$CLI" refit --source "$T/m/n.obj" --target "$T/f/fail.obj" -o "$T/f/fm.glb"
+check "no bake / refit output written" sh -c "test ! -e '$T/o/fb.glb'"
+# killed at the deadline after it read the .mtl
+t0=$(date +%s)
+run 1 "info slow.obj --timeout 1: no result in 1 s" "$CLI" info "$T/f/slow.obj" --timeout 1
+check "slow.obj: the timeout message" has "$T/err" "slow.obj: Assimp failed (no result in 1 s)"
+run 2 "repair slow.obj --timeout 1 -o its .mtl (killed after reading it)" "$CLI" repair "$T/f/slow.obj" \
+  --timeout 1 -o "$T/f/fm.glb"
+check "repair slow.obj: the output-is-input message" has "$T/err" "$msg"
+check "repair slow.obj: one line, no load error" test "$(wc -l <"$T/err")" = 1
+run 2 "control slow.obj --timeout 1 --report a symlink to its .mtl" "$CLI" control "$T/f/slow.obj" --timeout 1 \
+  --report "$T/f/fm.html"
+check "the deadline ends them (3 imports of slow.obj within 20 s)" test $(($(date +%s) - t0)) -lt 20
+check "fm.glb and tex.png unchanged, still a symlink, no temp file" sh -c "cd '$T/f' && sha256sum -c --quiet '$T/f.sha256' &&
+  test -L fm.html && ! ls -A | grep -q '\.tmp'"
+# the same files import when nothing fails: the guard still hears the .mtl
+printf 'mtllib fm.glb\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl mat\nf 1/1 2/2 3/3\n' >"$T/f/ok.obj"
+run 0 "repair ok.obj (same .mtl) -o a fresh file works" "$CLI" repair "$T/f/ok.obj" -o "$T/o/ok.glb"
+check "ok.glb embeds the texture" grep -q "image/png" "$T/o/ok.glb"
+run 2 "repair ok.obj -o its .mtl refused" "$CLI" repair "$T/f/ok.obj" -o "$T/f/fm.glb"
+check "repair ok.obj: message" has "$T/err" "$msg"
+
 sums >"$T/sums.after"
 check "every file read is unchanged (sha256)" cmp -s "$T/sums.before" "$T/sums.after"
 check "the hard link unchanged" cmp -s "$T/o/hard.glb" "$T/m/m.mtl"

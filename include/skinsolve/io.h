@@ -22,7 +22,8 @@ typedef struct sks_load_options {
    * a buffer reads byteLength bytes only, an image at most 512 MiB.) */
   uint64_t max_resource_bytes;
   /* Called for every file a load opened, with the path as opened. Assimp
-   * imports: isolated, once per distinct file, after a successful load;
+   * imports: isolated, once per distinct file, when the load returns (a
+   * failed, crashed or killed import too: the files it opened before);
    * in-process, as each is opened, so a file may be reported twice (the
    * model file, an .obj's .mtl, external textures, files a Collada or .x
    * names...; relative to the working directory when path is). The native

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -122,6 +123,8 @@ typedef struct importer {
   /* told of every file read (sks_load_assimp_recording), may be NULL */
   void (*on_file)(void *user, const char *path);
   void *on_file_user;
+  int gltf_source;       /* the file is glTF (file_is_gltf) */
+  int warned_morph_interp; /* its morph interpolation warning was given */
 } importer;
 
 static void x_unmap(importer *im) {
@@ -1469,6 +1472,14 @@ static sks_result import_morph_clip(importer *im, const struct aiAnimation *anim
     if (!t->times || !t->values) { free(t->times); free(t->values); memset(t, 0, sizeof *t); return oom(im); }
     t->key_count = nk;
     ++clip->morph_track_count;
+    /* aiMeshMorphKey has no interpolation: a glTF's STEP weights would play
+     * as LINEAR and CUBICSPLINE ones arrive as tangents and values mixed */
+    if (im->gltf_source && !im->warned_morph_interp) {
+      im->warned_morph_interp = 1;
+      r = add_warning(im, "%s: morph weight interpolation is not given by Assimp: read as LINEAR; load it with the "
+                          "native glTF reader", im->path);
+      if (r != SKS_OK) return r;
+    }
     const char *bad = NULL;
     for (size_t k = 0; k < nk && !bad; ++k) {
       const struct aiMeshMorphKey *key = &ch->mKeys[k];
@@ -1593,6 +1604,24 @@ static int scene_is_from_fbx(const struct aiScene *s) {
         md->mValues[i].mData)
       return strstr(((const struct aiString *)md->mValues[i].mData)->data, "FBX") != NULL;
   return 0;
+}
+
+/* glTF read through Assimp (force_assimp, or under another extension:
+ * Assimp's glTF importers also claim files by their content): .gltf / .glb,
+ * a GLB's "glTF" magic, or JSON (no other Assimp importer reads JSON). */
+static int file_is_gltf(const char *path) {
+  size_t n = strlen(path);
+  if ((n >= 5 && strcasecmp(path + n - 5, ".gltf") == 0) || (n >= 4 && strcasecmp(path + n - 4, ".glb") == 0))
+    return 1;
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  unsigned char head[64];
+  size_t got = fread(head, 1, sizeof head, f);
+  fclose(f);
+  if (got >= 4 && memcmp(head, "glTF", 4) == 0) return 1;
+  size_t i = got >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0 ? 3 : 0; /* UTF-8 BOM */
+  while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
+  return i < got && head[i] == '{';
 }
 
 /* DirectX .x files start with "xof " (text, binary and compressed alike). */
@@ -2039,6 +2068,7 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
   im.scene = scene;
   im.on_file = on_file;
   im.on_file_user = user;
+  im.gltf_source = file_is_gltf(path);
   if (scene && directx && !x_map_scene(&im)) {
     aiReleaseImport(scene);
     im.scene = scene = aiImportFileEx(path, flags | aiProcess_JoinIdenticalVertices, &fio);

@@ -4,14 +4,18 @@
  * child (fork, no exec) gets no core dump, an address-space limit of
  * max_memory above what it inherited, a CPU limit, stdin/stdout/stderr on
  * /dev/null, and dies with its parent; it runs sks_load_assimp and writes
- * one record into a pipe:
- *   'M' u64 size, model bytes (model_wire.c)   — success, after one
- *   'F' u32 length, path                       — per distinct file it read
+ * records into a pipe:
+ *   'F' u32 length, path                       — per distinct file, written
+ *                                                as the import opens it
+ * then one of
+ *   'M' u64 size, model bytes (model_wire.c)   — success
  *   'E' u32 code, u32 length, message          — a clean import error
  *   'O'                                        — ran out of memory
- * The parent reads with a wall-clock deadline, bounded by the memory limit,
- * kills and reaps the child whatever happened, and decodes the model as
- * untrusted bytes. */
+ * (or nothing: it died of a signal or was killed). The parent reads with a
+ * wall-clock deadline, bounded by the memory limit, kills and reaps the
+ * child whatever happened, and decodes everything as untrusted bytes; the
+ * complete 'F' records it got are reported through on_file_read whether
+ * the import succeeded or not, before the load returns. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -47,8 +51,10 @@
 #include "io/model_wire.h"
 #include "io/assimp_files.h"
 
-/* A path the child reports: at most this long (PATH_MAX), no NUL. */
+/* A path the child reports: at most this long (PATH_MAX), no NUL; at most
+ * this many distinct files per import. */
 #define SKS_ISOLATE_MAX_PATH 4096u
+#define SKS_ISOLATE_MAX_FILES 4096u
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SKS_ASAN 1
@@ -119,11 +125,17 @@ static void child_fatal(int sig) {
   _exit(128 + sig);
 }
 
-/* The files the child's import read, as the 'F' records it sends. */
+/* The files the child's import read: each distinct one is written to the
+ * pipe as an 'F' record the moment Assimp opens it, so a crash, abort,
+ * timeout or memory limit later in the import still leaves the parent the
+ * list of the files opened before (the CLI refuses an output naming one).
+ * Paths already sent are kept to send each once; at most
+ * SKS_ISOLATE_MAX_FILES distinct files (the parent refuses more). */
 typedef struct child_files {
-  uint8_t *rec;
-  size_t n, cap;
-  int failed; /* a path could not be kept: the list would not be exact */
+  int fd;
+  uint8_t *rec; /* the records sent so far */
+  size_t n, cap, count;
+  int failed; /* a path could not be sent: the list would not be exact */
 } child_files;
 
 static void child_file_read(void *user, const char *path) {
@@ -136,16 +148,23 @@ static void child_file_read(void *user, const char *path) {
     if (l == len && memcmp(c->rec + at + 5, path, len) == 0) return;
     at += 5 + l;
   }
+  if (c->count >= SKS_ISOLATE_MAX_FILES) { c->failed = 1; return; }
+  uint8_t head[5];
+  uint32_t l = (uint32_t)len;
+  head[0] = 'F';
+  memcpy(head + 1, &l, 4);
+  /* sent before the import goes on; kept to send it once (if memory is
+   * short it is sent anyway: the parent drops repeats too) */
+  if (!write_all(c->fd, head, 5) || !write_all(c->fd, path, len)) _exit(4);
+  ++c->count;
   if (c->cap - c->n < 5 + len) {
     size_t nc = c->cap * 2 + 5 + len + 256;
     uint8_t *q = realloc(c->rec, nc);
-    if (!q) { c->failed = 1; return; }
+    if (!q) return;
     c->rec = q;
     c->cap = nc;
   }
-  uint32_t l = (uint32_t)len;
-  c->rec[c->n] = 'F';
-  memcpy(c->rec + c->n + 1, &l, 4);
+  memcpy(c->rec + c->n, head, 5);
   memcpy(c->rec + c->n + 5, path, len);
   c->n += 5 + len;
 }
@@ -221,7 +240,7 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
   sks_model m;
   sks_error err;
   memset(&err, 0, sizeof err);
-  child_files files = {NULL, 0, 0, 0};
+  child_files files = {fd, NULL, 0, 0, 0, 0};
   sks_result r = sks_load_assimp_recording(path, child_file_read, &files, &m, &err);
   if (r == SKS_OK && files.failed)
     r = sks_error_set(&err, SKS_ERR_IO, "%s: Assimp import: cannot keep the list of the files it read", path);
@@ -231,8 +250,7 @@ static void child_run(const char *path, int fd, uint64_t max_memory, double time
   if (r == SKS_OK) {
     char tag = 'M';
     uint64_t n = size;
-    if (!write_all(fd, files.rec, files.n) || !write_all(fd, &tag, 1) || !write_all(fd, &n, sizeof n) ||
-        !write_all(fd, bytes, size))
+    if (!write_all(fd, &tag, 1) || !write_all(fd, &n, sizeof n) || !write_all(fd, bytes, size))
       _exit(4);
     _exit(0);
   }
@@ -321,26 +339,40 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
     if (r == 0) break;
     n += (size_t)r;
   }
-  close(pfd[0]);
   /* Whatever happened, the child goes: killing one that already exited is
    * harmless (it is a zombie until reaped). */
   if (timed_out || too_big || io_fail) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-
-  /* The 'F' records (files the import read) come first; the rest is read
-   * as before. They are untrusted too: bounded lengths, no NUL. */
-  size_t files_end = 0;
-  int bad_files = 0;
-  while (!timed_out && !too_big && !io_fail && files_end < n && buf[files_end] == 'F') {
-    uint32_t len;
-    if (n - files_end < 5) { bad_files = 1; break; }
-    memcpy(&len, buf + files_end + 1, 4);
-    if (!len || len > SKS_ISOLATE_MAX_PATH || len > n - files_end - 5 || memchr(buf + files_end + 5, 0, len)) {
-      bad_files = 1;
-      break;
+  /* Past the deadline, what the child wrote before it was killed (a file
+   * it opened at the last moment) is still in the pipe: taken without
+   * waiting, into the room the buffer has. */
+  if (timed_out && !cap && (buf = malloc(65536)) != NULL) cap = 65536;
+  if (timed_out && fcntl(pfd[0], F_SETFL, O_NONBLOCK) == 0) {
+    while (n < cap) {
+      ssize_t r = read(pfd[0], buf + n, cap - n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      n += (size_t)r;
     }
+  }
+  close(pfd[0]);
+
+  /* The 'F' records (files the import opened) come first, whatever
+   * happened after: an import that failed, crashed or was killed sent those
+   * it opened before. They are untrusted too: bounded count and lengths, no
+   * NUL. A record cut off at the end (the child died or was killed while
+   * writing it) ends the list and is left to the status checks below. */
+  size_t files_end = 0, file_count = 0;
+  int bad_files = 0;
+  while (files_end < n && buf[files_end] == 'F') {
+    uint32_t len;
+    if (n - files_end < 5) break;
+    memcpy(&len, buf + files_end + 1, 4);
+    if (!len || len > SKS_ISOLATE_MAX_PATH || ++file_count > SKS_ISOLATE_MAX_FILES) { bad_files = 1; break; }
+    if (len > n - files_end - 5) break;
+    if (memchr(buf + files_end + 5, 0, len)) { bad_files = 1; break; }
     files_end += 5 + (size_t)len;
   }
   const uint8_t *rec = buf ? buf + files_end : NULL;
@@ -387,14 +419,25 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
     res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (exit status %d, no result)", path,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
-  if (res == SKS_OK && options && options->on_file_read) {
+  /* Told of every file the import opened (once each), also when it failed:
+   * the caller refuses an output naming one of them either way. */
+  if (options && options->on_file_read) {
     char name[SKS_ISOLATE_MAX_PATH + 1];
     for (size_t at = 0; at < files_end;) {
       uint32_t len;
       memcpy(&len, buf + at + 1, 4);
-      memcpy(name, buf + at + 5, len);
-      name[len] = '\0';
-      options->on_file_read(options->on_file_read_user, name);
+      int seen = 0;
+      for (size_t b = 0; b < at && !seen;) {
+        uint32_t lb;
+        memcpy(&lb, buf + b + 1, 4);
+        seen = lb == len && memcmp(buf + b + 5, buf + at + 5, len) == 0;
+        b += 5 + (size_t)lb;
+      }
+      if (!seen) {
+        memcpy(name, buf + at + 5, len);
+        name[len] = '\0';
+        options->on_file_read(options->on_file_read_user, name);
+      }
       at += 5 + (size_t)len;
     }
   }
