@@ -174,7 +174,12 @@ json.dump(d, open('$tmp/mc/named.morph','w'))"
 for f in cube named; do
   if "$cli" repair "$tmp/mc/$f.morph" -o "$tmp/$f.glb" > /dev/null 2> "$tmp/err"; then ok
   else bad "repair $f.morph: $(cat "$tmp/err")"; continue; fi
-  if grep -q 'warning' "$tmp/err"; then bad "$f.morph: unexpected warning: $(cat "$tmp/err")"; else ok; fi
+  # cube.morph keeps AnimatedMorphCube's weights animation: the one warning
+  # is that Assimp gives no interpolation for it (named.morph has none)
+  want=0; [ "$f" = cube ] && want=1
+  nw=$(grep -c 'warning' "$tmp/err")
+  ni=$(grep -c 'morph weight interpolation is not given by Assimp: read as LINEAR' "$tmp/err")
+  if [ "$nw" = "$want" ] && [ "$ni" = "$want" ]; then ok; else bad "$f.morph: $nw warnings (want $want: the interpolation one): $(cat "$tmp/err")"; fi
   if python3 - "$tmp/$f.glb" "$tmp/mc/$f.morph" "$tmp/mc/AnimatedMorphCube.bin" "$tmp" << 'EOF'
 import sys, json; sys.path.insert(0, sys.argv[4]); import glb
 doc, binc = glb.load(sys.argv[1])
