@@ -1862,7 +1862,17 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     sks_daffine A;
     struct timespec a0, a1;
     clock_gettime(CLOCK_MONOTONIC, &a0);
+    /* the alignment's work does not follow the frames: a tiny bake of two
+     * bodies still aligns on every thread asked for (its answer is the same
+     * on any number), then the frames run on the calling thread */
+    sks_thread_pool *frame_pool = c.pool, *align_pool = NULL;
+    if (threads != opt->threads) {
+      sks_error e2;
+      if (sks_thread_pool_create(opt->threads, &align_pool, &e2) == SKS_OK) c.pool = align_pool;
+    }
     r = align_and_correspond(&c, out, &A, err);
+    c.pool = frame_pool;
+    sks_thread_pool_destroy(align_pool);
     clock_gettime(CLOCK_MONOTONIC, &a1);
     out->alignment.seconds = (double)(a1.tv_sec - a0.tv_sec) + 1e-9 * (double)(a1.tv_nsec - a0.tv_nsec);
     if (r == SKS_OK) r = sks_transfer_build(&c.tr, &c.s.view, &c.tv, &c.corr, &A, err);
