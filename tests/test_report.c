@@ -776,6 +776,17 @@ static void morph_report(const char *dir) {
     CHECK_OK(sks_report_write_html(hp, &in, &err), &err);
     check_page(hp, &m, one, 1); /* morphed bind + palette onto the solved surface */
     write_cli_json(jp, one, 1);
+    { /* the solved surface (frames x V x 3 f32) for the browser test's check of viewer.js's morphing */
+      char sp[1100];
+      snprintf(sp, sizeof sp, "%s/report_morph_solved.f32", dir);
+      FILE *sf = fopen(sp, "wb");
+      CHECK(sf != NULL);
+      if (sf) {
+        size_t nf = br.clips[0].frame_count * V * 3;
+        CHECK(fwrite(br.clips[0].solved_surface, sizeof(float), nf, sf) == nf);
+        fclose(sf);
+      }
+    }
     char *html = read_all(hp, NULL);
     double chk = page_gpu_check(html);
     cJSON *d = html ? page_data(html) : NULL;
