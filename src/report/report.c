@@ -17,7 +17,11 @@
  *             of D per vertex per frame (IEEE half float: 11 significant
  *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
  *             outliers both survive), and the per-frame mean/worst arrays the
- *             CLI prints.
+ *             CLI prints;
+ *   morphs    (data version 2) per skinned part a baked clip's weights track
+ *             drives: its shown vertices' position deltas (f32), and per
+ *             bake and shown frame the weights the metric played (f32); the
+ *             viewer skins bind + sum w_k delta_k.
  * A 10k-vertex rig costs 5 bytes per vertex per frame (+2 per extra mode)
  * before base64. */
 #include <float.h>
@@ -1425,9 +1429,10 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
   sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
                       "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
                       "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
-                      "skinning (%zu influences) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
+                      "skinning (%zu influences%s) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
             mesh->vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
-            gpu_check * 100.0, mesh->influences, gpu_check * 100.0);
+            gpu_check * 100.0, mesh->influences, L.morphs.count ? ", of the bind with the carried morph targets" : "",
+            gpu_check * 100.0);
   if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
