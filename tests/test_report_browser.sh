@@ -11,7 +11,9 @@
 #    errors, a near-exact control, and a report over its size budget that
 #    shows every k-th frame (the numbers shown still those of frame k*f),
 #    and one too dense even for one frame per clip: a simplified viewer
-#    mesh, the page says so (tools/report_check.mjs --decimated);
+#    mesh, the page says so (tools/report_check.mjs --decimated); a control
+#    bake of a tube with carried morph targets (full and simplified mesh),
+#    and the bind viewer.js morphs, skinned, on the bake's solved surface;
 # 2. the Fox baked through the library (test_report --write, with the CLI
 #    --json shape written from the result): onto fox_rig_autoweights, and
 #    onto itself (control);
@@ -48,6 +50,59 @@ node "$CHECK" --html "$OUT/report_decimated.html" --json "$OUT/report_decimated.
 # over its budget even at one frame per clip: a simplified viewer mesh
 node "$CHECK" --html "$OUT/report_vertex_decimated.html" --json "$OUT/report_vertex_decimated.json" \
   --screens "$OUT" --name procedural_vertex_decimated --imperfect --decimated || fail=1
+
+node "$CHECK" --html "$OUT/report_morph.html" --json "$OUT/report_morph.json" \
+  --screens "$OUT" --name procedural_morph --control || fail=1
+node "$CHECK" --html "$OUT/report_morph_decimated.html" --json "$OUT/report_morph_decimated.json" \
+  --screens "$OUT" --name procedural_morph_decimated --control --decimated || fail=1
+# carried morph targets: the bind viewer.js itself morphs (sksReport.morphedBind),
+# skinned with the page's palettes, must be the bake's solved surface
+# (test_report wrote it beside the page); the unmorphed bind must not be
+(cd "$SRC/tools" && node --input-type=module - "$OUT/report_morph.html" "$OUT/report_morph_solved.f32") <<'JS' || fail=1
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+const [html, solvedPath] = process.argv.slice(2);
+const solved = Array.from(new Float32Array(fs.readFileSync(solvedPath).buffer.slice(0)));
+const browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), "sks-chromium-")), {
+  executablePath: process.env.SKS_CHROMIUM || "/usr/bin/chromium", headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader"] });
+const page = await browser.newPage();
+await page.goto(pathToFileURL(path.resolve(html)).href);
+await page.waitForFunction(() => document.body.dataset.ready === "1", null, { timeout: 60000 });
+const r = await page.evaluate((solved) => {
+  const R = window.sksReport, d = R.data, m = d.mesh, V = m.vertex_count, K = m.influences;
+  const dec = (s) => { const b = atob(s), u = new Uint8Array(b.length); for (let i = 0; i < b.length; i += 1) u[i] = b.charCodeAt(i); return u.buffer; };
+  const joints = new Uint16Array(dec(m.joints)), weights = new Float32Array(dec(m.weights));
+  const bind = new Float32Array(dec(m.positions));
+  const c = d.clips[0], pal = new Float32Array(dec(c.baked[0].palettes)), P = m.palette_size;
+  let morphed = 0, plain = 0;
+  for (let f = 0; f < c.frame_count; f += 1) {
+    const x = R.morphedBind(0, 0, f);
+    for (let v = 0; v < V; v += 1) {
+      for (const [pos, which] of [[x, 0], [bind, 1]]) {
+        const p = [0, 0, 0];
+        for (let s = 0; s < K; s += 1) {
+          const w = weights[K * v + s], o = (f * P + joints[K * v + s]) * 12;
+          for (let a = 0; a < 3; a += 1)
+            p[a] += w * (pal[o + 4 * a] * pos[3 * v] + pal[o + 4 * a + 1] * pos[3 * v + 1] + pal[o + 4 * a + 2] * pos[3 * v + 2] + pal[o + 4 * a + 3]);
+        }
+        const q = (f * V + v) * 3;
+        const e = Math.hypot(p[0] - solved[q], p[1] - solved[q + 1], p[2] - solved[q + 2]) / d.diagonal * 100;
+        if (which === 0) morphed = Math.max(morphed, e); else plain = Math.max(plain, e);
+      }
+    }
+  }
+  return { morphed, plain, frames: c.frame_count };
+}, solved);
+await browser.close();
+console.log(`viewer.js morphed bind, skinned: ${r.morphed.toExponential(3)} %D off the solved surface ` +
+  `(unmorphed bind: ${r.plain.toFixed(3)} %D; ${r.frames} frames)`);
+if (!(r.morphed < 1e-3) || !(r.plain > 1)) { console.error("FAIL: viewer.js does not morph the bind onto the solved surface"); process.exit(1); }
+JS
 
 # Written by test_report --write when ../shared/data has the Fox (library bake).
 if [ -f "$OUT/report_fox_lib_bake.html" ]; then

@@ -17,7 +17,11 @@
  *             of D per vertex per frame (IEEE half float: 11 significant
  *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
  *             outliers both survive), and the per-frame mean/worst arrays the
- *             CLI prints.
+ *             CLI prints;
+ *   morphs    (data version 2) per skinned part a baked clip's weights track
+ *             drives: its shown vertices' position deltas (f32), and per
+ *             bake and shown frame the weights the metric played (f32); the
+ *             viewer skins bind + sum w_k delta_k.
  * A 10k-vertex rig costs 5 bytes per vertex per frame (+2 per extra mode)
  * before base64. */
 #include <float.h>
@@ -481,14 +485,15 @@ static int report_palette(const sks_model *t, const report_mesh *m, const sks_tr
   return 1;
 }
 
-/* What the vertex shader computes, on the CPU, at one frame: the largest
+/* What the vertex shader computes, on the CPU, at one frame (pos: the bind
+ * positions the viewer skins, morph targets applied): the largest
  * distance between it and the solver's surface `ys`. Its maximum over ALL
  * frames (fraction of D) is reported in the page so a reader knows the GPU
  * picture is the solved surface. NaN propagates. */
-static double report_gpu_check_frame(const report_mesh *m, const float *pf, const float *ys) {
+static double report_gpu_check_frame(const report_mesh *m, const float *pos, const float *pf, const float *ys) {
   double worst = 0;
   for (size_t v = 0; v < m->vertex_count; ++v) {
-    const float *x = m->positions + 3 * v;
+    const float *x = pos + 3 * v;
     double p[3] = {0, 0, 0};
     for (size_t s = 0; s < m->influences; ++s) {
       float w = m->weights[m->influences * v + s];
@@ -502,6 +507,106 @@ static double report_gpu_check_frame(const report_mesh *m, const float *pf, cons
     if (!(d <= worst)) worst = d;
   }
   return worst;
+}
+
+/* ---- morph targets the baked clips carry -------------------------------- */
+
+/* A skinned part with morph targets that some baked clip animates (a weights
+ * track on its node, sks_baked_clip.morph_tracks): the viewer applies
+ * bind + sum_k w_k(f) * delta_k before skinning, with the weights the bake's
+ * metric played (README "The report"). Rigid parts are not in the viewer. */
+typedef struct report_morph_part {
+  size_t part;          /* model part */
+  size_t first, count;  /* its vertices in the report mesh (skinned parts, part order) */
+  size_t targets;       /* part->morph_target_count */
+  size_t weight_offset; /* into a frame's weights (every group's, in order) */
+} report_morph_part;
+
+typedef struct report_morphs {
+  size_t count, weights; /* groups; weights per frame in all */
+  report_morph_part *g;
+} report_morphs;
+
+static int clip_has_track(const sks_baked_clip *bc, int32_t node) {
+  for (size_t i = 0; i < bc->morph_track_count; ++i)
+    if (bc->morph_tracks[i].node == node && bc->morph_tracks[i].key_count && bc->morph_tracks[i].weight_count)
+      return 1;
+  return 0;
+}
+
+static sks_result report_morphs_build(const sks_report_input *in, report_morphs *mo, sks_error *err) {
+  memset(mo, 0, sizeof *mo);
+  const sks_model *t = in->target;
+  mo->g = calloc(t->part_count ? t->part_count : 1, sizeof *mo->g);
+  if (!mo->g) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  for (size_t p = 0, base = 0; p < t->part_count; ++p) {
+    const sks_mesh_part *part = &t->parts[p];
+    if (part->skin < 0) continue;
+    size_t first = base;
+    base += part->vertex_count;
+    int deltas = 0, animated = 0;
+    for (size_t k = 0; k < part->morph_target_count; ++k) deltas |= part->morph_targets[k].position_deltas != NULL;
+    for (size_t r = 0; deltas && r < in->result_count && !animated; ++r)
+      for (size_t c = 0; c < in->results[r]->clip_count && !animated; ++c)
+        animated = clip_has_track(&in->results[r]->clips[c], part->node);
+    if (!animated) continue;
+    report_morph_part *g = &mo->g[mo->count++];
+    g->part = p;
+    g->first = first;
+    g->count = part->vertex_count;
+    g->targets = part->morph_target_count;
+    g->weight_offset = mo->weights;
+    mo->weights += g->targets;
+  }
+  return SKS_OK;
+}
+
+/* The weights the bake's metric played at frame f (solve/bake_morph.c:
+ * the baked clip's track sampled at the frame time, clamped at its keys;
+ * targets past the track's weights, and nodes without a track, not played). */
+static void report_morph_weights(const report_morphs *mo, const sks_model *t, const sks_baked_clip *bc,
+                                 size_t f, float *w) {
+  sks_clip view;
+  memset(&view, 0, sizeof view);
+  view.morph_track_count = bc->morph_track_count;
+  view.morph_tracks = bc->morph_tracks;
+  for (size_t i = 0; i < mo->count; ++i) {
+    const report_morph_part *g = &mo->g[i];
+    float *o = w + g->weight_offset;
+    sks_morph_sampling_job sj = {&view, t->parts[g->part].node, NULL, g->targets, bc->times[f], 0, o, 0};
+    if (!sks_morph_sampling_job_run(&sj) || !sj.sampled) memset(o, 0, g->targets * sizeof(float));
+  }
+}
+
+/* The viewer's bind positions at a frame: out = bind + sum_k w_k delta_k on
+ * the morphed parts (summed in double, stored as the float the GPU gets). */
+static void report_morph_positions(const report_morphs *mo, const sks_model *t, const report_mesh *m,
+                                   const float *w, float *out) {
+  for (size_t i = 0; i < mo->count; ++i) {
+    const report_morph_part *g = &mo->g[i];
+    const sks_mesh_part *part = &t->parts[g->part];
+    for (size_t v = 0; v < g->count; ++v) {
+      double p[3] = {m->positions[3 * (g->first + v)], m->positions[3 * (g->first + v) + 1],
+                     m->positions[3 * (g->first + v) + 2]};
+      for (size_t k = 0; k < g->targets; ++k) {
+        const float *d = part->morph_targets[k].position_deltas;
+        double wk = w[g->weight_offset + k];
+        if (!d || wk == 0) continue;
+        for (int a = 0; a < 3; ++a) p[a] += wk * d[3 * v + (size_t)a];
+      }
+      for (int a = 0; a < 3; ++a) out[3 * (g->first + v) + (size_t)a] = (float)p[a];
+    }
+  }
+}
+
+/* Vertices of group g the viewer shows (all, or the kept ones) and the first. */
+static size_t morph_shown(const report_morph_part *g, const report_decimation *dec, size_t *first) {
+  if (!dec) { if (first) *first = g->first; return g->count; }
+  size_t lo = 0, n = 0;
+  while (lo < dec->kept && dec->keep[lo] < g->first) ++lo;
+  for (size_t k = lo; k < dec->kept && dec->keep[k] < g->first + g->count; ++k) ++n;
+  if (first) *first = lo;
+  return n;
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -784,13 +889,14 @@ static size_t shown_frames(size_t F, size_t step) { return (F + step - 1) / step
  * mesh the viewer shows (vm == m, dec NULL: every vertex). */
 static sks_result write_data(sbuf *b, const sks_report_input *in, const report_mesh *m,
                              const report_mesh *vm, const report_decimation *dec,
-                             const report_column *cols, size_t ncols, const clip_row *rows,
-                             size_t row_count, double D, size_t step, double *gpu_check_max,
-                             sks_error *err) {
+                             const report_morphs *mo, const report_column *cols, size_t ncols,
+                             const clip_row *rows, size_t row_count, double D, size_t step,
+                             double *gpu_check_max, sks_error *err) {
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   size_t Vs = vm->vertex_count; /* shown */
-  sb_puts(b, "{\"version\":1,\"title\":");
+  /* version 2: mesh.morphs and each baked clip's morph_weights (1 had neither) */
+  sb_puts(b, "{\"version\":2,\"title\":");
   sb_json_str(b, in->title ? in->title : "skinsolve report");
   sb_puts(b, ",\"source\":");
   sb_json_str(b, in->source && in->source->source_path ? in->source->source_path : "");
@@ -825,6 +931,40 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_base64(b, vm->indices, vm->index_count * sizeof(uint32_t));
   sks_result drc = write_dominant(b, t, V, dec, err);
   if (drc != SKS_OK) return drc;
+  /* the carried morph targets: per part its shown vertices [first, first +
+   * count) and position deltas (f32, target-major: delta k of shown vertex
+   * i at (k * count + i) * 3); a frame's weights are the baked clip's
+   * morph_weights[frame * weight_count + weight_offset + k] */
+  if (mo->count) {
+    sb_printf(b, ",\n\"morph_weight_count\":%zu,\"morphs\":[", mo->weights);
+    for (size_t i = 0; i < mo->count; ++i) {
+      const report_morph_part *g = &mo->g[i];
+      const sks_mesh_part *part = &t->parts[g->part];
+      size_t first = 0, n = morph_shown(g, dec, &first);
+      size_t nd = g->targets * n;
+      float *dl = malloc((nd ? nd : 1) * 3 * sizeof(float));
+      if (!dl) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for morph targets");
+      for (size_t k = 0; k < g->targets; ++k)
+        for (size_t q = 0; q < n; ++q) {
+          size_t v = (dec ? dec->keep[first + q] : first + q) - g->first; /* vertex of the part */
+          const float *d = part->morph_targets[k].position_deltas;
+          for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = d ? d[3 * v + (size_t)a] : 0.0f;
+        }
+      sb_printf(b, "%s{\"part\":%zu,\"name\":", i ? "," : "", g->part);
+      sb_json_str(b, part->name ? part->name : "");
+      sb_printf(b, ",\"first\":%zu,\"count\":%zu,\"targets\":%zu,\"weight_offset\":%zu,\"target_names\":[",
+                first, n, g->targets, g->weight_offset);
+      for (size_t k = 0; k < g->targets; ++k) {
+        if (k) sb_puts(b, ",");
+        sb_json_str(b, part->morph_targets[k].name ? part->morph_targets[k].name : "");
+      }
+      sb_puts(b, "],\n\"deltas\":");
+      sb_base64(b, dl, g->targets * n * 3 * sizeof(float));
+      sb_puts(b, "}");
+      free(dl);
+    }
+    sb_puts(b, "]");
+  }
   sb_puts(b, "},\n\"clips\":[");
 
   /* Buffers for the SHOWN frames only (bounded by the budget), plus one
@@ -843,10 +983,16 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   uint16_t *eh = malloc((n_gt ? n_gt : 1) * sizeof(uint16_t));
   sks_mat4 *models = malloc((J ? J : 1) * sizeof(sks_mat4));
   float *emax = malloc((Vs ? Vs : 1) * sizeof(float)); /* a frame's largest error per shown vertex */
-  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax) {
+  size_t W = mo->weights;
+  size_t nmw = S * W;
+  float *mw = malloc((nmw ? nmw : 1) * sizeof(float)), *mw1 = malloc((W ? W : 1) * sizeof(float));
+  float *mpos = malloc((V ? V : 1) * 3 * sizeof(float)); /* the bind the viewer skins, morphed */
+  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax || !mw || !mw1 || !mpos) {
     free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
+    free(mw); free(mw1); free(mpos);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", S);
   }
+  memcpy(mpos, m->positions, V * 3 * sizeof(float));
   sks_result rc = SKS_OK;
   for (size_t c = 0; c < row_count && rc == SKS_OK; ++c) {
     const sks_baked_clip *first = NULL;
@@ -920,7 +1066,12 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
           rc = sks_error_set(err, SKS_ERR_INVALID, "report: target skeleton is not parent-first");
           break;
         }
-        double d = report_gpu_check_frame(m, pf, bc->solved_surface + f * V * 3);
+        if (W) {
+          float *w = f % step == 0 ? mw + (f / step) * W : mw1;
+          report_morph_weights(mo, t, bc, f, w);
+          report_morph_positions(mo, t, m, w, mpos);
+        }
+        double d = report_gpu_check_frame(m, mpos, pf, bc->solved_surface + f * V * 3);
         if (!(d <= check)) check = d;
         if (f % step == 0) for (size_t k = 0; k < Vs; ++k) emax[k] = 0;
         for (size_t v = 0; v < V; ++v) {
@@ -966,6 +1117,10 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       sb_base64(b, pal, Fs * P * 12 * sizeof(float));
       sb_puts(b, ",\n\"vertex_error\":");
       sb_base64(b, eh, Fs * Vs * sizeof(uint16_t));
+      if (W) {
+        sb_puts(b, ",\n\"morph_weights\":");
+        sb_base64(b, mw, Fs * W * sizeof(float));
+      }
       write_joint_diagnosis(b, &bc->diagnosis);
       sb_puts(b, "}");
     }
@@ -973,6 +1128,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   }
   sb_puts(b, "]}");
   free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
+  free(mw); free(mw1); free(mpos);
   return rc;
 }
 
@@ -989,11 +1145,13 @@ typedef struct report_layout {
   double D;
   sbuf table, plots, joints;
   report_decimation dec; /* kept == 0: every vertex shown */
+  report_morphs morphs;  /* the carried morph targets the viewer applies */
 } report_layout;
 
 static void layout_free(report_layout *L) {
   report_mesh_free(&L->mesh);
   decimation_free(&L->dec);
+  free(L->morphs.g);
   free(L->cols); free(L->rows); free(L->cells);
   free(L->table.data); free(L->plots.data); free(L->joints.data);
   memset(L, 0, sizeof *L);
@@ -1006,6 +1164,7 @@ static sks_result layout_build(const sks_report_input *input, report_layout *L, 
   const sks_model *t = input->target;
   L->D = input->results[0]->diagonal > 0 ? input->results[0]->diagonal : sks_bake_diagonal(t);
   rc = report_mesh_build(t, &L->mesh, err);
+  if (rc == SKS_OK) rc = report_morphs_build(input, &L->morphs, err);
   if (rc != SKS_OK) return rc;
   /* Columns (result, mode) and rows (clip names), first-seen order. */
   size_t cap = 0;
@@ -1056,7 +1215,7 @@ static double str_bytes(const char *s) { return s ? 6.0 * (double)strlen(s) : 0.
 /* An upper bound of the file's size when the views show every step-th frame
  * of a mesh of nv vertices and ni triangle indices. */
 static double report_bytes(const sks_report_input *in, const report_layout *L, size_t step, size_t nv,
-                           size_t ni) {
+                           size_t ni, const report_decimation *d) {
   const report_mesh *m = &L->mesh;
   double V = (double)nv, P = (double)m->palette_size, K = (double)m->influences;
   int decimated = nv < m->vertex_count;
@@ -1072,6 +1231,15 @@ static double report_bytes(const sks_report_input *in, const report_layout *L, s
   total += 128.0 * (double)L->ncols;
   total += 2 * b64_bytes(V * 12) + b64_bytes(V * K * 2) + b64_bytes(V * K * 4) + b64_bytes((double)ni * 4) +
            (decimated ? b64_bytes(V * 4) : 0); /* kept_vertices */
+  /* carried morph targets: deltas of the shown vertices, names, per shown
+   * frame its weights (f32) */
+  const report_morphs *mo = &L->morphs;
+  for (size_t i = 0; i < mo->count; ++i) {
+    const report_morph_part *g = &mo->g[i];
+    const sks_mesh_part *part = &in->target->parts[g->part];
+    total += 256 + str_bytes(part->name) + b64_bytes((double)g->targets * (double)morph_shown(g, d, NULL) * 12);
+    for (size_t k = 0; k < g->targets; ++k) total += 4 + str_bytes(part->morph_targets[k].name);
+  }
   for (size_t c = 0; c < L->row_count; ++c) {
     const sks_baked_clip *first = NULL;
     for (size_t r = 0; r < L->ncols && !first; ++r) first = L->rows[c].baked[r];
@@ -1081,6 +1249,7 @@ static double report_bytes(const sks_report_input *in, const report_layout *L, s
     for (size_t r = 0; r < L->ncols; ++r)
       if (L->rows[c].baked[r])
         total += 512 + 2 * S * REPORT_JSON_NUM_BYTES + b64_bytes(S * P * 48) + b64_bytes(S * V * 2) +
+                 (mo->weights ? 32 + b64_bytes(S * (double)mo->weights * 4) : 0) +
                  (double)L->rows[c].baked[r]->diagnosis.joint_count * (6 * 24 + 96); /* its "joints" */
   }
   return total;
@@ -1099,12 +1268,12 @@ static size_t report_budget(const sks_report_input *in) {
 /* The smallest frame step at which a mesh of nv vertices / ni indices fits
  * `budget` (the size only falls as the step grows); 0 when none does. */
 static size_t smallest_step(const sks_report_input *in, const report_layout *L, size_t frames, size_t nv,
-                            size_t ni, double budget) {
+                            size_t ni, const report_decimation *d, double budget) {
   size_t lo = 1, hi = frames ? frames : 1;
-  if (report_bytes(in, L, hi, nv, ni) > budget) return 0;
+  if (report_bytes(in, L, hi, nv, ni, d) > budget) return 0;
   while (lo < hi) { /* invariant: hi fits */
     size_t mid = lo + (hi - lo) / 2;
-    if (report_bytes(in, L, mid, nv, ni) <= budget) hi = mid;
+    if (report_bytes(in, L, mid, nv, ni, d) <= budget) hi = mid;
     else lo = mid + 1;
   }
   return hi;
@@ -1115,7 +1284,7 @@ static size_t smallest_step(const sks_report_input *in, const report_layout *L, 
 static int cluster_fits(const sks_report_input *in, const report_layout *L, size_t frames, double cell,
                         double budget, report_decimation *d, sks_result *rc, sks_error *err) {
   *rc = report_cluster(&L->mesh, cell, d, err);
-  return *rc == SKS_OK && report_bytes(in, L, frames ? frames : 1, d->kept, d->index_count) <= budget;
+  return *rc == SKS_OK && report_bytes(in, L, frames ? frames : 1, d->kept, d->index_count, d) <= budget;
 }
 
 /* The plan: the smallest frame step whose file fits the budget; when even
@@ -1136,11 +1305,11 @@ static sks_result report_plan(const sks_report_input *in, report_layout *L, sks_
     for (size_t r = 0; r < L->ncols; ++r)
       if (L->rows[c].baked[r] && L->rows[c].baked[r]->frame_count > plan->frames)
         plan->frames = L->rows[c].baked[r]->frame_count;
-  double budget = (double)plan->max_bytes, all = report_bytes(in, L, 1, m->vertex_count, m->index_count);
+  double budget = (double)plan->max_bytes, all = report_bytes(in, L, 1, m->vertex_count, m->index_count, NULL);
   plan->bytes_all = all < (double)SIZE_MAX ? (size_t)all : SIZE_MAX;
-  size_t step = smallest_step(in, L, plan->frames, m->vertex_count, m->index_count, budget);
+  size_t step = smallest_step(in, L, plan->frames, m->vertex_count, m->index_count, NULL, budget);
   if (step == 0) {
-    double at_hi = report_bytes(in, L, plan->frames, m->vertex_count, m->index_count);
+    double at_hi = report_bytes(in, L, plan->frames, m->vertex_count, m->index_count, NULL);
     double ext = 0;
     for (int a = 0; a < 3; ++a) {
       double lo = DBL_MAX, hi = -DBL_MAX;
@@ -1156,7 +1325,7 @@ static sks_result report_plan(const sks_report_input *in, report_layout *L, sks_
     /* the coarsest grid (a cell the size of the box) at half, then at the
      * whole budget */
     int half = cluster_fits(in, L, plan->frames, ext, budget / 2, &d, &rc, err);
-    int whole = half || (rc == SKS_OK && report_bytes(in, L, plan->frames, d.kept, d.index_count) <= budget);
+    int whole = half || (rc == SKS_OK && report_bytes(in, L, plan->frames, d.kept, d.index_count, &d) <= budget);
     if (rc != SKS_OK) return rc;
     if (!whole) {
       size_t kept = d.kept;
@@ -1188,13 +1357,14 @@ static sks_result report_plan(const sks_report_input *in, report_layout *L, sks_
     plan->vertices_shown = d.kept;
     plan->triangles_shown = d.index_count / 3;
     plan->cell = d.cell;
-    step = smallest_step(in, L, plan->frames, d.kept, d.index_count, budget);
+    step = smallest_step(in, L, plan->frames, d.kept, d.index_count, &L->dec, budget);
     if (step == 0) step = plan->frames ? plan->frames : 1; /* fits at one frame per clip (whole) */
   }
   plan->frame_step = step;
   plan->frames_shown = shown_frames(plan->frames, step);
-  double b = report_bytes(in, L, step, plan->vertices_shown, plan->vertices_shown < m->vertex_count ?
-                          L->dec.index_count : m->index_count);
+  int dec_shown = plan->vertices_shown < m->vertex_count;
+  double b = report_bytes(in, L, step, plan->vertices_shown, dec_shown ? L->dec.index_count : m->index_count,
+                          dec_shown ? &L->dec : NULL);
   plan->bytes = b < (double)SIZE_MAX ? (size_t)b : SIZE_MAX;
   return SKS_OK;
 }
@@ -1247,7 +1417,7 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
   memset(&shown, 0, sizeof shown);
   if (dec) rc = report_mesh_gather(mesh, dec, &shown, err);
   if (rc == SKS_OK)
-    rc = write_data(&data, input, mesh, dec ? &shown : mesh, dec, L.cols, L.ncols, L.rows, L.row_count, L.D,
+    rc = write_data(&data, input, mesh, dec ? &shown : mesh, dec, &L.morphs, L.cols, L.ncols, L.rows, L.row_count, L.D,
                     plan.frame_step, &gpu_check, err);
   report_mesh_free(&shown);
 
@@ -1259,9 +1429,10 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
   sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
                       "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
                       "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
-                      "skinning (%zu influences) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
+                      "skinning (%zu influences%s) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
             mesh->vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
-            gpu_check * 100.0, mesh->influences, gpu_check * 100.0);
+            gpu_check * 100.0, mesh->influences, L.morphs.count ? ", of the bind with the carried morph targets" : "",
+            gpu_check * 100.0);
   if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "

@@ -8,6 +8,12 @@
  *   bake: palette per frame (3 rows of model * inverse bind per joint, f32)
  *         and e_fj in percent of D per vertex per frame (IEEE half floats);
  *         joints: the diagnosis (share of the residual per dominant joint);
+ *   mesh.morphs (data version 2): the morph targets the baked clips carry,
+ *         per part its shown vertices [first, first + count) and position
+ *         deltas (f32, target-major), and per baked clip morph_weights (f32,
+ *         mesh.morph_weight_count per frame): the weights the metric played;
+ *         the bind positions are morphed on the CPU per frame
+ *         (bind + sum_k w_k * delta_k), then skinned on the GPU;
  *   mesh.dominant: each vertex's dominant joint (i32, -1 none), coloured
  *         with mesh.joint_colors (3 bytes a joint) in "colour by: dominant
  *         joint" instead of the error ramp.
@@ -176,7 +182,8 @@ void main() {
       residual: new Int8Array(decodeBase64(c.gt_residual)),
       baked: c.baked.map((b) => (b ? {
         palettes: new Float32Array(decodeBase64(b.palettes)),
-        error: new Uint16Array(decodeBase64(b.vertex_error))
+        error: new Uint16Array(decodeBase64(b.vertex_error)),
+        morphWeights: b.morph_weights ? new Float32Array(decodeBase64(b.morph_weights)) : null
       } : null))
     };
     decoded.set(ci, arrays);
@@ -321,6 +328,33 @@ void main() {
 
   let glState = null;
 
+  // The carried morph targets: [{first, count, targets, offset, deltas}].
+  const morphs = (mesh.morphs || []).map((g) => ({
+    first: g.first,
+    count: g.count,
+    targets: g.targets,
+    offset: g.weight_offset,
+    deltas: new Float32Array(decodeBase64(g.deltas))
+  }));
+  const morphWeightCount = mesh.morph_weight_count || 0;
+
+  // out = bind + sum_k w_k * delta_k on the morphed parts, with the weights
+  // of one frame (null: none played, the bind).
+  function morphPositions(bind, weights, frame, out) {
+    morphs.forEach((g) => {
+      const n = g.count;
+      for (let i = 0; i < 3 * n; i += 1) {
+        const o = 3 * g.first + i;
+        let p = bind[o];
+        for (let k = 0; weights && k < g.targets; k += 1) {
+          const w = weights[frame * morphWeightCount + g.offset + k];
+          if (w !== 0) p += w * g.deltas[k * 3 * n + i];
+        }
+        out[o] = p;
+      }
+    });
+  }
+
   // Per vertex: the colour of its dominant joint (grey without one).
   function dominantColors() {
     const out = new Uint8Array(Math.max(3, V * 3));
@@ -338,7 +372,17 @@ void main() {
   function initGl() {
     const skin = compile(withInfluences(SKIN_VS), SKIN_FS);
     const ground = compile(withInfluences(GT_VS), GT_FS);
-    const positions = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.positions)));
+    const bindPositions = new Float32Array(decodeBase64(mesh.positions));
+    // With carried morph targets the ground truth and every bake skin their
+    // own morphed bind (a buffer each, rewritten per frame); else one.
+    const positionBuffer = () => (morphs.length ?
+      (() => {
+        const b = gl.createBuffer();
+        gl.bindBuffer(gl.ARRAY_BUFFER, b);
+        gl.bufferData(gl.ARRAY_BUFFER, bindPositions, gl.DYNAMIC_DRAW);
+        return b;
+      })() : null);
+    const positions = staticBuffer(gl.ARRAY_BUFFER, bindPositions);
     const normals = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.normals)));
     const joints = staticBuffer(gl.ARRAY_BUFFER, new Uint16Array(decodeBase64(mesh.joints)));
     const weights = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.weights)));
@@ -349,8 +393,8 @@ void main() {
     gl.bindBuffer(gl.ARRAY_BUFFER, residualBuffer);
     gl.bufferData(gl.ARRAY_BUFFER, Math.max(4, V * 3), gl.DYNAMIC_DRAW);
 
-    function bindSkinAttributes() {
-      gl.bindBuffer(gl.ARRAY_BUFFER, positions);
+    function bindSkinAttributes(pos) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, pos || positions);
       gl.enableVertexAttribArray(0);
       gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
       const k = mesh.influences;
@@ -371,18 +415,20 @@ void main() {
       gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
     }
 
+    const gtPositions = positionBuffer();
     const gtVao = gl.createVertexArray();
     gl.bindVertexArray(gtVao);
-    bindSkinAttributes();
+    bindSkinAttributes(gtPositions);
     gl.bindBuffer(gl.ARRAY_BUFFER, residualBuffer);
     gl.enableVertexAttribArray(5);
     gl.vertexAttribPointer(5, 3, gl.BYTE, true, 0, 0);
     gl.bindVertexArray(null);
 
     const bakes = data.results.map(() => {
+      const morphed = positionBuffer();
       const vao = gl.createVertexArray();
       gl.bindVertexArray(vao);
-      bindSkinAttributes();
+      bindSkinAttributes(morphed);
       gl.bindBuffer(gl.ARRAY_BUFFER, normals);
       gl.enableVertexAttribArray(1);
       gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, 0);
@@ -400,9 +446,12 @@ void main() {
       gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, 3, Math.max(1, P));
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-      return { vao, errorBuffer, palette, hasFrame: false };
+      return { vao, errorBuffer, palette, morphed, hasFrame: false };
     });
-    glState = { skin, ground, gtVao, residualBuffer, bakes, indexCount: indexData.length, uploaded: "" };
+    glState = {
+      skin, ground, gtVao, gtPositions, residualBuffer, bakes, bindPositions,
+      morphScratch: new Float32Array(bindPositions), indexCount: indexData.length, uploaded: ""
+    };
   }
 
   // Per-frame uploads: ground-truth positions, and per bake its palette and errors.
@@ -413,10 +462,20 @@ void main() {
     const f = state.frame;
     gl.bindBuffer(gl.ARRAY_BUFFER, glState.residualBuffer);
     gl.bufferSubData(gl.ARRAY_BUFFER, 0, a.residual.subarray(f * V * 3, (f + 1) * V * 3));
+    // Morphed binds: the ground truth with its base bake's weights (its
+    // residual is from that bake's surface), each bake with its own.
+    const uploadMorphed = (buffer, b) => {
+      if (!buffer) return;
+      morphPositions(glState.bindPositions, b ? b.morphWeights : null, f, glState.morphScratch);
+      gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+      gl.bufferSubData(gl.ARRAY_BUFFER, 0, glState.morphScratch);
+    };
+    uploadMorphed(glState.gtPositions, a.baked[clipData().gt_base]);
     glState.bakes.forEach((g, r) => {
       const b = a.baked[r];
       g.hasFrame = Boolean(b);
       if (!b) return;
+      uploadMorphed(g.morphed, b);
       gl.bindBuffer(gl.ARRAY_BUFFER, g.errorBuffer);
       gl.bufferSubData(gl.ARRAY_BUFFER, 0, b.error.subarray(f * V, (f + 1) * V));
       gl.bindTexture(gl.TEXTURE_2D, g.palette);
@@ -748,6 +807,15 @@ void main() {
     },
     panels() {
       return panelRects().map((rc, i) => ({ ...rc, title: panelTitle(i).title }));
+    },
+    // The bind positions the viewer skins for one bake at a shown frame
+    // (morph targets applied), for checks: a Float32Array of 3 * V.
+    morphedBind(clip, result, frame) {
+      const a = clipArrays(Number(clip)).baked[Number(result)];
+      const bind = new Float32Array(decodeBase64(mesh.positions));
+      const out = new Float32Array(bind);
+      morphPositions(bind, a ? a.morphWeights : null, Number(frame), out);
+      return out;
     },
     // Decoded e / D of one bake (percent), for checks: {min, max, mean} over all frames.
     vertexErrorStats(clip, result) {
