@@ -18,6 +18,7 @@
 #include <string.h>
 #include "sks_test.h"
 #include "math/sks_math.h"
+#include "sks_variants.h"
 
 #define RINGS 41
 #define SEGMENTS 24
@@ -113,7 +114,8 @@ static void true_locals(const sks_model *m, size_t f, size_t F, double phase, sk
   out[1].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.05 * sin(3.14159265 * u) + 0.05));
 }
 
-/* LBS of every skinned part (any skin, any influence count), part order. */
+/* LBS of every skinned part (any skin, any influence count), part order,
+ * with the weights as played and as the bake solves: renormalised to sum 1. */
 static void skin_model(const sks_model *m, const sks_transform *locals, float *out) {
   sks_mat4 models[2], pal[2][2];
   sks_local_to_model_job job = {m->skeleton.parents, locals, 2, NULL, models};
@@ -127,8 +129,11 @@ static void skin_model(const sks_model *m, const sks_transform *locals, float *o
     for (size_t v = 0; v < p->vertex_count; ++v, ++o) {
       sks_vec3 x = sks_v3(p->positions[3 * v], p->positions[3 * v + 1], p->positions[3 * v + 2]);
       sks_vec3 acc = sks_v3(0, 0, 0);
+      float ws = 0;
+      for (size_t i = 0; i < k; ++i) ws += p->weights[k * v + i] > 0 ? p->weights[k * v + i] : 0;
       for (size_t i = 0; i < k; ++i)
-        acc = sks_v3_add(acc, sks_v3_scale(sks_m4_point(&pal[p->skin][p->joints[k * v + i]], x), p->weights[k * v + i]));
+        acc = sks_v3_add(acc, sks_v3_scale(sks_m4_point(&pal[p->skin][p->joints[k * v + i]], x),
+                                           ws > 0 ? p->weights[k * v + i] / ws : 0));
       out[3 * o] = acc.x; out[3 * o + 1] = acc.y; out[3 * o + 2] = acc.z;
     }
   }
@@ -166,7 +171,8 @@ static void add_fin(sks_model *m) {
   p->joints = malloc(V * 6 * sizeof(uint16_t));
   p->weights = malloc(V * 6 * sizeof(float));
   static const uint16_t js[6] = {1, 0, 1, 0, 0, 1};
-  /* Summing to 1.1: files do this, and the solver skins with them as stored. */
+  /* Summing to 1.1: files do this; a player, the bake and the page
+   * renormalise them to 1. */
   static const float ws[6] = {0.0f, 0.0f, 0.1f, 0.0f, 1.0f, 0.0f};
   for (size_t v = 0; v < V; ++v) {
     memcpy(p->joints + 6 * v, js, sizeof js);
@@ -844,6 +850,59 @@ static void morph_report(const char *dir) {
   sks_model_free(&m);
 }
 
+/* A rig whose page must be drawn and checked as the bake measured it: the
+ * Fox under an armature node that scales it x100 and turns it (the scene is
+ * not the bind space; D is in bind units) with every third vertex's
+ * weights summing to 1.5 (as played and as the bake solves: renormalised).
+ * The viewer check must be the control's ~1e-5 %D; it was 6e3 %D. */
+static void scaled_unnormalised_report(const char *dir) {
+  const char *fp = sks_test_shared_data("Fox/Fox.glb");
+  if (!fp) return;
+  sks_model m;
+  sks_error err = {0};
+  if (sks_load(fp, NULL, &m, &err) != SKS_OK) { CHECK_OK(SKS_ERR_INVALID, &err); return; }
+  sks_transform x = sks_transform_identity();
+  x.scale = sks_v3(100, 100, 100);
+  x.rotation = sks_q_from_axis_angle(sks_v3(1, 0, 0), -1.5707963f);
+  x.translation = sks_v3(5, -2, 30);
+  sks_variant_add_parent(&m, x);
+  size_t changed = 0;
+  for (size_t pi = 0; pi < m.part_count; ++pi) {
+    sks_mesh_part *part = &m.parts[pi];
+    for (size_t v = 0; v < part->vertex_count; v += 3, ++changed)
+      for (size_t i = 0; i < part->influence_count; ++i) part->weights[v * part->influence_count + i] *= 1.5f;
+  }
+  sks_bake_options o;
+  memset(&o, 0, sizeof o);
+  const char *clip[1] = {"Walk"};
+  o.clip_names = clip;
+  o.clip_name_count = 1;
+  o.keep_surfaces = 1;
+  o.threads = 1;
+  sks_bake_result br;
+  memset(&br, 0, sizeof br);
+  sks_result rc = sks_bake(&m, &m, &o, &br, &err);
+  CHECK_OK(rc, &err);
+  if (rc == SKS_OK) {
+    CHECK_MSG(br.target_weights_normalised >= changed && br.clips[0].mean_error_pct < 1e-3,
+              "control: %zu weights normalised (changed %zu), mean %g %%D", br.target_weights_normalised, changed,
+              br.clips[0].mean_error_pct);
+    const sks_bake_result *one[1] = {&br};
+    sks_report_input in = {"Fox x100 under an armature, weights summing to 1.5 (control)", &m, &m, one, 1, 0};
+    char hp[1100];
+    snprintf(hp, sizeof hp, "%s/report_scaled_unnormalised.html", dir);
+    CHECK_OK(sks_report_write_html(hp, &in, &err), &err);
+    char *html = read_all(hp, NULL);
+    double chk = page_gpu_check(html);
+    printf("Fox x100 under an armature, non-normalised weights: viewer check %.3g %%D (control mean %.3g %%D)\n", chk,
+           br.clips[0].mean_error_pct);
+    CHECK_MSG(chk < 1e-4, "viewer check %g %%D on a control (x100 scene: a distance in scene units would read 100x)", chk);
+    free(html);
+    sks_bake_result_free(&br);
+  }
+  sks_model_free(&m);
+}
+
 static int file_exists(const char *path) {
   FILE *f = fopen(path, "rb");
   if (f) fclose(f);
@@ -1088,6 +1147,7 @@ int main(int argc, char **argv) {
   sks_model_free(&m);
 
   morph_report(dir);
+  scaled_unnormalised_report(dir);
 
   /* Real data through the library: the Fox baked onto the auto-weighted
    * rig (imperfect) and onto itself (control). */

@@ -35,6 +35,7 @@
 #include "skinsolve/io.h"
 #include "math/sks_math.h"
 #include "report/assets.h"
+#include "solve/solve_internal.h"
 
 /* Colour ramp end (percent of D): blue at 0, red at this or worse. */
 #define SKS_REPORT_RAMP_MAX_PCT 3.0
@@ -192,6 +193,9 @@ typedef struct report_mesh {
   size_t *skin_offset;                  /* per skin: first palette entry */
   size_t truncated;                     /* vertices whose weights beyond the 4 largest were dropped */
   double dropped_weight;                /* largest weight dropped */
+  double scene_to_bind[9];              /* linear part of the bake's T^-1 (src/solve/skinview.c):
+                                           the kept surfaces and the viewer's palettes are in
+                                           the scene, D is in bind units */
 } report_mesh;
 
 static void report_mesh_free(report_mesh *m) {
@@ -203,6 +207,13 @@ static void report_mesh_free(report_mesh *m) {
 static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_error *err) {
   const char *file = t->source_path ? t->source_path : "target";
   memset(m, 0, sizeof *m);
+  {
+    sks_skinview v;
+    sks_result vr = sks_skinview_build(t, file, &v, err);
+    if (vr != SKS_OK) return vr;
+    memcpy(m->scene_to_bind, v.T_inv.l, sizeof m->scene_to_bind);
+    sks_skinview_free(&v);
+  }
   m->skin_offset = calloc(t->skin_count + 1, sizeof(size_t));
   if (!m->skin_offset) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t s = 0; s < t->skin_count; ++s) {
@@ -279,9 +290,11 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
           return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, vertex %zu: joint %u out of skin range %zu",
                                file, p, v, (unsigned)j, skin->joint_count);
         m->joints[o] = (uint16_t)(m->skin_offset[part->skin] + j);
-        /* Weights as stored (the solver skins with them, summing to 1 or
-         * not); renormalised only when influences had to be dropped. */
-        double scale = total - sum > 1e-6 && sum > 0 ? total / sum : 1.0;
+        /* Weights as played and as the bake solves and measures them
+         * (src/solve/skinview.c): the kept ones renormalised to sum 1, so
+         * a file's non-normalised weights (RobotExpressive's sum to 1.56 on
+         * some vertices) draw and check what the metric measured. */
+        double scale = sum > 0 ? 1.0 / sum : 1.0;
         m->weights[o] = (float)(part->weights[v * k + (size_t)pick[s]] * scale);
       }
     }
@@ -487,7 +500,8 @@ static int report_palette(const sks_model *t, const report_mesh *m, const sks_tr
 
 /* What the vertex shader computes, on the CPU, at one frame (pos: the bind
  * positions the viewer skins, morph targets applied): the largest
- * distance between it and the solver's surface `ys`. Its maximum over ALL
+ * distance between it and the solver's surface `ys` (both in the scene; the
+ * distance in bind units, as D). Its maximum over ALL
  * frames (fraction of D) is reported in the page so a reader knows the GPU
  * picture is the solved surface. NaN propagates. */
 static double report_gpu_check_frame(const report_mesh *m, const float *pos, const float *pf, const float *ys) {
@@ -502,8 +516,9 @@ static double report_gpu_check_frame(const report_mesh *m, const float *pos, con
       for (int r = 0; r < 3; ++r)
         p[r] += w * (row[4 * r] * x[0] + row[4 * r + 1] * x[1] + row[4 * r + 2] * x[2] + row[4 * r + 3]);
     }
-    double dx = p[0] - ys[3 * v], dy = p[1] - ys[3 * v + 1], dz = p[2] - ys[3 * v + 2];
-    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    double e[3] = {p[0] - ys[3 * v], p[1] - ys[3 * v + 1], p[2] - ys[3 * v + 2]}, b[3];
+    sks_dm3_apply(m->scene_to_bind, e, b); /* bind units, as D */
+    double d = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     if (!(d <= worst)) worst = d;
   }
   return worst;
