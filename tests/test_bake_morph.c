@@ -38,25 +38,8 @@ static void build_rig(sks_model *m, const char *name0, const char *name1) {
   memset(m, 0, sizeof *m);
   m->source_path = sks_test_strdup("procedural-morph-tube");
   size_t J = NB + 1;
+  sks_test_chain_skeleton(m, NB, 0);
   sks_skeleton *sk = &m->skeleton;
-  sk->joint_count = J;
-  sk->names = calloc(J, sizeof(char *));
-  sk->parents = malloc(J * sizeof(int32_t));
-  sk->rest = malloc(J * sizeof(sks_transform));
-  for (size_t j = 0; j < J; ++j) {
-    char nm[32];
-    snprintf(nm, sizeof nm, j ? "bone_%zu" : "Armature", j - 1);
-    sk->names[j] = sks_test_strdup(nm);
-    sk->parents[j] = (int32_t)j - 1;
-    sk->rest[j] = sks_transform_identity();
-    if (j == 0) {
-      sk->rest[j].rotation = sks_q_from_axis_angle(sks_v3(1, 0, 0), 1.5707963f);
-      sk->rest[j].scale = sks_v3(0.5f, 0.5f, 0.5f);
-      sk->rest[j].translation = sks_v3(3, 1, 0);
-    } else if (j > 1) {
-      sk->rest[j].translation = sks_v3(1, 0, 0);
-    }
-  }
   sks_mat4 models[NB + 1];
   sks_local_to_model_job fk = {sk->parents, sk->rest, J, NULL, models};
   sks_local_to_model_job_run(&fk);

@@ -97,3 +97,28 @@ sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t V) {
   if (!p->name || !p->positions || !p->joints || !p->weights) abort();
   return p;
 }
+
+void sks_test_chain_skeleton(sks_model *m, size_t nb, float bend) {
+  size_t J = nb + 1;
+  sks_skeleton *sk = &m->skeleton;
+  sk->joint_count = J;
+  sk->names = calloc(J, sizeof(char *));
+  sk->parents = malloc(J * sizeof(int32_t));
+  sk->rest = malloc(J * sizeof(sks_transform));
+  if (!sk->names || !sk->parents || !sk->rest) abort();
+  for (size_t j = 0; j < J; ++j) {
+    char nm[32];
+    snprintf(nm, sizeof nm, j ? "bone_%zu" : "Armature", j - 1);
+    sk->names[j] = sks_test_strdup(nm);
+    sk->parents[j] = (int32_t)j - 1;
+    sk->rest[j] = sks_transform_identity();
+    if (j == 0) {
+      sk->rest[j].rotation = sks_q_from_axis_angle(sks_v3(1, 0, 0), 1.5707963f);
+      sk->rest[j].scale = sks_v3(0.5f, 0.5f, 0.5f);
+      sk->rest[j].translation = sks_v3(3, 1, 0);
+    } else if (j > 1) {
+      sk->rest[j].translation = sks_v3(1, 0, 0);
+      if (bend != 0) sk->rest[j].rotation = sks_q_from_axis_angle(sks_v3(0, 0, 1), bend);
+    }
+  }
+}

@@ -46,7 +46,12 @@ const char *sks_test_tmpdir(void);
  * memory: a test has no use for a half-built rig). */
 char *sks_test_strdup(const char *s);
 
-/* Procedural rigs: one skin "skin" binding joints 1..nb of m's skeleton at
+/* Procedural rigs: a chain of nb bones "bone_0".. under a root "Armature"
+ * (rest: turned 90 deg about x, scale 0.5, at (3, 1, 0): a mesh node that
+ * is not the bind space), each bone 1 unit along x from its parent and
+ * turned `bend` radians about z (bone_0 at the root's origin). */
+void sks_test_chain_skeleton(sks_model *m, size_t nb, float bend);
+/* One skin "skin" binding joints 1..nb of m's skeleton at
  * its rest pose (inverse bind = the inverse of each joint's rest model
  * matrix); then one part "tube" of vertex_count vertices on it (node 0, no
  * material, 4 influences, positions / joints / weights allocated, joints and
