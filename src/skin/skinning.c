@@ -43,25 +43,6 @@
 #include <emmintrin.h>
 #endif
 
-/* Sanitizer builds (CI's ASan and fuzz builds) keep the kernels as plain
- * functions: the forced inlining and unrolling of 96 DQS variants took
- * clang -O1 with ASan + UBSan + libFuzzer over 12 minutes for this file.
- * The arithmetic is the same; test_skinning compares it to the reference
- * in every build. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define SKS_SANITIZED_BUILD 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SKS_SANITIZED_BUILD 1
-#endif
-#if defined(__GNUC__) && !defined(SKS_SANITIZED_BUILD)
-#define SKS_INLINE static inline __attribute__((always_inline))
-#else
-#define SKS_INLINE static inline
-#endif
-
 enum { SKS_DQ_TABLE = 1024, SKS_FLIP_TABLE = SKS_FLIP_STRIDE, SKS_MAX_THREADS = 64, SKS_MIN_VERTICES_PER_THREAD = 2048 };
 
 typedef sks_skin_args skin_args;
@@ -488,15 +469,6 @@ SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, cons
  *   vertices) runs the same arithmetic with its missing lanes repeating the
  *   last vertex (read, never written), so results do not depend on where a
  *   range starts. */
-#if defined(SKS_SANITIZED_BUILD)
-#define SKS_UNROLL
-#elif defined(__clang__)
-#define SKS_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
-#define SKS_UNROLL _Pragma("GCC unroll 8")
-#else
-#define SKS_UNROLL
-#endif
 #define SKS_SPLAT(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
 
 /* Blended [r | d] of one vertex. */

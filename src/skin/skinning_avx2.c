@@ -25,34 +25,8 @@
 #include <float.h>
 #include <immintrin.h>
 
-/* Sanitizer builds keep the kernels as plain functions (see skinning.c:
- * forced inlining and unrolling of every variant takes clang with ASan +
- * UBSan minutes for this file). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define SKS_SANITIZED_BUILD 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SKS_SANITIZED_BUILD 1
-#endif
-#if defined(SKS_SANITIZED_BUILD)
-#define SKS_INLINE static inline
-#else
-#define SKS_INLINE static inline __attribute__((always_inline))
-#endif
 /* x, y, z of r to o[0..2]: two stores (a 3-lane masked store is slower). */
 #define SKS_STORE3(o, m, r) (_mm_storel_pi((__m64 *)(void *)(o), (r)), _mm_store_ss((o) + 2, _mm_movehl_ps((r), (r))))
-/* K and the block sizes are compile-time constants: unroll those loops fully
- * (the default build is -O2, which does not unroll). */
-#if defined(SKS_SANITIZED_BUILD)
-#define SKS_UNROLL
-#elif defined(__clang__)
-#define SKS_UNROLL _Pragma("unroll")
-#else
-#define SKS_UNROLL _Pragma("GCC unroll 8")
-#endif
-
 int sks_skin_avx2_compiled(void) { return 1; }
 
 /* ---- LBS ------------------------------------------------------------------ */
