@@ -22,30 +22,27 @@
 
 /* dd: the damping's scale per unknown (diag of J^T J: H's own diagonal may be
  * lowered by the second-order term). The factor is of H permuted by perm
- * (position -> unknown: children before parents, the root translations
- * last), an envelope Cholesky: row i of L is zero left of row i of the
- * permuted H's first nonzero (first[i]), so every dot product starts there.
- * In parent-first order the root's row and column are full and its
- * elimination filled the whole factor; children first, a joint couples with
- * its own subtree (contiguous before it in a depth-first skeleton) and the
- * few bones it shares vertices with: mannequiny (rotation-only control,
- * n = 159 unknowns) factors in a fraction of the dense work. z: n scratch. */
+ * (position -> unknown: children before parents, each root's translation
+ * right after its rotation), an envelope Cholesky: row i of L is zero left
+ * of first[i], the first structural nonzero of row i of the permuted H
+ * (envelope_of, once per solve), so only the envelope is copied and every
+ * dot product starts there. In parent-first order the root's row and
+ * column are full and its elimination filled the whole factor; children
+ * first, a joint couples with its own subtree (contiguous before it in a
+ * depth-first skeleton) and the few bones it shares vertices with, and a
+ * root's translation with its own tree only (with every translation last,
+ * a rig of many trees, RobotExpressive's 14, had 3x the envelope).
+ * mannequiny (rotation-only control, n = 159 unknowns) factors in a
+ * fraction of the dense work. z: n scratch. */
 static int dense_solve(const double *H, const double *dd, const double *g, size_t n, double lam,
-                       const uint32_t *perm, uint32_t *first, double *L, double *x, double *z) {
+                       const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z) {
   double inv[900]; /* 1 / L_ii; n <= 900 (sks_solve_rotonly_gn) */
   double maxd = 0;
   for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, dd[i]);
-  for (size_t i = 0; i < n; ++i) { /* the permuted lower triangle, and each row's first nonzero */
+  for (size_t i = 0; i < n; ++i) { /* the permuted lower triangle's envelope */
     const double *hr = &H[(size_t)perm[i] * n];
     double *li = &L[i * n];
-    size_t f = i;
-    for (size_t j = 0; j < i; ++j) {
-      double v = hr[perm[j]];
-      li[j] = v;
-      if (v != 0 && f == i) f = j;
-    }
-    li[i] = hr[perm[i]];
-    first[i] = (uint32_t)f;
+    for (size_t j = first[i]; j <= i; ++j) li[j] = hr[perm[j]];
   }
   for (size_t i = 0; i < n; ++i) {
     double *li = &L[i * n];
@@ -88,6 +85,30 @@ static int dense_solve(const double *H, const double *dd, const double *g, size_
   }
   for (size_t i = 0; i < n; ++i) x[perm[i]] = z[i];
   return 1;
+}
+
+/* first[i] for dense_solve: the first position (in perm order) of any block
+ * coupled with row i's block, at block granularity. Blocks a, b couple in H
+ * exactly where the summed pair moments' s = sum w1 w2 (Am[.][15]) is
+ * nonzero: the J^T J assembly skips the others, and the second-order term
+ * only adds ancestor-descendant blocks, which always couple (a descendant's
+ * own pair has s = sum w^2 > 0). sw: Am after the tree sums. */
+static void envelope_of(const double *Am, size_t nA, const uint32_t *abone, const int32_t *ridx,
+                        const int32_t *tidx, const uint32_t *ipos, uint32_t *first) {
+  for (size_t ka = 0; ka < nA; ++ka) {
+    uint32_t a = abone[ka], f = ipos[ridx[a]];
+    for (size_t kb = 0; kb < nA; ++kb) {
+      if (Am[(ka * nA + kb) * 16 + 15] == 0) continue;
+      uint32_t b = abone[kb], pb = ipos[ridx[b]];
+      if (tidx[b] >= 0 && ipos[tidx[b]] < pb) pb = ipos[tidx[b]];
+      if (pb < f) f = pb;
+    }
+    for (int r = 0; r < 3; ++r) {
+      first[ipos[ridx[a] + r]] = f;
+      if (tidx[a] >= 0) first[ipos[tidx[a] + r]] = f;
+    }
+  }
+  /* a block's own rows: first <= i always (f <= the block's first position) */
 }
 
 /* Applies the increments parent-first: rotate (and for roots translate) each
@@ -133,9 +154,14 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
  * ancestor of b: w [ e d^T - (e.d) I ] (rows: a), and (b, a) its transpose;
  * joints on different branches and the root translations have none. Per
  * bone c, G_c = sum w e x^T (from the pairs' world moments of the J^T J
- * assembly) and E_c = sum w e (ec); sum w e d^T = G_c - E_c o_b^T. */
+ * assembly) and E_c = sum w e (ec); sum w e d^T = G_c - E_c o_b^T. Only the
+ * entries dense_solve reads are written (H's envelope copy, see its call):
+ * row r, column c with ipos[r] >= ipos[c]. */
+#define SKS_H_ADD(r, c, v) \
+  do { if (ipos[(r)] >= ipos[(c)]) H[(size_t)(r) * n + (size_t)(c)] += (v); } while (0)
 static void second_order(const sks_solve_problem *p, const double *ec, const double *piv, const int32_t *ridx,
-                         const uint32_t *anc_start, const uint32_t *anc, const double *Gm, double *H, size_t n) {
+                         const uint32_t *anc_start, const uint32_t *anc, const double *Gm, const uint32_t *ipos,
+                         double *H, size_t n) {
   size_t B = p->bone_count;
   /* Gm: filled by the J^T J assembly (from the pairs' world moments) */
   for (size_t c = 0; c < B; ++c) {
@@ -150,26 +176,27 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
       tr = M[0] + M[4] + M[8];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-          H[(size_t)(ib + i) * n + (size_t)(ib + j)] += 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0);
+          SKS_H_ADD(ib + i, ib + j, 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0));
       for (uint32_t qa = anc_start[c]; qa < qb; ++qa) { /* strict ancestors of b (the path above it) */
         int ia = ridx[anc[qa]];
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) {
             double v = M[i * 3 + j] - (i == j ? tr : 0.0);
-            H[(size_t)(ia + i) * n + (size_t)(ib + j)] += v;
-            H[(size_t)(ib + j) * n + (size_t)(ia + i)] += v;
+            SKS_H_ADD(ia + i, ib + j, v);
+            SKS_H_ADD(ib + j, ia + i, v);
           }
       }
     }
   }
 }
+#undef SKS_H_ADD
 
 /* The solve's arrays, carved from one block (16-byte aligned pieces): with
  * base NULL, only the size. n unknowns, nA constrained bones, nsub subtree
  * entries. */
 typedef struct rotonly_work {
   int32_t *ridx, *tidx, *root_of, *apar, *act;
-  uint32_t *anc_start, *anc, *fill, *abone, *perm, *first;
+  uint32_t *anc_start, *anc, *fill, *abone, *perm, *ipos, *first;
   double *H, *L, *Hs, *g, *Gm, *Am, *ec, *piv, *Y, *z;
   sks_solve_state tr;
 } rotonly_work;
@@ -194,6 +221,7 @@ static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t n
   w->g = take(base, &off, n * 3 * sizeof(double));
   w->z = take(base, &off, n * sizeof(double));
   w->perm = take(base, &off, n * sizeof(uint32_t));
+  w->ipos = take(base, &off, n * sizeof(uint32_t));
   w->first = take(base, &off, n * sizeof(uint32_t));
   w->Gm = take(base, &off, B1 * 9 * sizeof(double));
   w->abone = take(base, &off, nA * sizeof(uint32_t));
@@ -243,7 +271,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   base += (16 - (uintptr_t)base % 16) % 16; /* need includes 16 bytes of slack for this */
   rotonly_layout(base, B, n, nA, nsub, &w);
   int32_t *ridx = w.ridx, *tidx = w.tidx, *root_of = w.root_of, *apar = w.apar, *act = w.act;
-  uint32_t *anc_start = w.anc_start, *anc = w.anc, *fill = w.fill, *abone = w.abone, *perm = w.perm;
+  uint32_t *anc_start = w.anc_start, *anc = w.anc, *fill = w.fill, *abone = w.abone, *perm = w.perm, *ipos = w.ipos;
   double *H = w.H, *L = w.L, *Hs = w.Hs, *g = w.g, *dx = g + n, *dd = dx + n, *Gm = w.Gm, *Am = w.Am;
   /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
   double *ec = w.ec, *ec2 = ec + 6 * B, *piv = w.piv, *Y = w.Y, *ybar = Y + 9 * B;
@@ -253,10 +281,11 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   for (size_t b = 0; b < B; ++b) tidx[b] = (ridx[b] >= 0 && ro->bone_is_root[b]) ? (int32_t)(n += 3) - 3 : -1;
   { /* the factor's order (dense_solve): rotations children first, then the root translations */
     size_t q = 0;
-    for (size_t b = B; b-- > 0;)
+    for (size_t b = B; b-- > 0;) {
       if (ridx[b] >= 0) for (int r = 0; r < 3; ++r) perm[q++] = (uint32_t)(ridx[b] + r);
-    for (size_t b = 0; b < B; ++b)
       if (tidx[b] >= 0) for (int r = 0; r < 3; ++r) perm[q++] = (uint32_t)(tidx[b] + r);
+    }
+    for (size_t i = 0; i < n; ++i) ipos[perm[i]] = (uint32_t)i;
   }
   /* ancestors-or-self (constrained) of each bone, from the subtree lists;
    * per bone: G_c = sum w e x^T over its influences (x: the influence's
@@ -394,6 +423,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
             double *dst = &Am[((size_t)apar[k1] * nA + k2) * 16];
             for (int e = 0; e < 16; ++e) dst[e] += src[e];
           }
+      if (it == 1) envelope_of(Am, nA, abone, ridx, tidx, ipos, w.first); /* the pattern is the pairs' */
       for (size_t ka = 0; ka < nA; ++ka)
         for (size_t kb = 0; kb < nA; ++kb) {
           const double *A = &Am[(ka * nA + kb) * 16], *al = A + 9, *be = A + 12;
@@ -425,8 +455,11 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           }
         }
       for (size_t i = 0; i < n; ++i) dd[i] = H[i * n + i];
-      memcpy(Hs, H, n * n * sizeof(double));
-      second_order(p, ec, piv, ridx, anc_start, anc, Gm, Hs, n);
+      for (size_t i = 0; i < n; ++i) { /* H's envelope (what dense_solve reads), then the second-order term */
+        const size_t ri = (size_t)perm[i] * n;
+        for (size_t j = w.first[i]; j <= i; ++j) Hs[ri + perm[j]] = H[ri + perm[j]];
+      }
+      second_order(p, ec, piv, ridx, anc_start, anc, Gm, ipos, Hs, n);
       /* the Newton step (Hs) first; when Hs is not positive definite at this
        * damping (far from the minimum) or its step is rejected, the
        * Gauss-Newton matrix for the rest of the iteration */
