@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # libFuzzer runs (clang, ASan + UBSan) of the untrusted-input paths:
 #   gltf   native glTF reader (fuzz/fuzz_gltf.c)
-#   wire   the parent's decoding of the Assimp child's output (fuzz/fuzz_wire.c)
+#   wire   the parent's decoding of the Assimp child's model (fuzz/fuzz_wire.c)
+#   stream the parent's handling of the child's whole pipe: the streamed file
+#          list, then the model / error / out-of-memory record (fuzz/fuzz_stream.c)
 #   write  glTF read -> write -> read equality (fuzz/fuzz_write.c)
 #   bake   bake on two small fuzzed rigs (fuzz/fuzz_bake.c)
 #   assimp mutated .x/.dae/.fbx through the isolated import (scripts/fuzz_assimp.py)
@@ -12,6 +14,8 @@
 # committed.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+#   wire and stream share one target's time when both run (wire the odd
+#   second), so the default run (gltf wire stream write bake) takes 4 x SECONDS.
 #        scripts/fuzz.sh --available   exit 0 if clang's libFuzzer can be used
 # SKS_FUZZ=1 bash scripts/deps.sh installs clang + libclang-rt-14-dev.
 # Exit 1 if a target crashed (a defect: the input is kept).
@@ -37,7 +41,7 @@ if ! available; then
   exit 0
 fi
 secs="${1:-60}"; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(gltf wire write bake)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(gltf wire stream write bake)
 jobs="${SKS_JOBS:-2}"
 
 # ---- build: the library (no CLI, no report) with coverage + sanitizers ----
@@ -51,14 +55,14 @@ printf '%s\n' $srcs | xargs -P "$jobs" -I{} sh -c '
   if [ ! -f "$o" ] || [ "$1/{}" -nt "$o" ]; then "$2" $3 -c "$1/{}" -o "$o" || exit 255; fi' \
   "$B" "$here" "$CC_FUZZ" "${FLAGS[*]}" || { echo "fuzz.sh: build failed"; exit 1; }
 LIBS=(-lassimp -lcjson -lstb -lpthread -lm)
-for t in gltf wire write bake; do
+for t in gltf wire stream write bake; do
   "$CC_FUZZ" "${FLAGS[@]}" -fsanitize=fuzzer "$here/fuzz/fuzz_$t.c" "$B"/obj/*.o "${LIBS[@]}" -o "$B/fuzz_$t" ||
     { echo "fuzz.sh: linking fuzz_$t failed"; exit 1; }
 done
 "$CC_FUZZ" "${FLAGS[@]}" "$here/fuzz/wire_seeds.c" "$B"/obj/*.o "${LIBS[@]}" -o "$B/wire_seeds" || exit 1
 
 # ---- seed corpus (generated here, never committed) ----
-mkdir -p "$B/corpus/gltf" "$B/corpus/write" "$B/corpus/wire" "$B/corpus/bake"
+mkdir -p "$B/corpus/gltf" "$B/corpus/write" "$B/corpus/wire" "$B/corpus/stream" "$B/corpus/bake"
 small_gltf=$(find "$DATA" -type f \( -name '*.glb' -o -name '*.gltf' \) -size -400k 2>/dev/null | sort)
 for f in $small_gltf; do
   n="$(echo "$f" | md5sum | cut -c1-12)"
@@ -76,8 +80,10 @@ assimp_seeds=$(find "$MODELS/X" "$MODELS/Collada" "$MODELS/FBX" -type f -size -1
 # a model with morph targets, tangents and (Collada) a second UV set, so the wire's new arrays are seeded
 morph_seeds=$(ls "$MODELS/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf" \
               "$MODELS/Collada/cube_with_2UVs.DAE" 2>/dev/null)
-[ -n "$assimp_seeds" ] && "$B/wire_seeds" "$B/corpus/wire" $assimp_seeds $morph_seeds $small_gltf 2>/dev/null
-echo "corpus: $(ls "$B/corpus/gltf" | wc -l) glTF, $(ls "$B/corpus/wire" | wc -l) wire, $(ls "$B/corpus/bake" | wc -l) bake pairs"
+# an .obj with its .mtl and texture: a stream seed with 'F' records besides the model's own
+obj_seeds=$(find "$MODELS/OBJ" -type f -name '*.obj' -size -20k 2>/dev/null | sort | head -8)
+"$B/wire_seeds" "$B/corpus/wire" "$B/corpus/stream" $assimp_seeds $morph_seeds $obj_seeds $small_gltf 2>/dev/null
+echo "corpus: $(ls "$B/corpus/gltf" | wc -l) glTF, $(ls "$B/corpus/wire" | wc -l) wire, $(ls "$B/corpus/stream" | wc -l) stream, $(ls "$B/corpus/bake" | wc -l) bake pairs"
 
 # ---- runs ----
 status=0
@@ -90,10 +96,16 @@ for t in "${targets[@]}"; do
     python3 "$here/scripts/fuzz_assimp.py" "$secs" "$RANDOM" "$cli" "$B/crashes/assimp"
     continue
   fi
-  case "$t" in gltf|write) max=65536 ;; bake) max=131072 ;; wire) max=262144 ;; *) echo "unknown target $t"; continue ;; esac
-  echo "== $t: ${secs} s =="
+  case "$t" in gltf|write|stream) max=65536 ;; bake) max=131072 ;; wire) max=262144 ;; *) echo "unknown target $t"; continue ;; esac
+  tsecs=$secs
+  if [[ " ${targets[*]} " == *" wire "* && " ${targets[*]} " == *" stream "* ]] &&
+     [[ "$t" = wire || "$t" = stream ]]; then
+    if [ "$t" = wire ]; then tsecs=$(( (secs + 1) / 2 )); else tsecs=$(( secs / 2 )); fi
+    [ "$tsecs" -ge 1 ] || tsecs=1 # 0 would be libFuzzer's "no limit"
+  fi
+  echo "== $t: ${tsecs} s =="
   (cd "$B" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "./fuzz_$t" -max_total_time="$secs" -max_len="$max" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+     "./fuzz_$t" -max_total_time="$tsecs" -max_len="$max" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
        -artifact_prefix="$B/crashes/$t-" "$B/corpus/$t" >"$B/$t.log" 2>&1)
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$B/$t.log" | grep -o '[0-9]*$')

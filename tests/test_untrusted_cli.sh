@@ -83,6 +83,34 @@ if [ -f "$X" ]; then
 else
   echo "skip (part): $X not found"
 fi
+# ---- a load that fails before it reaches its buffers still names them ----
+# cyc.gltf: a node cycle (refused before any buffer is read), a buffer uri
+# naming out.glb (percent-encoded, through "sub/..") and an image out.html.
+# The output guard hears of both from the JSON: an output naming one (or a
+# symlink to it) is the usage error (exit 2), not the load's exit 1, and
+# the file is untouched.
+mkdir -p "$T/cyc/sub"
+cp "$T/tri.bin" "$T/cyc/out.glb"
+echo precious >"$T/cyc/out.html"
+ln -s out.glb "$T/cyc/link.glb"
+gltf "0,2,0" 'sub/../out%2Eglb' |
+  sed 's/{"name":"bone","translation":\[0,2,0\]}/{"name":"bone","translation":[0,2,0],"children":[0]}/;
+       s/"buffers":/"images":[{"uri":"out.html"}],"buffers":/' >"$T/cyc/bad.gltf"
+grep -q '"children":\[0\]' "$T/cyc/bad.gltf" && grep -q '"out.html"' "$T/cyc/bad.gltf" || bad "cyc/bad.gltf was not made"
+(cd "$T/cyc" && sha256sum out.glb out.html) >"$T/cyc.sha256"
+run 1 "info: the cycle fails the load before its buffers" "$CLI" info "$T/cyc/bad.gltf"
+has "$T/err" "bad.gltf: node 0 is its own ancestor" "the cycle is the load's error"
+run 2 "repair -o the buffer the failed load named" "$CLI" repair "$T/cyc/bad.gltf" -o "$T/cyc/out.glb"
+has "$T/err" "refusing to write $T/cyc/out.glb: an input's import read it" "repair names the buffer"
+[ "$(wc -l <"$T/err")" = 1 ] && ok || bad "repair: more than one line: $(cat "$T/err")"
+run 2 "repair -o a symlink to that buffer" "$CLI" repair "$T/cyc/bad.gltf" -o "$T/cyc/link.glb"
+run 2 "control --report the image the failed load named" "$CLI" control "$T/cyc/bad.gltf" --report "$T/cyc/out.html"
+has "$T/err" "refusing to write $T/cyc/out.html" "control names the image"
+run 1 "repair -o another file: the load error" "$CLI" repair "$T/cyc/bad.gltf" -o "$T/cyc/other.glb"
+[ ! -e "$T/cyc/other.glb" ] && ok || bad "repair wrote other.glb"
+(cd "$T/cyc" && sha256sum -c --quiet "$T/cyc.sha256") && test -L "$T/cyc/link.glb" && ok ||
+  bad "out.glb / out.html changed or the link replaced"
+
 for cmd in info check; do
   run 2 "$cmd --max-memory 12" "$CLI" $cmd "$T/inf.gltf" --max-memory 12
   run 2 "$cmd --max-memory lots" "$CLI" $cmd "$T/inf.gltf" --max-memory lots

@@ -29,7 +29,10 @@ typedef struct sks_load_options {
    * names...; relative to the working directory when path is). The native
    * glTF reader: the .gltf / .glb itself (path as given), then each
    * external buffer and image file just before it is read, as its real
-   * path once its uri passed the confinement. A caller that writes files checks
+   * path once its uri passed the confinement; when the load fails, also
+   * every buffer and image uri the JSON names that resolves (inside the
+   * model's folder) to an existing file, read or not (a file may then be
+   * reported twice). A caller that writes files checks
    * them against these (the CLI refuses an output that is one of them).
    * NULL = not told. */
   void (*on_file_read)(void *user, const char *path);

@@ -13,9 +13,10 @@
  *   'O'                                        — ran out of memory
  * (or nothing: it died of a signal or was killed). The parent reads with a
  * wall-clock deadline, bounded by the memory limit, kills and reaps the
- * child whatever happened, and decodes everything as untrusted bytes; the
- * complete 'F' records it got are reported through on_file_read whether
- * the import succeeded or not, before the load returns. */
+ * child whatever happened, and decodes everything as untrusted bytes
+ * (child_stream.c, fuzzed by fuzz/fuzz_stream.c); the complete 'F' records
+ * it got are reported through on_file_read whether the import succeeded or
+ * not, before the load returns. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -50,11 +51,8 @@
 #endif
 #include "io/model_wire.h"
 #include "io/assimp_files.h"
+#include "io/child_stream.h"
 
-/* A path the child reports: at most this long (PATH_MAX), no NUL; at most
- * this many distinct files per import. */
-#define SKS_ISOLATE_MAX_PATH 4096u
-#define SKS_ISOLATE_MAX_FILES 4096u
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SKS_ASAN 1
@@ -130,7 +128,7 @@ static void child_fatal(int sig) {
  * timeout or memory limit later in the import still leaves the parent the
  * list of the files opened before (the CLI refuses an output naming one).
  * Paths already sent are kept to send each once; at most
- * SKS_ISOLATE_MAX_FILES distinct files (the parent refuses more). */
+ * SKS_CHILD_MAX_FILES distinct files (the parent refuses more). */
 typedef struct child_files {
   int fd;
   uint8_t *rec; /* the records sent so far */
@@ -141,14 +139,14 @@ typedef struct child_files {
 static void child_file_read(void *user, const char *path) {
   child_files *c = user;
   size_t len = strlen(path);
-  if (!len || len > SKS_ISOLATE_MAX_PATH) { c->failed = 1; return; }
+  if (!len || len > SKS_CHILD_MAX_PATH) { c->failed = 1; return; }
   for (size_t at = 0; at < c->n;) { /* once each */
     uint32_t l;
     memcpy(&l, c->rec + at + 1, 4);
     if (l == len && memcmp(c->rec + at + 5, path, len) == 0) return;
     at += 5 + l;
   }
-  if (c->count >= SKS_ISOLATE_MAX_FILES) { c->failed = 1; return; }
+  if (c->count >= SKS_CHILD_MAX_FILES) { c->failed = 1; return; }
   uint8_t head[5];
   uint32_t l = (uint32_t)len;
   head[0] = 'F';
@@ -274,13 +272,6 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *gb_text(uint64_t bytes, char *buf, size_t n) {
-  double gb = (double)bytes / (double)(1ull << 30);
-  if (gb >= 1.0) snprintf(buf, n, "%.3g GB", gb);
-  else snprintf(buf, n, "%.3g MB", (double)bytes / (double)(1ull << 20));
-  return buf;
-}
-
 sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *options, sks_model *out,
                                     sks_error *err) {
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_assimp_isolated: out is NULL");
@@ -359,89 +350,12 @@ sks_result sks_load_assimp_isolated(const char *path, const sks_load_options *op
   }
   close(pfd[0]);
 
-  /* The 'F' records (files the import opened) come first, whatever
-   * happened after: an import that failed, crashed or was killed sent those
-   * it opened before. They are untrusted too: bounded count and lengths, no
-   * NUL. A record cut off at the end (the child died or was killed while
-   * writing it) ends the list and is left to the status checks below. */
-  size_t files_end = 0, file_count = 0;
-  int bad_files = 0;
-  while (files_end < n && buf[files_end] == 'F') {
-    uint32_t len;
-    if (n - files_end < 5) break;
-    memcpy(&len, buf + files_end + 1, 4);
-    if (!len || len > SKS_ISOLATE_MAX_PATH || ++file_count > SKS_ISOLATE_MAX_FILES) { bad_files = 1; break; }
-    if (len > n - files_end - 5) break;
-    if (memchr(buf + files_end + 5, 0, len)) { bad_files = 1; break; }
-    files_end += 5 + (size_t)len;
-  }
-  const uint8_t *rec = buf ? buf + files_end : NULL;
-  const size_t rn = n - files_end;
-
-  sks_result res;
-  char gb[32];
-  if (bad_files) {
-    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed file record)", path);
-  } else if (timed_out) {
-    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (no result in %g s)", path, timeout);
-  } else if (too_big) {
-    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model is larger than %s)", path,
-                        gb_text(max_memory, gb, sizeof gb));
-  } else if (io_fail) {
-    res = sks_error_set(err, SKS_ERR_IO, "%s: reading the Assimp import process failed", path);
-  } else if (rn >= 1 && rec[0] == 'O') {
-    res = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: Assimp failed (out of memory past %s)", path,
-                        gb_text(max_memory, gb, sizeof gb));
-  } else if (rn >= 9 && rec[0] == 'E') {
-    uint32_t code, len;
-    memcpy(&code, rec + 1, 4);
-    memcpy(&len, rec + 5, 4);
-    if (len > rn - 9 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND)
-      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed error record)", path);
-    else
-      res = sks_error_set(err, (sks_result)code, "%.*s", (int)len, (const char *)rec + 9);
-  } else if (rn >= 9 && rec[0] == 'M') {
-    uint64_t size;
-    memcpy(&size, rec + 1, 8);
-    if (size != rn - 9) {
-      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (its model was cut off: %zu of %llu bytes)",
-                          path, rn - 9, (unsigned long long)size);
-    } else {
-      res = sks_model_wire_decode(rec + 9, (size_t)size, path, out, err);
-    }
-  } else if (WIFSIGNALED(status)) {
-    int sig = WTERMSIG(status);
-    if (sig == SIGXCPU || sig == SIGKILL)
-      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (no result in %g s)", path, timeout);
-    else
-      res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (signal %d)", path, sig);
-  } else {
-    res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (exit status %d, no result)", path,
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  }
-  /* Told of every file the import opened (once each), also when it failed:
-   * the caller refuses an output naming one of them either way. */
-  if (options && options->on_file_read) {
-    char name[SKS_ISOLATE_MAX_PATH + 1];
-    for (size_t at = 0; at < files_end;) {
-      uint32_t len;
-      memcpy(&len, buf + at + 1, 4);
-      int seen = 0;
-      for (size_t b = 0; b < at && !seen;) {
-        uint32_t lb;
-        memcpy(&lb, buf + b + 1, 4);
-        seen = lb == len && memcmp(buf + b + 5, buf + at + 5, len) == 0;
-        b += 5 + (size_t)lb;
-      }
-      if (!seen) {
-        memcpy(name, buf + at + 5, len);
-        name[len] = '\0';
-        options->on_file_read(options->on_file_read_user, name);
-      }
-      at += 5 + (size_t)len;
-    }
-  }
+  /* Decoded as untrusted bytes (child_stream.c): the 'F' records reach
+   * on_file_read whatever happened after them. */
+  sks_child_end end = {timed_out, too_big, io_fail, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                       WIFEXITED(status) ? WEXITSTATUS(status) : -1, timeout, max_memory};
+  sks_result res = sks_child_stream_decode(buf, n, &end, path, options ? options->on_file_read : NULL,
+                                           options ? options->on_file_read_user : NULL, out, err);
   free(buf);
-  if (res != SKS_OK) sks_model_free(out);
   return res;
 }
