@@ -10,6 +10,9 @@
  *  - a target whose targets have other names: "not carried" names both,
  *    with the largest motion left out; one name matching: carried 1.
  *  - the same control on 2 threads in frame chunks (the workers' scratch).
+ *  - frames without --fps: the union of the joint and weights keys; the
+ *    written clip replayed at the weights keys; a clip that animates only
+ *    weights (one frame per weights key, joints at rest).
  * Real data: prints which rigs in ../shared/data animate morph weights;
  * RobotExpressive (weights channels all 0 in the file) with its face
  * animated in 'Wave', as a control through the written .glb. */
@@ -35,6 +38,7 @@ enum { NB = 4, RINGS = 24, SEG = 8, FRAMES = 9, MORPH_KEYS = 7 };
  * times. Targets: "Smile" bulges rings 4-11 outward, "Blink" pushes rings
  * 14-20 along the tube. */
 static void build_rig(sks_model *m, const char *name0, const char *name1) {
+  const float width = 0.36f, smile = 0.4f, blink = 0.15f;
   memset(m, 0, sizeof *m);
   m->source_path = sks_test_strdup("procedural-morph-tube");
   size_t J = NB + 1;
@@ -62,15 +66,15 @@ static void build_rig(sks_model *m, const char *name0, const char *name1) {
       p->positions[3 * v] = w.x; p->positions[3 * v + 1] = w.y; p->positions[3 * v + 2] = w.z;
       if (r >= 4 && r <= 11) { /* outward, in bind space (= model space here) */
         sks_vec3 o = sks_m4_point(&models[b + 1], sks_v3(x - (float)b, 0, 0));
-        p->morph_targets[0].position_deltas[3 * v] = 0.4f * (w.x - o.x);
-        p->morph_targets[0].position_deltas[3 * v + 1] = 0.4f * (w.y - o.y);
-        p->morph_targets[0].position_deltas[3 * v + 2] = 0.4f * (w.z - o.z);
+        p->morph_targets[0].position_deltas[3 * v] = smile * (w.x - o.x);
+        p->morph_targets[0].position_deltas[3 * v + 1] = smile * (w.y - o.y);
+        p->morph_targets[0].position_deltas[3 * v + 2] = smile * (w.z - o.z);
       }
-      if (r >= 14 && r <= 20) p->morph_targets[1].position_deltas[3 * v] = 0.15f * cosf(ang);
+      if (r >= 14 && r <= 20) p->morph_targets[1].position_deltas[3 * v] = blink * cosf(ang);
       float ws[NB], sum = 0;
       for (size_t k = 0; k < NB; ++k) {
         float d = x - ((float)k + 0.5f);
-        ws[k] = expf(-d * d / 0.36f);
+        ws[k] = expf(-d * d / width);
       }
       for (int slot = 0; slot < 4; ++slot) {
         size_t best = 0;
@@ -216,6 +220,13 @@ static void control(float fps, unsigned threads) {
   CHECK(bc->morph_track_count == 1 && bc->morph_tracks[0].node == 0 && bc->morph_tracks[0].weight_count == 2);
   if (bc->morph_track_count != 1) { sks_bake_result_free(&r); sks_model_free(&m); return; }
   const sks_morph_track *src_tr = &m.clips[0].morph_tracks[0], *bt = &bc->morph_tracks[0];
+  if (!(fps > 0)) { /* frames: the union of the joint keys and the weights keys (all between them) */
+    size_t found = 0;
+    for (size_t k = 0; k < src_tr->key_count; ++k)
+      for (size_t f = 0; f < bc->frame_count; ++f) found += bc->times[f] == src_tr->times[k];
+    CHECK_MSG(bc->frame_count == FRAMES + MORPH_KEYS && found == MORPH_KEYS,
+              "%zu frames, %zu of the %d weights key times among them", bc->frame_count, found, MORPH_KEYS);
+  }
   if (!(fps > 0)) { /* the keys as they were */
     int same = bt->key_count == src_tr->key_count && bt->interpolation == src_tr->interpolation &&
                !memcmp(bt->times, src_tr->times, bt->key_count * sizeof(float)) &&
@@ -264,10 +275,83 @@ static void control(float fps, unsigned threads) {
     }
     printf("  written clip read back and played vs the source: worst %.3g %%D\n", werr / r.diagonal * 100);
     CHECK_MSG(werr / r.diagonal * 100 <= 1e-3, "written clip replays %g %%D off", werr / r.diagonal * 100);
+    if (!(fps > 0) && ci >= 0) { /* at the weights' own key times, between the joint keys */
+      double kerr = 0;
+      for (size_t k = 0; k < src_tr->key_count; ++k) {
+        CHECK(play(&m, 0, src_tr->times[k], played) && play(&back, (size_t)ci, src_tr->times[k], replay));
+        kerr = fmax(kerr, max_dist(played, replay, V));
+      }
+      printf("  at the %zu weights key times: worst %.3g %%D\n", src_tr->key_count, kerr / r.diagonal * 100);
+      CHECK_MSG(kerr / r.diagonal * 100 <= 1e-4, "written clip replays %g %%D off at the weights keys",
+                kerr / r.diagonal * 100);
+    }
     free(replay);
     sks_model_free(&back);
   }
   free(played); free(plain);
+  sks_model_free(&applied);
+  sks_bake_result_free(&r);
+  sks_model_free(&m);
+}
+
+/* A clip that animates only the weights: one frame per weights key, the
+ * joints at rest, the weights carried and replayed at their keys. */
+static void morph_only(void) {
+  sks_model m, applied, back;
+  build_rig(&m, "Smile", "Blink");
+  sks_clip *c = &m.clips[0];
+  for (size_t t = 0; t < c->track_count; ++t) { free(c->tracks[t].times); free(c->tracks[t].values); }
+  free(c->tracks);
+  c->tracks = NULL;
+  c->track_count = 0;
+  size_t V = m.parts[0].vertex_count, J = m.skeleton.joint_count;
+  sks_bake_result r;
+  sks_error err;
+  sks_result rc = sks_bake(&m, &m, NULL, &r, &err);
+  CHECK_OK(rc, &err);
+  if (rc != SKS_OK) { sks_model_free(&m); return; }
+  const sks_baked_clip *bc = &r.clips[0];
+  const sks_morph_track *mt = &c->morph_tracks[0];
+  int times = bc->frame_count == MORPH_KEYS;
+  for (size_t f = 0; times && f < bc->frame_count; ++f) times = bc->times[f] == mt->times[f];
+  double rest = 0;
+  for (size_t f = 0; f < bc->frame_count; ++f)
+    for (size_t j = 0; j < J; ++j) {
+      const sks_transform *a = &bc->locals[f * J + j], *b = &m.skeleton.rest[j];
+      rest = fmax(rest, fabs(fabsf(sks_q_dot(a->rotation, b->rotation)) - 1.0f));
+      rest = fmax(rest, sks_v3_len(sks_v3_sub(a->translation, b->translation)));
+    }
+  printf("morph only: %zu frames, mean %.3g %%D, worst %.3g %%D, joints off rest by %.3g; carried %zu\n",
+         bc->frame_count, bc->mean_error_pct, bc->worst_error_pct, rest, r.morphs_carried);
+  CHECK_MSG(times, "%zu frames, not the %d weights key times", bc->frame_count, MORPH_KEYS);
+  CHECK(r.morphs_carried == 2 && bc->morph_track_count == 1);
+  CHECK_MSG(bc->mean_error_pct <= 1e-4 && bc->worst_error_pct <= 1e-3, "mean %g, worst %g %%D",
+            bc->mean_error_pct, bc->worst_error_pct);
+  CHECK_MSG(rest <= 1e-5, "joints off their rest by %g", rest);
+  CHECK(bc->quality > 0.9999); /* the morph is the motion, measured */
+  CHECK_OK(sks_bake_apply(&m, &r, &applied, &err), &err);
+  char path[512];
+  snprintf(path, sizeof path, "%s/morph_only.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &applied, NULL, &err), &err);
+  if (sks_load(path, NULL, &back, &err) == SKS_OK) {
+    int32_t ci = sks_clip_find(back.clips, back.clip_count, "Talk_baked");
+    float *a = malloc(V * 3 * sizeof(float)), *b = malloc(V * 3 * sizeof(float));
+    double werr = 0, motion = 0;
+    float *bind = m.parts[0].positions;
+    for (size_t k = 0; ci >= 0 && k < mt->key_count; ++k) {
+      CHECK(play(&m, 0, mt->times[k], a) && play(&back, (size_t)ci, mt->times[k], b));
+      werr = fmax(werr, max_dist(a, b, V));
+      motion = fmax(motion, max_dist(a, bind, V));
+    }
+    printf("  written clip at the weights keys: worst %.3g %%D (the morph moves it %.3g %%D)\n",
+           werr / r.diagonal * 100, motion / r.diagonal * 100);
+    CHECK_MSG(ci >= 0 && werr / r.diagonal * 100 <= 2e-5, "written clip replays %g %%D off", werr / r.diagonal * 100);
+    CHECK(motion / r.diagonal * 100 > 1.0);
+    free(a); free(b);
+    sks_model_free(&back);
+  } else {
+    CHECK_MSG(0, "%s", err.message);
+  }
   sks_model_free(&applied);
   sks_bake_result_free(&r);
   sks_model_free(&m);
@@ -459,6 +543,7 @@ int main(void) {
   control(30, 1);
   rng = 0x2545F4914F6CDD1Dull;
   control(240, 2);
+  morph_only();
   other_names();
   cli();
   real_data();

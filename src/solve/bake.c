@@ -416,7 +416,7 @@ static sks_result frame_times(const sks_clip *clip, float fps, float **times, si
     *count = n + (size_t)extra;
     return SKS_OK;
   }
-  sks_result r = sks_clip_key_times(clip, times, count, err);
+  sks_result r = sks_bake_key_times(clip, times, count, err); /* joint and weights keys (bake_bounds.c) */
   if (r != SKS_OK) return r;
   if (*count == 0) {
     free(*times);

@@ -11,6 +11,44 @@ static const char *file_name(const sks_model *m) {
   return s ? s + 1 : m->source_path;
 }
 
+static int cmp_float(const void *pa, const void *pb) {
+  float a = *(const float *)pa, b = *(const float *)pb;
+  return (a > b) - (a < b);
+}
+
+sks_result sks_bake_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err) {
+  if (!clip || !times || !count) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_key_times: NULL argument");
+  *times = NULL;
+  *count = 0;
+  size_t total = 0;
+  for (size_t i = 0; i < clip->track_count; ++i) total += clip->tracks[i].key_count;
+  for (size_t i = 0; i < clip->morph_track_count; ++i)
+    if (clip->morph_tracks[i].weight_count) total += clip->morph_tracks[i].key_count;
+  if (total == 0) return SKS_OK;
+  float *all = malloc(total * sizeof(float));
+  if (!all)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "clip '%s': out of memory collecting %zu key times",
+                         clip->name ? clip->name : "", total);
+  size_t n = 0;
+  for (size_t i = 0; i < clip->track_count; ++i)
+    for (size_t k = 0; k < clip->tracks[i].key_count; ++k)
+      if (isfinite(clip->tracks[i].times[k])) all[n++] = clip->tracks[i].times[k];
+  for (size_t i = 0; i < clip->morph_track_count; ++i) {
+    const sks_morph_track *mt = &clip->morph_tracks[i];
+    for (size_t k = 0; mt->weight_count && k < mt->key_count; ++k)
+      if (isfinite(mt->times[k])) all[n++] = mt->times[k];
+  }
+  qsort(all, n, sizeof(float), cmp_float);
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (m == 0 || all[i] - all[m - 1] > 1e-6f) all[m++] = all[i];
+  if (m == 0) { free(all); return SKS_OK; }
+  float *shrunk = realloc(all, m * sizeof(float));
+  *times = shrunk ? shrunk : all;
+  *count = m;
+  return SKS_OK;
+}
+
 sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
                                 size_t target_joints, size_t kept_vertices, size_t *frames,
                                 sks_error *err) {
@@ -33,15 +71,17 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
   } else {
     n = 1;
     for (size_t t = 0; t < clip->track_count; ++t) n += (double)clip->tracks[t].key_count;
+    for (size_t t = 0; t < clip->morph_track_count; ++t)
+      if (clip->morph_tracks[t].weight_count) n += (double)clip->morph_tracks[t].key_count;
     if (!(n <= (double)SKS_BAKE_MAX_FRAMES))
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s': %.3g key times, more than the limit of %u frames",
                            file_name(source), name, n, SKS_BAKE_MAX_FRAMES);
     /* the frames the bake will have: the union of the tracks' key times (a
      * clip of 60 tracks x 400 keys at the same times is 400 frames, not
-     * 24,000), as bake.c's frame_times */
+     * 24,000), joint and weights tracks, as bake.c's frame_times */
     float *times = NULL;
     size_t count = 0;
-    sks_result r = sks_clip_key_times(clip, &times, &count, err);
+    sks_result r = sks_bake_key_times(clip, &times, &count, err);
     free(times);
     if (r != SKS_OK) return r;
     n = count ? (double)count : 1.0;
