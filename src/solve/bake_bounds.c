@@ -11,42 +11,31 @@ static const char *file_name(const sks_model *m) {
   return s ? s + 1 : m->source_path;
 }
 
-static int cmp_float(const void *pa, const void *pb) {
-  float a = *(const float *)pa, b = *(const float *)pb;
-  return (a > b) - (a < b);
-}
-
 sks_result sks_bake_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err) {
   if (!clip || !times || !count) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_key_times: NULL argument");
   *times = NULL;
   *count = 0;
-  size_t total = 0;
-  for (size_t i = 0; i < clip->track_count; ++i) total += clip->tracks[i].key_count;
-  for (size_t i = 0; i < clip->morph_track_count; ++i)
-    if (clip->morph_tracks[i].weight_count) total += clip->morph_tracks[i].key_count;
-  if (total == 0) return SKS_OK;
-  float *all = malloc(total * sizeof(float));
-  if (!all)
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "clip '%s': out of memory collecting %zu key times",
-                         clip->name ? clip->name : "", total);
-  size_t n = 0;
-  for (size_t i = 0; i < clip->track_count; ++i)
-    for (size_t k = 0; k < clip->tracks[i].key_count; ++k)
-      if (isfinite(clip->tracks[i].times[k])) all[n++] = clip->tracks[i].times[k];
+  /* sks_clip_key_times over a view whose tracks are the joint tracks and,
+   * for their times, the weights tracks */
+  size_t n = clip->track_count + clip->morph_track_count;
+  sks_track *tracks = calloc(n ? n : 1, sizeof *tracks);
+  if (!tracks)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "clip '%s': out of memory collecting key times",
+                         clip->name ? clip->name : "");
+  if (clip->track_count) memcpy(tracks, clip->tracks, clip->track_count * sizeof *tracks);
   for (size_t i = 0; i < clip->morph_track_count; ++i) {
     const sks_morph_track *mt = &clip->morph_tracks[i];
-    for (size_t k = 0; mt->weight_count && k < mt->key_count; ++k)
-      if (isfinite(mt->times[k])) all[n++] = mt->times[k];
+    sks_track *t = &tracks[clip->track_count + i];
+    t->joint = -1;
+    t->times = mt->times;
+    t->key_count = mt->weight_count ? mt->key_count : 0;
   }
-  qsort(all, n, sizeof(float), cmp_float);
-  size_t m = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (m == 0 || all[i] - all[m - 1] > 1e-6f) all[m++] = all[i];
-  if (m == 0) { free(all); return SKS_OK; }
-  float *shrunk = realloc(all, m * sizeof(float));
-  *times = shrunk ? shrunk : all;
-  *count = m;
-  return SKS_OK;
+  sks_clip view = *clip;
+  view.tracks = tracks;
+  view.track_count = n;
+  sks_result r = sks_clip_key_times(&view, times, count, err);
+  free(tracks);
+  return r;
 }
 
 sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
