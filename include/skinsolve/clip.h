@@ -68,8 +68,9 @@ size_t sks_morph_track_value_count(const sks_morph_track *track);
 /* Number of components of a path (3 or 4). */
 uint32_t sks_track_components(sks_track_path path);
 
-/* Sorted union of the key times of a clip's joint tracks (the bake's default
- * frame times; morph tracks do not move the rig and add no frame).
+/* Sorted union of the key times of a clip's joint tracks (morph weights
+ * tracks are left out; the bake's default frame times add theirs:
+ * src/solve/bake_bounds.h, sks_bake_key_times).
  * Allocates *times (caller frees with free()). */
 sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err);
 

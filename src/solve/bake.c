@@ -416,7 +416,7 @@ static sks_result frame_times(const sks_clip *clip, float fps, float **times, si
     *count = n + (size_t)extra;
     return SKS_OK;
   }
-  sks_result r = sks_clip_key_times(clip, times, count, err);
+  sks_result r = sks_bake_key_times(clip, times, count, err); /* joint and weights keys (bake_bounds.c) */
   if (r != SKS_OK) return r;
   if (*count == 0) {
     free(*times);
@@ -453,6 +453,7 @@ typedef struct frame_worker {
   size_t ro_work_size;
   float *mw;             /* morphs: the frame's target weights (bake_morph.c), or NULL */
   double *md;            /* morphs: 3 per moved vertex, the target's delta at the frame */
+  sks_bake_morph_scratch msc; /* morphs: the frame's problem on the morphed bind (bake_morph.c) */
 } frame_worker;
 
 typedef struct bake_ctx {
@@ -478,6 +479,7 @@ typedef struct bake_ctx {
   int fsimd;
   sks_fskin ftr, ftg;    /* over the transfer's and the target's influences */
   sks_bake_morphs bm;    /* morph targets carried by name (bake_morph.c) */
+  sks_bake_morph_solve ms; /* the solve on the morphed bind (bake_morph.c) */
   float *dyB;            /* V*3: yB - x */
   sks_diag_acc diag;     /* the residual per vertex, for the per-joint diagnosis */
   sks_thread_pool *pool; /* frame chunks run on it (opt->threads) */
@@ -491,6 +493,7 @@ static void frame_worker_free(frame_worker *w) {
   free(w->slocals); free(w->smodels); free(w->vscratch); free(w->touched); free(w->verr);
   free(w->dy); free(w->ds); free(w->fpal_s); free(w->fpal_t); free(w->ro_work);
   free(w->mw); free(w->md);
+  sks_bake_morph_scratch_free(&w->msc);
   memset(w, 0, sizeof *w);
 }
 
@@ -544,6 +547,7 @@ static void ctx_free(bake_ctx *c) {
   free(c->N_P); free(c->yB); free(c->dyB);
   sks_fskin_free(&c->ftr); sks_fskin_free(&c->ftg);
   sks_bake_morphs_free(&c->bm);
+  sks_bake_morph_solve_free(&c->ms);
   sks_diag_free(&c->diag);
   for (size_t k = 0; c->workers && k < c->worker_count; ++k) frame_worker_free(&c->workers[k]);
   free(c->workers);
@@ -745,6 +749,18 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       sks_transfer_frame(&c->tr, &c->s.view, w->smodels, w->tr_scratch, NULL, 0, w->y);
       for (size_t k = 0; k < nc; ++k) memcpy(&w->yc[3 * k], &w->y[3 * p->ids[k]], 3 * sizeof(double));
     }
+    /* morphs: the carried weights move the target's bind to x + delta_T(f);
+     * the joints are solved on it (p = C_b IBM (x + delta), y = X (x + delta)
+     * at the constraints), the problem this frame's own (bake_morph.c). A
+     * frame whose weights are all 0 keeps the unmorphed problem, bit for bit. */
+    int morphed = w->md && sks_bake_morphs_frame(&c->bm, out, out->times[f], w->mw, w->md);
+    const sks_solve_problem *sp = p; /* the problem this frame is solved on */
+    sks_solve_problem mprob;
+    if (morphed && c->ms.count) {
+      sks_bake_morphs_solve_frame(&c->ms, p, w->md, c->trc.start, c->trc.pal, c->trc.w, w->tr_scratch + c->tr.P,
+                                  w->yc, &w->msc, &mprob);
+      sp = &mprob;
+    }
     /* 2. solve, warm-started from the previous frame extrapolated at
      * constant velocity once two frames are solved (rotation-only with the
      * default solver too, put back on the rotation-only manifold; the
@@ -778,26 +794,30 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       memcpy(prev.q, st.q, B * sizeof(sks_dquat));
       memcpy(prev.u, st.u, 3 * B * sizeof(double));
     }
+    /* the state about the morphed problem's centroids while it is solved
+     * (the frames carry it about the unmorphed ones) */
+    if (sp != p) sks_bake_morphs_recentre(p, p->centroid, sp->centroid, &st);
     if (k0 == 0 && c->opt->solver != SKS_SOLVER_BCD) { /* cold start: per-bone Horn fits (horn.c) */
-      sks_solve_cold_start(p, w->yc, &st);
-      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
+      sks_solve_cold_start(sp, w->yc, &st);
+      if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(sp, &st, &ro);
     }
     sks_solve_stats stats = {0, 0};
     if (mode == SKS_SOLVE_ROTATION_ONLY) {
       if (c->opt->solver == SKS_SOLVER_BCD ||
-          !sks_solve_rotonly_gn(p, w->yc, &st, &ro, 100, 1e-10, &stats))
-        sks_solve_bcd(p, w->yc, &st, w->cur, &ro, 200, 1e-7, &stats);
+          !sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &stats))
+        sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, &stats);
     } else if (c->opt->solver == SKS_SOLVER_BCD) {
-      sks_solve_bcd(p, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
+      sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
     } else {
       /* Levenberg-Marquardt (the first frame starts from the bind pose) */
-      if (!sks_solve_gn(p, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
-        sks_solve_bcd(p, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
+      if (!sks_solve_gn(sp, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
+        sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
     }
     /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
     if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
-      sks_solve_retry_from_fits(p, w->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
+      sks_solve_retry_from_fits(sp, w->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
                                 1e-10, &stats, w->gn_scratch, c->gn_scratch_count);
+    if (sp != p) sks_bake_morphs_recentre(p, sp->centroid, p->centroid, &st);
     prev_rms = stats.final_rms;
     if (lead) { solve_ms += now_ms() - t0; continue; }
     iters += stats.iterations;
@@ -810,8 +830,8 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     measure_played(c, w, locals);
     /* morphs: the carried weights move the target's bind (x + delta_T(f)),
      * in y (the transfer's blended linear part) and in the played surface
-     * (the target's); the solve above ran on the unmorphed bind */
-    if (w->md && sks_bake_morphs_frame(&c->bm, out, out->times[f], w->mw, w->md)) {
+     * (the target's), as in the solve above */
+    if (morphed) {
       sks_bake_morphs_add(&c->bm, w->md, c->tr.start, c->tr.pal, c->tr.w, w->tr_scratch + c->tr.P,
                           c->fsimd ? NULL : w->y, w->dy);
       sks_bake_morphs_add(&c->bm, w->md, c->tv.start, c->tv.pal, c->tv.w, w->tpal, c->fsimd ? NULL : w->solved,
@@ -1939,9 +1959,11 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     for (size_t i = 0; i < nclips; ++i) tasks[i] = &source->clips[clip_ids[i]];
     r = sks_bake_morphs_build(&c.bm, source, target, &c.tv, tasks, nclips,
                               out->alignment.applied ? out->alignment.scale : 1.0, c.D, out, err);
+    if (r == SKS_OK) r = sks_bake_morphs_solve_build(&c.ms, &c.bm, &c.prob, &c.tv, c.t.joint_bone, c.t.carry, err);
     for (size_t k = 0, n = sks_thread_pool_size(c.pool); r == SKS_OK && c.bm.vertex_count && k < n; ++k)
       if (!(c.workers[k].mw = malloc((c.bm.weight_total ? c.bm.weight_total : 1) * sizeof(float))) ||
-          !(c.workers[k].md = malloc(c.bm.vertex_count * 3 * sizeof(double))))
+          !(c.workers[k].md = malloc(c.bm.vertex_count * 3 * sizeof(double))) ||
+          (c.ms.count && !sks_bake_morph_scratch_alloc(&c.workers[k].msc, &c.prob)))
         r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     if (r != SKS_OK) { free(tasks); goto fail; }
     for (size_t i = 0; r == SKS_OK && i < nclips; ++i)

@@ -11,6 +11,33 @@ static const char *file_name(const sks_model *m) {
   return s ? s + 1 : m->source_path;
 }
 
+sks_result sks_bake_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err) {
+  if (!clip || !times || !count) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake_key_times: NULL argument");
+  *times = NULL;
+  *count = 0;
+  /* sks_clip_key_times over a view whose tracks are the joint tracks and,
+   * for their times, the weights tracks */
+  size_t n = clip->track_count + clip->morph_track_count;
+  sks_track *tracks = calloc(n ? n : 1, sizeof *tracks);
+  if (!tracks)
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "clip '%s': out of memory collecting key times",
+                         clip->name ? clip->name : "");
+  if (clip->track_count) memcpy(tracks, clip->tracks, clip->track_count * sizeof *tracks);
+  for (size_t i = 0; i < clip->morph_track_count; ++i) {
+    const sks_morph_track *mt = &clip->morph_tracks[i];
+    sks_track *t = &tracks[clip->track_count + i];
+    t->joint = -1;
+    t->times = mt->times;
+    t->key_count = mt->weight_count ? mt->key_count : 0;
+  }
+  sks_clip view = *clip;
+  view.tracks = tracks;
+  view.track_count = n;
+  sks_result r = sks_clip_key_times(&view, times, count, err);
+  free(tracks);
+  return r;
+}
+
 sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, float fps,
                                 size_t target_joints, size_t kept_vertices, size_t *frames,
                                 sks_error *err) {
@@ -33,15 +60,17 @@ sks_result sks_bake_frame_count(const sks_model *source, const sks_clip *clip, f
   } else {
     n = 1;
     for (size_t t = 0; t < clip->track_count; ++t) n += (double)clip->tracks[t].key_count;
+    for (size_t t = 0; t < clip->morph_track_count; ++t)
+      if (clip->morph_tracks[t].weight_count) n += (double)clip->morph_tracks[t].key_count;
     if (!(n <= (double)SKS_BAKE_MAX_FRAMES))
       return sks_error_set(err, SKS_ERR_INVALID, "%s: clip '%s': %.3g key times, more than the limit of %u frames",
                            file_name(source), name, n, SKS_BAKE_MAX_FRAMES);
     /* the frames the bake will have: the union of the tracks' key times (a
      * clip of 60 tracks x 400 keys at the same times is 400 frames, not
-     * 24,000), as bake.c's frame_times */
+     * 24,000), joint and weights tracks, as bake.c's frame_times */
     float *times = NULL;
     size_t count = 0;
-    sks_result r = sks_clip_key_times(clip, &times, &count, err);
+    sks_result r = sks_bake_key_times(clip, &times, &count, err);
     free(times);
     if (r != SKS_OK) return r;
     n = count ? (double)count : 1.0;

@@ -15,8 +15,16 @@
  * ~2 GB at the limit. */
 #define SKS_BAKE_MAX_FRAME_ELEMENTS 50000000ull
 
-/* The number of frames the bake of clip at fps (0 = the union of its key
- * times, bounded here by the total key count) will have, checked against
+/* The bake's frame times without --fps: the sorted union of the key times
+ * of the clip's joint tracks AND its morph weights tracks (a weights key
+ * between two joint keys, or a clip that animates only weights, gets its own
+ * frame, so the written clip and the metrics see the morph's timing); keys
+ * closer than 1e-6 s are one frame (as sks_clip_key_times). No key at all:
+ * *count = 0. Allocates *times (free()). */
+sks_result sks_bake_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err);
+
+/* The number of frames the bake of clip at fps (0 = sks_bake_key_times,
+ * bounded here by the total key count, joint and weights tracks) will have, checked against
  * both limits in double before any conversion; kept_vertices is the target
  * vertex count when per-frame surfaces are kept (report), else 0. Error
  * (SKS_ERR_INVALID) names the source file, the clip and the limit. */

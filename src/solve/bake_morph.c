@@ -344,3 +344,202 @@ void sks_bake_morphs_add(const sks_bake_morphs *bm, const double *delta, const u
     }
   }
 }
+
+/* ---- the solve on the morphed bind ------------------------------------------ */
+
+void sks_bake_morph_solve_free(sks_bake_morph_solve *ms) {
+  if (!ms) return;
+  free(ms->cid); free(ms->mv); free(ms->lstart); free(ms->L); free(ms->praw); free(ms->bentry);
+  free(ms->pair_of);
+  memset(ms, 0, sizeof *ms);
+}
+
+sks_result sks_bake_morphs_solve_build(sks_bake_morph_solve *ms, const sks_bake_morphs *bm,
+                                       const sks_solve_problem *p, const sks_skinview *tv,
+                                       const int32_t *joint_bone, const double *carry, sks_error *err) {
+  memset(ms, 0, sizeof *ms);
+  size_t n = p->inf.vertex_count, B = p->bone_count, ninf = p->inf.start[n];
+  if (!bm->vertex_count || !n) return SKS_OK;
+  /* the constraints a carried target moves (bm->vid is sorted by view vertex) */
+  int32_t *mv_of = malloc((tv->V ? tv->V : 1) * sizeof(int32_t));
+  if (!mv_of) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory carrying the morph targets");
+  for (size_t k = 0; k < tv->V; ++k) mv_of[k] = -1;
+  for (size_t i = 0; i < bm->vertex_count; ++i) mv_of[bm->vid[i]] = (int32_t)i;
+  size_t count = 0, nl = 0, refs = 0;
+  for (size_t k = 0; k < n; ++k) {
+    uint32_t ni = p->inf.start[k + 1] - p->inf.start[k];
+    refs += (size_t)ni * ni; /* bound: every (i, j) with b <= c */
+    if (mv_of[p->ids[k]] >= 0) { ++count; nl += ni; }
+  }
+  if (!count) { free(mv_of); return SKS_OK; }
+  ms->count = count;
+  ms->cid = malloc(count * sizeof(uint32_t));
+  ms->mv = malloc(count * sizeof(uint32_t));
+  ms->lstart = malloc((count + 1) * sizeof(uint32_t));
+  ms->L = malloc((nl ? nl : 1) * 9 * sizeof(double));
+  ms->praw = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
+  ms->bentry = malloc((ninf ? ninf : 1) * sizeof(uint32_t));
+  ms->pair_of = malloc((refs ? refs : 1) * sizeof(uint32_t));
+  uint32_t *fill = malloc((B ? B : 1) * sizeof(uint32_t));
+  int32_t *pair_index = malloc((B ? B * B : 1) * sizeof(int32_t));
+  if (!ms->cid || !ms->mv || !ms->lstart || !ms->L || !ms->praw || !ms->bentry || !ms->pair_of || !fill ||
+      !pair_index) {
+    free(mv_of); free(fill); free(pair_index);
+    sks_bake_morph_solve_free(ms);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory carrying the morph targets");
+  }
+  /* p uncentred; each influence's per-bone entry (sks_solve_problem_build's fill order) */
+  memcpy(fill, p->bstart, B * sizeof(uint32_t));
+  for (size_t k = 0; k < n; ++k)
+    for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i) {
+      uint32_t b = p->inf.bone[i];
+      for (int a = 0; a < 3; ++a) ms->praw[3 * i + a] = p->inf.p[3 * i + a] + p->centroid[3 * b + a];
+      ms->bentry[i] = fill[b]++;
+    }
+  /* each influence pair's moment, in the build's order */
+  for (size_t q = 0; q < B * B; ++q) pair_index[q] = -1;
+  for (size_t q = 0; q < p->pair_count; ++q) pair_index[p->pairs[q].b * B + p->pairs[q].c] = (int32_t)q;
+  size_t o = 0;
+  int ok = 1;
+  for (size_t k = 0; k < n && ok; ++k)
+    for (uint32_t i = p->inf.start[k]; i < p->inf.start[k + 1]; ++i)
+      for (uint32_t j = p->inf.start[k]; j < p->inf.start[k + 1]; ++j) {
+        uint32_t b = p->inf.bone[i], c = p->inf.bone[j];
+        if (b > c) continue;
+        int32_t pi = pair_index[b * B + c];
+        if (pi < 0 || o >= refs) { ok = 0; break; }
+        ms->pair_of[o++] = (uint32_t)pi;
+      }
+  ms->pair_ref_count = o;
+  /* L = C_b * linear(IBM_e) per influence of the moved constraints, in the
+   * target setup's order (its influences skip joint-less and zero weights) */
+  size_t a = 0, l = 0;
+  for (size_t k = 0; k < n && ok; ++k) {
+    uint32_t v = p->ids[k];
+    if (mv_of[v] < 0) continue;
+    ms->cid[a] = (uint32_t)k;
+    ms->mv[a] = (uint32_t)mv_of[v];
+    ms->lstart[a++] = (uint32_t)l;
+    uint32_t o2 = p->inf.start[k];
+    for (uint32_t i = tv->start[v]; i < tv->start[v + 1]; ++i) {
+      uint32_t e = tv->pal[i];
+      int32_t jj = tv->pal_joint[e];
+      if (jj < 0 || tv->w[i] == 0.0) continue;
+      int32_t b = joint_bone[jj];
+      if (o2 >= p->inf.start[k + 1] || b < 0 || p->inf.bone[o2] != (uint32_t)b) { ok = 0; break; }
+      double m[9];
+      for (int r = 0; r < 3; ++r)
+        for (int cc = 0; cc < 3; ++cc)
+          m[r * 3 + cc] = carry[9 * b + r * 3] * tv->pal_ibm[e].l[cc] + carry[9 * b + r * 3 + 1] * tv->pal_ibm[e].l[3 + cc] +
+                          carry[9 * b + r * 3 + 2] * tv->pal_ibm[e].l[6 + cc];
+      memcpy(&ms->L[9 * l++], m, sizeof m);
+      ++o2;
+    }
+    if (o2 != p->inf.start[k + 1]) ok = 0;
+  }
+  ms->lstart[a] = (uint32_t)l;
+  free(mv_of); free(fill); free(pair_index);
+  if (!ok) {
+    sks_bake_morph_solve_free(ms);
+    return sks_error_set(err, SKS_ERR_INVALID, "morph targets: the solve's influences do not match the target's (internal)");
+  }
+  return SKS_OK;
+}
+
+void sks_bake_morph_scratch_free(sks_bake_morph_scratch *s) {
+  if (!s) return;
+  free(s->p); free(s->bp); free(s->centroid); free(s->radius2); free(s->pairs);
+  memset(s, 0, sizeof *s);
+}
+
+int sks_bake_morph_scratch_alloc(sks_bake_morph_scratch *s, const sks_solve_problem *p) {
+  size_t ninf = p->inf.start[p->inf.vertex_count], B = p->bone_count;
+  s->p = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
+  s->bp = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
+  s->centroid = malloc((B ? B : 1) * 3 * sizeof(double));
+  s->radius2 = malloc((B ? B : 1) * sizeof(double));
+  s->pairs = malloc((p->pair_count ? p->pair_count : 1) * sizeof(sks_pair_moments));
+  if (s->p && s->bp && s->centroid && s->radius2 && s->pairs) return 1;
+  sks_bake_morph_scratch_free(s);
+  return 0;
+}
+
+void sks_bake_morphs_solve_frame(const sks_bake_morph_solve *ms, const sks_solve_problem *base,
+                                 const double *delta, const uint32_t *tstart, const uint32_t *tpal,
+                                 const double *tw, const sks_daffine *M, double *yc,
+                                 sks_bake_morph_scratch *s, sks_solve_problem *mp) {
+  size_t n = base->inf.vertex_count, B = base->bone_count, ninf = base->inf.start[n];
+  const sks_influences *in = &base->inf;
+  /* p = C_b IBM (x + delta): the unmorphed p plus L delta; y = X x + L(X) delta */
+  memcpy(s->p, ms->praw, ninf * 3 * sizeof(double));
+  for (size_t a = 0; a < ms->count; ++a) {
+    uint32_t k = ms->cid[a];
+    const double *d = &delta[3 * ms->mv[a]];
+    for (uint32_t i = in->start[k], l = ms->lstart[a]; i < in->start[k + 1]; ++i, ++l) {
+      double o[3];
+      sks_dm3_apply(&ms->L[9 * l], d, o);
+      for (int q = 0; q < 3; ++q) s->p[3 * i + q] += o[q];
+    }
+    double X[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, o[3];
+    for (uint32_t q = tstart[k]; q < tstart[k + 1]; ++q)
+      for (int e = 0; e < 9; ++e) X[e] += tw[q] * M[tpal[q]].l[e];
+    sks_dm3_apply(X, d, o);
+    for (int q = 0; q < 3; ++q) yc[3 * k + q] += o[q];
+  }
+  /* centroids, centred p and radii as sks_solve_problem_build makes them */
+  memset(s->centroid, 0, B * 3 * sizeof(double));
+  memset(s->radius2, 0, B * sizeof(double));
+  for (size_t i = 0; i < ninf; ++i) {
+    uint32_t b = in->bone[i];
+    double ww = in->w[i] * in->w[i];
+    for (int q = 0; q < 3; ++q) s->centroid[3 * b + q] += ww * s->p[3 * i + q];
+  }
+  for (size_t b = 0; b < B; ++b)
+    if (base->wsum2[b] > 0)
+      for (int q = 0; q < 3; ++q) s->centroid[3 * b + q] /= base->wsum2[b];
+  for (size_t i = 0; i < ninf; ++i) {
+    uint32_t b = in->bone[i];
+    for (int q = 0; q < 3; ++q) s->p[3 * i + q] -= s->centroid[3 * b + q];
+    s->radius2[b] += in->w[i] * in->w[i] * sks_d3_dot(&s->p[3 * i], &s->p[3 * i]);
+    memcpy(&s->bp[3 * ms->bentry[i]], &s->p[3 * i], 3 * sizeof(double));
+  }
+  for (size_t b = 0; b < B; ++b)
+    if (base->wsum2[b] > 0) s->radius2[b] /= base->wsum2[b];
+  /* pair moments (the weights, so s, are unchanged) */
+  for (size_t q = 0; q < base->pair_count; ++q) {
+    s->pairs[q] = base->pairs[q];
+    memset(s->pairs[q].mb, 0, sizeof s->pairs[q].mb);
+    memset(s->pairs[q].mc, 0, sizeof s->pairs[q].mc);
+    memset(s->pairs[q].P, 0, sizeof s->pairs[q].P);
+  }
+  size_t r = 0;
+  for (size_t k = 0; k < n; ++k)
+    for (uint32_t i = in->start[k]; i < in->start[k + 1]; ++i)
+      for (uint32_t j = in->start[k]; j < in->start[k + 1]; ++j) {
+        if (in->bone[i] > in->bone[j]) continue;
+        sks_pair_moments *pm = &s->pairs[ms->pair_of[r++]];
+        double ww = in->w[i] * in->w[j];
+        const double *pb = &s->p[3 * i], *pc = &s->p[3 * j];
+        for (int a = 0; a < 3; ++a) {
+          pm->mb[a] += ww * pb[a];
+          pm->mc[a] += ww * pc[a];
+          for (int d = 0; d < 3; ++d) pm->P[a * 3 + d] += ww * pb[a] * pc[d];
+        }
+      }
+  *mp = *base;
+  mp->inf.p = s->p;
+  mp->bp = s->bp;
+  mp->centroid = s->centroid;
+  mp->radius2 = s->radius2;
+  mp->pairs = s->pairs;
+}
+
+void sks_bake_morphs_recentre(const sks_solve_problem *p, const double *from, const double *to,
+                              sks_solve_state *st) {
+  for (size_t b = 0; b < p->bone_count; ++b) {
+    if (!(p->wsum2[b] > 0)) continue;
+    double d[3] = {to[3 * b] - from[3 * b], to[3 * b + 1] - from[3 * b + 1], to[3 * b + 2] - from[3 * b + 2]}, o[3];
+    sks_dm3_apply(&st->R[9 * b], d, o);
+    for (int a = 0; a < 3; ++a) st->u[3 * b + a] += o[a];
+  }
+}

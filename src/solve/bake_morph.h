@@ -6,7 +6,8 @@
  * the same name (unnamed ones: the same index). Each baked clip gets a
  * weights track per mapped target node; the frame loop plays it: the
  * target's morphed bind x + delta_T(f) is what its skinning and the
- * transferred motion y start from in the metrics. */
+ * transferred motion y start from, in the solve (sks_bake_morphs_solve_frame)
+ * and in the metrics. */
 #ifndef SKS_BAKE_MORPH_H
 #define SKS_BAKE_MORPH_H
 
@@ -55,5 +56,52 @@ int sks_bake_morphs_frame(const sks_bake_morphs *bm, const sks_baked_clip *out, 
 void sks_bake_morphs_add(const sks_bake_morphs *bm, const double *delta, const uint32_t *start,
                          const uint32_t *pal, const double *w, const sks_daffine *M, double *yd, float *yf);
 void sks_bake_morphs_free(sks_bake_morphs *bm);
+
+/* The solve on the morphed bind: the problem's points p = C_b IBM x
+ * (bake.c's target setup) become C_b IBM (x + delta_T(f)) at the
+ * constraints a carried target moves, so the joints are fitted to
+ * y = X (x + delta) on the same rest positions the player skins. */
+typedef struct sks_bake_morph_solve {
+  size_t count;          /* constraints some carried target moves (0: the solve is never morphed) */
+  uint32_t *cid;         /* count: the constraint (problem vertex) */
+  uint32_t *mv;          /* count: its bm vertex (index into a frame's delta) */
+  uint32_t *lstart;      /* count + 1: into L, by the constraint's influences */
+  double *L;             /* 9 per such influence: C_b * linear part of its IBM */
+  double *praw;          /* 3 per problem influence: p uncentred (as built) */
+  uint32_t *bentry;      /* per problem influence: its entry in the per-bone lists */
+  size_t pair_ref_count;
+  uint32_t *pair_of;     /* per influence pair (b <= c) of each constraint, in
+                            sks_solve_problem_build's order: its pair moment */
+} sks_bake_morph_solve;
+
+/* A frame's morphed problem: the arrays that depend on p (base's sizes). */
+typedef struct sks_bake_morph_scratch {
+  double *p, *bp, *centroid, *radius2;
+  sks_pair_moments *pairs;
+} sks_bake_morph_scratch;
+
+/* From the problem p built on tv's influences (joint_bone: joint -> bone,
+ * carry: 9 per bone, as bake.c's target setup). Nothing moved: ms stays
+ * empty. */
+sks_result sks_bake_morphs_solve_build(sks_bake_morph_solve *ms, const sks_bake_morphs *bm,
+                                       const sks_solve_problem *p, const sks_skinview *tv,
+                                       const int32_t *joint_bone, const double *carry, sks_error *err);
+void sks_bake_morph_solve_free(sks_bake_morph_solve *ms);
+int sks_bake_morph_scratch_alloc(sks_bake_morph_scratch *s, const sks_solve_problem *p);
+void sks_bake_morph_scratch_free(sks_bake_morph_scratch *s);
+/* The problem on the frame's morphed bind: *mp = *base with s's arrays,
+ * recomputed (centroids, radii, per-bone lists, pair moments) from
+ * p = C_b IBM (x + delta) (delta: sks_bake_morphs_frame's, 3 per bm
+ * vertex); and yc (3 per constraint, y = X x) moved to X (x + delta) by the
+ * blended linear part of the transfer palette M over trc's lists (the
+ * constraints'). Never allocates. */
+void sks_bake_morphs_solve_frame(const sks_bake_morph_solve *ms, const sks_solve_problem *base,
+                                 const double *delta, const uint32_t *tstart, const uint32_t *tpal,
+                                 const double *tw, const sks_daffine *M, double *yc,
+                                 sks_bake_morph_scratch *s, sks_solve_problem *mp);
+/* A state's bones re-expressed about other centroids (A p = R (p - c) + u
+ * unchanged): u_b += R_b (to_b - from_b). */
+void sks_bake_morphs_recentre(const sks_solve_problem *p, const double *from, const double *to,
+                              sks_solve_state *st);
 
 #endif
