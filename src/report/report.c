@@ -186,6 +186,16 @@ static const char *mode_name(sks_solve_mode m) {
 
 typedef struct report_mesh {
   size_t vertex_count, index_count, palette_size;
+  /* the bake's vertex order (src/solve/skinview.c): the skinned parts'
+   * vertices first, then the rigid parts' (part order), each rigid part one
+   * palette entry after the skins' (weight 1): the entry is
+   * model[rigid_joint] * rigid_ibm (G_rest(node)^-1 * T), the vertices are
+   * in bind space (T^-1 * G_rest(node) * the part's positions), so every
+   * vertex is in one space for the box, the grid and the GPU */
+  size_t skinned_count, rigid_count;    /* vertices */
+  size_t rigid_entries, rigid_first;    /* rigid palette entries and the first's index */
+  int32_t *rigid_joint;                 /* rigid_entries skeleton joints */
+  sks_daffine *rigid_ibm;               /* rigid_entries */
   size_t influences;                    /* 4 or 8 per vertex */
   float *positions, *normals, *weights; /* 3V, 3V, influences * V */
   uint16_t *joints;                     /* influences * V palette indices */
@@ -199,21 +209,29 @@ typedef struct report_mesh {
 } report_mesh;
 
 static void report_mesh_free(report_mesh *m) {
+  free(m->rigid_joint); free(m->rigid_ibm);
   free(m->positions); free(m->normals); free(m->weights);
   free(m->joints); free(m->indices); free(m->skin_offset);
   memset(m, 0, sizeof *m);
 }
 
+static sks_result report_mesh_fill(const sks_model *t, const char *file, const sks_skinview *view, report_mesh *m,
+                                   sks_error *err);
+
 static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_error *err) {
   const char *file = t->source_path ? t->source_path : "target";
   memset(m, 0, sizeof *m);
-  {
-    sks_skinview v;
-    sks_result vr = sks_skinview_build(t, file, &v, err);
-    if (vr != SKS_OK) return vr;
-    memcpy(m->scene_to_bind, v.T_inv.l, sizeof m->scene_to_bind);
-    sks_skinview_free(&v);
-  }
+  sks_skinview v;
+  sks_result vr = sks_skinview_build(t, file, &v, err);
+  if (vr != SKS_OK) return vr;
+  sks_result rc = report_mesh_fill(t, file, &v, m, err);
+  sks_skinview_free(&v);
+  return rc;
+}
+
+static sks_result report_mesh_fill(const sks_model *t, const char *file, const sks_skinview *view, report_mesh *m,
+                                   sks_error *err) {
+  memcpy(m->scene_to_bind, view->T_inv.l, sizeof m->scene_to_bind);
   m->skin_offset = calloc(t->skin_count + 1, sizeof(size_t));
   if (!m->skin_offset) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t s = 0; s < t->skin_count; ++s) {
@@ -224,14 +242,32 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
         return sks_error_set(err, SKS_ERR_INVALID, "%s: skin %zu, joint %zu: skeleton joint %d out of range",
                              file, s, i, (int)t->skins[s].joints[i]);
   }
+  /* the rigid parts the bake solves and measures: the view's palette entries after the skins' */
+  m->rigid_first = m->palette_size;
+  m->rigid_entries = view->P > m->palette_size ? view->P - m->palette_size : 0;
+  m->rigid_joint = malloc((m->rigid_entries ? m->rigid_entries : 1) * sizeof *m->rigid_joint);
+  m->rigid_ibm = malloc((m->rigid_entries ? m->rigid_entries : 1) * sizeof *m->rigid_ibm);
+  if (!m->rigid_joint || !m->rigid_ibm) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  for (size_t e = 0; e < m->rigid_entries; ++e) {
+    m->rigid_joint[e] = view->pal_joint[m->rigid_first + e];
+    m->rigid_ibm[e] = view->pal_ibm[m->rigid_first + e];
+  }
+  m->palette_size += m->rigid_entries;
   if (m->palette_size > 65535)
-    return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints: the viewer supports 65535",
+    return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints and rigid parts: the viewer supports 65535",
                          file, m->palette_size);
-  size_t V = sks_model_vertex_count(t), I = 0;
+  size_t V = view->V, I = 0;
+  m->skinned_count = view->skinned_vertex_count;
+  m->rigid_count = view->rigid_vertex_count;
+  if (m->skinned_count != sks_model_vertex_count(t) || m->skinned_count + m->rigid_count != V)
+    return sks_error_set(err, SKS_ERR_INVALID, "%s: a part names a skin out of range", file);
   m->influences = 4;
   for (size_t p = 0; p < t->part_count; ++p) {
     const sks_mesh_part *part = &t->parts[p];
-    if (part->skin < 0) continue;
+    if (part->skin < 0) {
+      if (part->node >= 0 && (size_t)part->node < t->skeleton.joint_count) I += part->index_count;
+      continue;
+    }
     I += part->index_count;
     for (size_t v = 0; v < part->vertex_count && part->influence_count > 4 && m->influences == 4; ++v) {
       int nonzero = 0;
@@ -322,6 +358,48 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
       m->indices[ib++] = (uint32_t)(base + part->indices[i]);
     }
     base += nv;
+  }
+  /* rigid parts: the view's bind positions, normals by the inverse
+   * transpose of part data -> bind space, one entry of weight 1 */
+  for (size_t p = 0, e = 0; p < t->part_count; ++p) {
+    const sks_mesh_part *part = &t->parts[p];
+    if (part->skin >= 0 || part->node < 0 || (size_t)part->node >= t->skeleton.joint_count) continue;
+    size_t nv = part->vertex_count;
+    sks_daffine place = sks_daff_mul(&view->T_inv, &view->rest_models[part->node]);
+    double inv[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (!sks_dm3_inverse(place.l, inv)) memcpy(inv, place.l, sizeof inv);
+    for (size_t v = 0; v < nv; ++v) {
+      for (int a = 0; a < 3; ++a) m->positions[3 * (base + v) + (size_t)a] = (float)view->pos[3 * (base + v) + (size_t)a];
+      m->joints[K * (base + v)] = (uint16_t)(m->rigid_first + e);
+      m->weights[K * (base + v)] = 1.0f;
+      if (part->normals) { /* (place^-1)^T n */
+        const float *n = part->normals + 3 * v;
+        for (int a = 0; a < 3; ++a)
+          m->normals[3 * (base + v) + (size_t)a] = (float)(inv[a] * n[0] + inv[3 + a] * n[1] + inv[6 + a] * n[2]);
+      }
+    }
+    if (!part->normals) /* area-weighted face normals, in bind space */
+      for (size_t i = 0; i + 2 < part->index_count; i += 3) {
+        uint32_t a = part->indices[i], bb = part->indices[i + 1], c = part->indices[i + 2];
+        if (a >= nv || bb >= nv || c >= nv) continue;
+        const float *pa = m->positions + 3 * (base + a), *pb = m->positions + 3 * (base + bb),
+                    *pc = m->positions + 3 * (base + c);
+        sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
+                                  sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
+        const uint32_t tri[3] = {a, bb, c};
+        for (int q = 0; q < 3; ++q) {
+          float *o = m->normals + 3 * (base + tri[q]);
+          o[0] += n.x; o[1] += n.y; o[2] += n.z;
+        }
+      }
+    for (size_t i = 0; i < part->index_count; ++i) {
+      if (part->indices[i] >= nv)
+        return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
+                             file, p, i, (unsigned)part->indices[i], nv);
+      m->indices[ib++] = (uint32_t)(base + part->indices[i]);
+    }
+    base += nv;
+    ++e;
   }
   for (size_t v = 0; v < V; ++v) {
     float *n = m->normals + 3 * v;
@@ -481,7 +559,8 @@ static sks_result report_mesh_gather(const report_mesh *m, const report_decimati
 }
 
 /* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats)
- * at one frame, from that frame's solved locals. */
+ * at one frame, from that frame's solved locals; then one entry per rigid
+ * part, models[node] * rigid_ibm (the part follows its node). */
 static int report_palette(const sks_model *t, const report_mesh *m, const sks_transform *locals,
                           sks_mat4 *models, float *pf) {
   sks_local_to_model_job job = {t->skeleton.parents, locals, t->skeleton.joint_count, NULL, models};
@@ -493,6 +572,14 @@ static int report_palette(const sks_model *t, const report_mesh *m, const sks_tr
       float *o = pf + 12 * (m->skin_offset[s] + i);
       for (int r = 0; r < 3; ++r)
         for (int col = 0; col < 4; ++col) o[4 * r + col] = pm.m[col * 4 + r];
+    }
+  }
+  for (size_t e = 0; e < m->rigid_entries; ++e) {
+    sks_daffine g = sks_daff_from_m4(&models[m->rigid_joint[e]]), pm = sks_daff_mul(&g, &m->rigid_ibm[e]);
+    float *o = pf + 12 * (m->rigid_first + e);
+    for (int r = 0; r < 3; ++r) {
+      for (int col = 0; col < 3; ++col) o[4 * r + col] = (float)pm.l[3 * r + col];
+      o[4 * r + 3] = (float)pm.t[r];
     }
   }
   return 1;
@@ -526,13 +613,15 @@ static double report_gpu_check_frame(const report_mesh *m, const float *pos, con
 
 /* ---- morph targets the baked clips carry -------------------------------- */
 
-/* A skinned part with morph targets that some baked clip animates (a weights
- * track on its node, sks_baked_clip.morph_tracks): the viewer applies
+/* A part with morph targets that some baked clip animates (a weights track
+ * on its node, sks_baked_clip.morph_tracks): the viewer applies
  * bind + sum_k w_k(f) * delta_k before skinning, with the weights the bake's
- * metric played (README "The report"). Rigid parts are not in the viewer. */
+ * metric played (README "The report"); a rigid part's deltas are taken to
+ * bind space as its positions are (src/solve/bake_morph.c). */
 typedef struct report_morph_part {
   size_t part;          /* model part */
-  size_t first, count;  /* its vertices in the report mesh (skinned parts, part order) */
+  size_t first, count;  /* its vertices in the report mesh (skinned parts, then rigid, part order) */
+  double L[9];          /* part data -> bind space (identity for a skinned part) */
   size_t targets;       /* part->morph_target_count */
   size_t weight_offset; /* into a frame's weights (every group's, in order) */
 } report_morph_part;
@@ -554,9 +643,20 @@ static sks_result report_morphs_build(const sks_report_input *in, report_morphs 
   const sks_model *t = in->target;
   mo->g = calloc(t->part_count ? t->part_count : 1, sizeof *mo->g);
   if (!mo->g) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
-  for (size_t p = 0, base = 0; p < t->part_count; ++p) {
+  sks_skinview view;
+  memset(&view, 0, sizeof view);
+  int has_rigid = 0;
+  for (size_t p = 0; p < t->part_count; ++p) has_rigid |= t->parts[p].skin < 0 && t->parts[p].morph_target_count;
+  if (has_rigid) { /* T^-1 and the rest pose, for rigid parts' deltas */
+    sks_result vr = sks_skinview_build(t, t->source_path ? t->source_path : "target", &view, err);
+    if (vr != SKS_OK) return vr;
+  }
+  for (size_t n = 0, base = 0; n < 2 * t->part_count; ++n) { /* skinned parts, then rigid */
+    size_t p = n % t->part_count;
     const sks_mesh_part *part = &t->parts[p];
-    if (part->skin < 0) continue;
+    int rigid = part->skin < 0;
+    if (rigid != (n >= t->part_count)) continue;
+    if (rigid && (part->node < 0 || (size_t)part->node >= t->skeleton.joint_count)) continue;
     size_t first = base;
     base += part->vertex_count;
     int deltas = 0, animated = 0;
@@ -568,11 +668,15 @@ static sks_result report_morphs_build(const sks_report_input *in, report_morphs 
     report_morph_part *g = &mo->g[mo->count++];
     g->part = p;
     g->first = first;
+    sks_daffine place = sks_daff_identity();
+    if (rigid) place = sks_daff_mul(&view.T_inv, &view.rest_models[part->node]);
+    memcpy(g->L, place.l, sizeof g->L);
     g->count = part->vertex_count;
     g->targets = part->morph_target_count;
     g->weight_offset = mo->weights;
     mo->weights += g->targets;
   }
+  sks_skinview_free(&view);
   return SKS_OK;
 }
 
@@ -605,9 +709,11 @@ static void report_morph_positions(const report_morphs *mo, const sks_model *t, 
                      m->positions[3 * (g->first + v) + 2]};
       for (size_t k = 0; k < g->targets; ++k) {
         const float *d = part->morph_targets[k].position_deltas;
-        double wk = w[g->weight_offset + k];
+        double wk = w[g->weight_offset + k], x[3], b[3];
         if (!d || wk == 0) continue;
-        for (int a = 0; a < 3; ++a) p[a] += wk * d[3 * v + (size_t)a];
+        for (int a = 0; a < 3; ++a) x[a] = d[3 * v + (size_t)a];
+        sks_dm3_apply(g->L, x, b);
+        for (int a = 0; a < 3; ++a) p[a] += wk * b[a];
       }
       for (int a = 0; a < 3; ++a) out[3 * (g->first + v) + (size_t)a] = (float)p[a];
     }
@@ -630,7 +736,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   if (!in || !in->target || !in->results || in->result_count == 0)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "report: needs a target model and at least one bake result");
   const sks_model *t = in->target;
-  size_t V = sks_model_vertex_count(t), clips = 0;
+  size_t V = sks_model_vertex_count(t), R = 0, clips = 0;
+  for (size_t p = 0; p < t->part_count; ++p) /* rigid parts the bake solves (src/solve/skinview.c) */
+    if (t->parts[p].skin < 0 && t->parts[p].node >= 0 && (size_t)t->parts[p].node < t->skeleton.joint_count)
+      R += t->parts[p].vertex_count;
   if (V == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no skinned vertices to show");
   for (size_t r = 0; r < in->result_count; ++r) clips += in->results[r] ? in->results[r]->clip_count : 0;
   if (clips == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no baked clips to show");
@@ -641,9 +750,15 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
       return sks_error_set(err, SKS_ERR_ARGUMENT,
                            "report: result %zu has %zu target vertices but the target model has %zu",
                            r, res->target_vertex_count, V);
+    if (res->rigid_vertex_count != R)
+      return sks_error_set(err, SKS_ERR_ARGUMENT,
+                           "report: result %zu has %zu rigid-part vertices but the target model has %zu",
+                           r, res->rigid_vertex_count, R);
     for (size_t c = 0; c < res->clip_count; ++c) {
       const sks_baked_clip *bc = &res->clips[c];
-      if (!bc->target_surface || !bc->solved_surface || !bc->vertex_error || !bc->frame_mean_error_pct || !bc->frame_worst_error_pct)
+      if (!bc->target_surface || !bc->solved_surface || !bc->vertex_error || !bc->frame_mean_error_pct ||
+          !bc->frame_worst_error_pct ||
+          (R && (!bc->rigid_target_surface || !bc->rigid_solved_surface || !bc->rigid_vertex_error)))
         return sks_error_set(err, SKS_ERR_ARGUMENT,
                              "report: clip '%s' (%s) has no per-frame surfaces: bake with keep_surfaces = 1",
                              bc->name ? bc->name : "?", mode_name(bc->mode));
@@ -897,6 +1012,14 @@ static const char *asset_text(const char *name) {
 
 /* ---- the data blob ------------------------------------------------------ */
 
+/* One frame of a kept per-vertex array in the report mesh's order: the
+ * skinned vertices' (VS of dim floats each), then the rigid parts' (VR). */
+static void kept_frame(const float *skinned, const float *rigid, size_t VS, size_t VR, size_t dim, size_t f,
+                       float *out) {
+  memcpy(out, skinned + f * VS * dim, VS * dim * sizeof(float));
+  if (VR) memcpy(out + VS * dim, rigid + f * VR * dim, VR * dim * sizeof(float));
+}
+
 /* Frames a view shows at step k: 0, k, 2k, ... < F. */
 static size_t shown_frames(size_t F, size_t step) { return (F + step - 1) / step; }
 
@@ -910,8 +1033,10 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   size_t Vs = vm->vertex_count; /* shown */
-  /* version 2: mesh.morphs and each baked clip's morph_weights (1 had neither) */
-  sb_puts(b, "{\"version\":2,\"title\":");
+  /* version 2: mesh.morphs and each baked clip's morph_weights (1 had neither);
+   * 3: the rigid parts' vertices after the skinned ones, one palette entry
+   * each after the skins' (2 had no rigid parts) */
+  sb_puts(b, "{\"version\":3,\"title\":");
   sb_json_str(b, in->title ? in->title : "skinsolve report");
   sb_puts(b, ",\"source\":");
   sb_json_str(b, in->source && in->source->source_path ? in->source->source_path : "");
@@ -930,6 +1055,11 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
    * vertices' indices in it (vertex k of the view is mesh vertex kept[k]) */
   sb_printf(b, ",\"source_vertex_count\":%zu,\"source_triangle_count\":%zu,\"decimation_cell\":%.17g",
             V, m->index_count / 3, dec ? dec->cell : 0.0);
+  /* of the whole mesh: its rigid parts' vertices (mesh vertices skinned_vertex_count..V-1) and
+   * their palette entries (rigid_palette_first.., one per part) */
+  sb_printf(b, ",\"skinned_vertex_count\":%zu,\"rigid_vertex_count\":%zu,\"rigid_parts\":%zu,"
+               "\"rigid_palette_first\":%zu",
+            m->skinned_count, m->rigid_count, m->rigid_entries, m->rigid_first);
   if (dec) {
     sb_puts(b, ",\n\"kept_vertices\":");
     sb_base64(b, dec->keep, dec->kept * sizeof(uint32_t));
@@ -963,7 +1093,10 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
         for (size_t q = 0; q < n; ++q) {
           size_t v = (dec ? dec->keep[first + q] : first + q) - g->first; /* vertex of the part */
           const float *d = part->morph_targets[k].position_deltas;
-          for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = d ? d[3 * v + (size_t)a] : 0.0f;
+          double x[3] = {0, 0, 0}, bd[3];
+          for (int a = 0; d && a < 3; ++a) x[a] = d[3 * v + (size_t)a];
+          sks_dm3_apply(g->L, x, bd); /* in bind space, as the positions */
+          for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = (float)bd[a];
         }
       sb_printf(b, "%s{\"part\":%zu,\"name\":", i ? "," : "", g->part);
       sb_json_str(b, part->name ? part->name : "");
@@ -1002,9 +1135,14 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   size_t nmw = S * W;
   float *mw = malloc((nmw ? nmw : 1) * sizeof(float)), *mw1 = malloc((W ? W : 1) * sizeof(float));
   float *mpos = malloc((V ? V : 1) * 3 * sizeof(float)); /* the bind the viewer skins, morphed */
-  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax || !mw || !mw1 || !mpos) {
+  /* one frame of the kept surfaces and errors, skinned and rigid vertices */
+  float *fy = malloc((V ? V : 1) * 3 * sizeof(float)), *fs = malloc((V ? V : 1) * 3 * sizeof(float));
+  float *fe = malloc((V ? V : 1) * sizeof(float));
+  const size_t VS = m->skinned_count, VR = m->rigid_count;
+  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax || !mw || !mw1 || !mpos || !fy ||
+      !fs || !fe) {
     free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
-    free(mw); free(mw1); free(mpos);
+    free(mw); free(mw1); free(mpos); free(fy); free(fs); free(fe);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", S);
   }
   memcpy(mpos, m->positions, V * 3 * sizeof(float));
@@ -1032,7 +1170,9 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     const sks_baked_clip *bb = rows[c].baked[base];
     for (size_t i = 0; i < Fs; ++i) {
       size_t f = i * step;
-      const float *y = first->target_surface + f * V * 3, *s = bb->solved_surface + f * V * 3;
+      kept_frame(first->target_surface, first->rigid_target_surface, VS, VR, 3, f, fy);
+      kept_frame(bb->solved_surface, bb->rigid_solved_surface, VS, VR, 3, f, fs);
+      const float *y = fy, *s = fs;
       float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
       double rmax = 0;
       for (size_t q = 0; q < V * 3; ++q) {
@@ -1086,11 +1226,13 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
           report_morph_weights(mo, t, bc, f, w);
           report_morph_positions(mo, t, m, w, mpos);
         }
-        double d = report_gpu_check_frame(m, mpos, pf, bc->solved_surface + f * V * 3);
+        kept_frame(bc->solved_surface, bc->rigid_solved_surface, VS, VR, 3, f, fs);
+        kept_frame(bc->vertex_error, bc->rigid_vertex_error, VS, VR, 1, f, fe);
+        double d = report_gpu_check_frame(m, mpos, pf, fs);
         if (!(d <= check)) check = d;
         if (f % step == 0) for (size_t k = 0; k < Vs; ++k) emax[k] = 0;
         for (size_t v = 0; v < V; ++v) {
-          float e = bc->vertex_error[f * V + v];
+          float e = fe[v];
           double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
           if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
           if (f % step == 0) {
@@ -1143,7 +1285,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   }
   sb_puts(b, "]}");
   free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
-  free(mw); free(mw1); free(mpos);
+  free(mw); free(mw1); free(mpos); free(fy); free(fs); free(fe);
   return rc;
 }
 
@@ -1441,13 +1583,17 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
   sb_html(&summary, input->source && input->source->source_path ? input->source->source_path : "(unnamed)");
   sb_puts(&summary, "</dd><dt>target</dt><dd>");
   sb_html(&summary, t->source_path ? t->source_path : "(unnamed)");
-  sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
+  sb_printf(&summary, "</dd><dt>target vertices</dt><dd id=\"target-vertices\" data-skinned=\"%zu\" "
+                      "data-rigid=\"%zu\">%zu (%zu skinned, %zu in %zu rigid parts)</dd>"
+                      "<dt>target joints</dt><dd>%zu</dd>"
                       "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
                       "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
-                      "skinning (%zu influences%s) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
-            mesh->vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
-            gpu_check * 100.0, mesh->influences, L.morphs.count ? ", of the bind with the carried morph targets" : "",
-            gpu_check * 100.0);
+                      "skinning (%zu influences%s%s) reproduces the solver's surface within %.2g %% of D, "
+                      "over every vertex and frame</dd></dl>\n",
+            mesh->skinned_count, mesh->rigid_count, mesh->vertex_count, mesh->skinned_count, mesh->rigid_count,
+            mesh->rigid_entries, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
+            gpu_check * 100.0, mesh->influences, mesh->rigid_entries ? ", rigid parts on their node" : "",
+            L.morphs.count ? ", of the bind with the carried morph targets" : "", gpu_check * 100.0);
   if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
