@@ -8,17 +8,20 @@
  * embedded at build time) and the data as JSON with base64 binary blobs:
  *   mesh      bind positions/normals (f32), 4 joints (u16, palette index:
  *             skin offset + skin joint), 4 weights (f32), triangles (u32);
+ *             the skinned parts' vertices, then the rigid parts' (data
+ *             version 3) in bind space on one palette entry per part;
  *   per clip  ground truth y_fj as the residual from one bake's solved
  *             surface (which the GPU reproduces from the palette): 3 signed
  *             bytes, square-root law against the frame's largest residual
  *             component, plus the frame's box centre for the camera;
  *   per bake  palette per frame (f32, 3 rows of model*inverse_bind per joint,
+ *             then model(node) * G_rest(node)^-1 * T per rigid part,
  *             computed here from the solved locals by FK), e_fj in percent
  *             of D per vertex per frame (IEEE half float: 11 significant
  *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
  *             outliers both survive), and the per-frame mean/worst arrays the
  *             CLI prints;
- *   morphs    (data version 2) per skinned part a baked clip's weights track
+ *   morphs    (data version 2) per part a baked clip's weights track
  *             drives: its shown vertices' position deltas (f32), and per
  *             bake and shown frame the weights the metric played (f32); the
  *             viewer skins bind + sum w_k delta_k.

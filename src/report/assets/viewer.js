@@ -14,6 +14,10 @@
  *         mesh.morph_weight_count per frame): the weights the metric played;
  *         the bind positions are morphed on the CPU per frame
  *         (bind + sum_k w_k * delta_k), then skinned on the GPU;
+ *   mesh.rigid_* (data version 3): the rigid parts' vertices follow the
+ *         skinned ones, in bind space, each with one influence (weight 1) on
+ *         its part's palette entry (model of its node per frame), so they
+ *         are skinned like any other vertex;
  *   mesh.dominant: each vertex's dominant joint (i32, -1 none), coloured
  *         with mesh.joint_colors (3 bytes a joint) in "colour by: dominant
  *         joint" instead of the error ramp.
