@@ -742,6 +742,50 @@ static double page_gpu_check(const char *html) {
   return k ? strtod(k + strlen("id=\"gpu-check\" data-value=\""), NULL) : INFINITY;
 }
 
+/* The model baked onto itself (control), one thread, surfaces kept. */
+static sks_result control_bake(const sks_model *m, sks_bake_result *br, sks_error *err) {
+  sks_bake_options o;
+  memset(&o, 0, sizeof o);
+  o.keep_surfaces = 1;
+  o.threads = 1;
+  memset(br, 0, sizeof *br);
+  return sks_bake(m, m, &o, br, err);
+}
+
+/* The model's one clip, 13 LINEAR rotation keys at 24 fps per joint: the
+ * root sways about Y, the elbow bends up to 1 rad about Z, a third joint
+ * (rigid_report's hand) turns up to 0.8 rad about Y on its rest rotation. */
+static sks_clip *add_bend_clip(sks_model *m, const char *name) {
+  enum { KEYS = 13 };
+  size_t J = m->skeleton.joint_count;
+  m->clip_count = 1;
+  m->clips = calloc(1, sizeof(sks_clip));
+  sks_clip *c = &m->clips[0];
+  c->name = dup_s(name);
+  c->duration = (float)(KEYS - 1) / 24.0f;
+  c->track_count = J;
+  c->tracks = calloc(J, sizeof(sks_track));
+  for (size_t j = 0; j < J; ++j) {
+    sks_track *tr = &c->tracks[j];
+    tr->joint = (int32_t)j;
+    tr->path = SKS_PATH_ROTATION;
+    tr->interpolation = SKS_INTERP_LINEAR;
+    tr->key_count = KEYS;
+    tr->times = malloc(KEYS * sizeof(float));
+    tr->values = malloc(KEYS * 4 * sizeof(float));
+    for (size_t f = 0; f < KEYS; ++f) {
+      tr->times[f] = (float)f / 24.0f;
+      double u = (double)f / (KEYS - 1);
+      sks_quat q = j == 0 ? sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.3 * sin(6.2831853 * u)))
+                 : j == 1 ? sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.0 * sin(3.14159265 * u)))
+                          : sks_q_mul(m->skeleton.rest[j].rotation,
+                                      sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.8 * sin(6.2831853 * u))));
+      memcpy(&tr->values[4 * f], &q, sizeof q);
+    }
+  }
+  return c;
+}
+
 /* Carried morph targets (issue 8): the tube gets two named targets ("Bulge"
  * swells rings 5-15, "Stretch" pushes rings 25-35 along the tube, together
  * ~7 % of D) and a clip "Talk" bending the elbow with a LINEAR weights track
@@ -761,39 +805,19 @@ static void morph_report(const char *dir) {
   p->morph_targets[0].name = dup_s("Bulge");
   p->morph_targets[1].name = dup_s("Stretch");
   for (int t = 0; t < 2; ++t) p->morph_targets[t].position_deltas = calloc(V * 3, sizeof(float));
+  p->morph_targets[0].normal_deltas = calloc(V * 3, sizeof(float)); /* the bulge tilts its normals */
   for (size_t r = 0; r < RINGS; ++r)
     for (size_t k = 0; k < SEGMENTS; ++k) {
       size_t v = r * SEGMENTS + k;
       if (r >= 5 && r <= 15) {
         p->morph_targets[0].position_deltas[3 * v + 1] = 0.6f * p->positions[3 * v + 1];
         p->morph_targets[0].position_deltas[3 * v + 2] = 0.6f * p->positions[3 * v + 2];
+        p->morph_targets[0].normal_deltas[3 * v] = r < 10 ? -0.5f : 0.5f;
       }
       if (r >= 25 && r <= 35) p->morph_targets[1].position_deltas[3 * v] = 0.12f;
     }
-  enum { KEYS = 13, MKEYS = 6 };
-  m.clip_count = 1;
-  m.clips = calloc(1, sizeof(sks_clip));
-  sks_clip *c = &m.clips[0];
-  c->name = dup_s("Talk");
-  c->duration = (float)(KEYS - 1) / 24.0f;
-  c->track_count = 2;
-  c->tracks = calloc(2, sizeof(sks_track));
-  for (size_t j = 0; j < 2; ++j) {
-    sks_track *tr = &c->tracks[j];
-    tr->joint = (int32_t)j;
-    tr->path = SKS_PATH_ROTATION;
-    tr->interpolation = SKS_INTERP_LINEAR;
-    tr->key_count = KEYS;
-    tr->times = malloc(KEYS * sizeof(float));
-    tr->values = malloc(KEYS * 4 * sizeof(float));
-    for (size_t f = 0; f < KEYS; ++f) {
-      tr->times[f] = (float)f / 24.0f;
-      double u = (double)f / (KEYS - 1);
-      sks_quat q = j == 0 ? sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.3 * sin(6.2831853 * u)))
-                          : sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.0 * sin(3.14159265 * u)));
-      memcpy(&tr->values[4 * f], &q, sizeof q);
-    }
-  }
+  enum { MKEYS = 6 };
+  sks_clip *c = add_bend_clip(&m, "Talk");
   c->morph_track_count = 1;
   c->morph_tracks = calloc(1, sizeof(sks_morph_track));
   sks_morph_track *mt = &c->morph_tracks[0];
@@ -808,14 +832,9 @@ static void morph_report(const char *dir) {
     mt->values[2 * k] = (float)(0.5 + 0.5 * sin(1.3 * (double)k));
     mt->values[2 * k + 1] = (float)(k % 2);
   }
-  sks_bake_options o;
-  memset(&o, 0, sizeof o);
-  o.keep_surfaces = 1;
-  o.threads = 1;
   sks_bake_result br;
-  memset(&br, 0, sizeof br);
   sks_error err = {0};
-  sks_result rc = sks_bake(&m, &m, &o, &br, &err);
+  sks_result rc = control_bake(&m, &br, &err);
   CHECK_OK(rc, &err);
   if (rc == SKS_OK) {
     CHECK(br.morphs_carried == 2 && br.clip_count == 1 && br.clips[0].morph_track_count == 1);
@@ -846,6 +865,18 @@ static void morph_report(const char *dir) {
     CHECK(d && cJSON_GetObjectItem(d, "version")->valuedouble == 3);
     CHECK(cJSON_GetArraySize(gs) == 1 && cJSON_GetObjectItem(mesh, "morph_weight_count")->valuedouble == 2);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(gs, 0), "target_names")) == 2);
+    { /* normal deltas (unit file normals: as the file gives them; no target: 0) */
+      size_t nn = 0, off = 0;
+      float *nd = blob(cJSON_GetArrayItem(gs, 0), "normal_deltas", &nn);
+      CHECK_MSG(nd && nn == 2 * V * 12, "normal_deltas: %zu bytes for %zu vertices", nn, V);
+      for (size_t k = 0; nd && nn == 2 * V * 12 && k < 2; ++k)
+        for (size_t i = 0; i < V * 3; ++i) {
+          float want = k == 0 ? p->morph_targets[0].normal_deltas[i] : 0.0f;
+          off += fabsf(nd[k * V * 3 + i] - want) > 1e-6f;
+        }
+      CHECK_MSG(off == 0, "%zu normal delta components differ from the file's", off);
+      free(nd);
+    }
     /* the largest shift the morphs make: what the check showed before */
     double moved = 0;
     for (size_t f = 0; f < br.clips[0].frame_count; ++f) {
@@ -997,43 +1028,42 @@ static void rigid_report(const char *dir) {
   size_t VS = sks_model_vertex_count(&m);
   add_rigid_box(&m, "hand_box", 2, sks_v3(0.15f, 0, 0.1f), 0.12f);
   add_rigid_box(&m, "badge", 0, sks_v3(0.5f, 0.25f, 0), 0.05f);
-  enum { KEYS = 13 };
-  m.clip_count = 1;
-  m.clips = calloc(1, sizeof(sks_clip));
-  sks_clip *c = &m.clips[0];
-  c->name = dup_s("Wave");
-  c->duration = (float)(KEYS - 1) / 24.0f;
-  c->track_count = 3;
-  c->tracks = calloc(3, sizeof(sks_track));
-  for (size_t j = 0; j < 3; ++j) {
-    sks_track *tr = &c->tracks[j];
-    tr->joint = (int32_t)j;
-    tr->path = SKS_PATH_ROTATION;
-    tr->interpolation = SKS_INTERP_LINEAR;
-    tr->key_count = KEYS;
-    tr->times = malloc(KEYS * sizeof(float));
-    tr->values = malloc(KEYS * 4 * sizeof(float));
-    for (size_t f = 0; f < KEYS; ++f) {
-      tr->times[f] = (float)f / 24.0f;
-      double u = (double)f / (KEYS - 1);
-      sks_quat q = j == 0 ? sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.3 * sin(6.2831853 * u)))
-                 : j == 1 ? sks_q_from_axis_angle(sks_v3(0, 0, 1), (float)(1.0 * sin(3.14159265 * u)))
-                          : sks_q_mul(sk->rest[2].rotation,
-                                      sks_q_from_axis_angle(sks_v3(0, 1, 0), (float)(0.8 * sin(6.2831853 * u))));
-      memcpy(&tr->values[4 * f], &q, sizeof q);
+  { /* the hand box squashes (a morph target in its node's space, normals too) */
+    sks_mesh_part *hb = &m.parts[1];
+    hb->normals = malloc(8 * 3 * sizeof(float));
+    hb->morph_target_count = 1;
+    hb->morph_targets = calloc(1, sizeof(sks_morph_target));
+    hb->morph_targets[0].name = dup_s("Squash");
+    hb->morph_targets[0].position_deltas = calloc(8 * 3, sizeof(float));
+    hb->morph_targets[0].normal_deltas = calloc(8 * 3, sizeof(float));
+    for (size_t v = 0; v < 8; ++v) {
+      for (int a = 0; a < 3; ++a) hb->normals[3 * v + a] = (v >> a & 1 ? 1.0f : -1.0f) * 0.57735027f;
+      hb->morph_targets[0].position_deltas[3 * v + 1] = v & 2 ? -0.08f : 0.08f;
+      hb->morph_targets[0].normal_deltas[3 * v + 1] = v & 2 ? 0.4f : -0.4f;
     }
   }
-  sks_bake_options o;
-  memset(&o, 0, sizeof o);
-  o.keep_surfaces = 1;
-  o.threads = 1;
+  sks_clip *c = add_bend_clip(&m, "Wave");
+  c->morph_track_count = 1; /* the squash, on the hand node */
+  c->morph_tracks = calloc(1, sizeof(sks_morph_track));
+  sks_morph_track *mt = &c->morph_tracks[0];
+  mt->node = 2;
+  mt->interpolation = SKS_INTERP_LINEAR;
+  mt->weight_count = 1;
+  mt->key_count = 3;
+  mt->times = malloc(3 * sizeof(float));
+  mt->values = malloc(3 * sizeof(float));
+  for (size_t k = 0; k < 3; ++k) {
+    mt->times[k] = c->duration * (float)k / 2;
+    mt->values[k] = k == 1 ? 1.0f : 0.0f;
+  }
   sks_bake_result br;
-  memset(&br, 0, sizeof br);
   sks_error err = {0};
-  sks_result rc = sks_bake(&m, &m, &o, &br, &err);
+  sks_result rc = control_bake(&m, &br, &err);
   CHECK_OK(rc, &err);
   if (rc == SKS_OK) {
     const sks_baked_clip *bc = &br.clips[0];
+    CHECK_MSG(br.morphs_carried == 1 && bc->morph_track_count == 1, "rigid part's morph: carried %zu",
+              br.morphs_carried);
     CHECK(br.rigid_vertex_count == 16 && br.measured_vertex_count == VS + 16 && br.target_vertex_count == VS);
     CHECK(bc->rigid_target_surface && bc->rigid_solved_surface && bc->rigid_vertex_error);
     CHECK_MSG(bc->mean_error_pct < 1e-3, "control mean %g %%D", bc->mean_error_pct);
@@ -1071,6 +1101,31 @@ static void rigid_report(const char *dir) {
           cJSON_GetObjectItem(mesh, "palette_size")->valuedouble == 4 &&
           cJSON_GetObjectItem(mesh, "triangle_count")->valuedouble == (double)(m.parts[0].index_count / 3 + 24));
     CHECK_MSG(html && strstr(html, "data-rigid=\"16\""), "the summary does not count the rigid vertices");
+    { /* the rigid part's morph group: after the tube, its deltas and normal
+       * deltas in bind space (the hand's rest turns them 90 deg about X) */
+      const cJSON *gs = cJSON_GetObjectItem(mesh, "morphs"), *g = cJSON_GetArrayItem(gs, 0);
+      CHECK(cJSON_GetArraySize(gs) == 1 && g && cJSON_GetObjectItem(g, "first")->valuedouble == (double)VS &&
+            cJSON_GetObjectItem(g, "count")->valuedouble == 8);
+      sks_daffine rest[3];
+      sks_dfk(&m.skeleton, m.skeleton.rest, rest);
+      size_t nd = 0, nn = 0, off = 0;
+      float *dd = blob(g, "deltas", &nd), *dn = blob(g, "normal_deltas", &nn);
+      const sks_morph_target *mt0 = &m.parts[1].morph_targets[0];
+      CHECK(dd && dn && nd == 96 && nn == 96);
+      for (size_t v = 0; dd && dn && nd == 96 && nn == 96 && v < 8; ++v) {
+        double x[3], y[3], n[3], ln[3], ny[3];
+        for (int a = 0; a < 3; ++a) { x[a] = mt0->position_deltas[3 * v + a]; n[a] = m.parts[1].normals[3 * v + a]; }
+        sks_dm3_apply(rest[2].l, x, y); /* a rotation: normals turn the same way */
+        sks_dm3_apply(rest[2].l, n, ln);
+        for (int a = 0; a < 3; ++a) x[a] = mt0->normal_deltas[3 * v + a];
+        sks_dm3_apply(rest[2].l, x, ny);
+        double len = sqrt(ln[0] * ln[0] + ln[1] * ln[1] + ln[2] * ln[2]);
+        for (int a = 0; a < 3; ++a)
+          off += fabs(dd[3 * v + a] - y[a]) > 1e-6 || fabs(dn[3 * v + a] - ny[a] / len) > 1e-6;
+      }
+      CHECK_MSG(off == 0, "%zu rigid morph delta components are not the file's in bind space", off);
+      free(dd); free(dn);
+    }
     printf("rigid control: %zu + 16 rigid vertices, %zu frames, mean %.3g %%D; the hand box moves %.3g D; "
            "viewer check %.3g %%D\n", VS, bc->frame_count, bc->mean_error_pct, moved / br.diagonal, chk);
     CHECK_MSG(chk < 1e-3, "viewer check %g %%D with rigid parts", chk);

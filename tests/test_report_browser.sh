@@ -91,7 +91,23 @@ const r = await page.evaluate(([solved, kind]) => {
   const c = d.clips[0], pal = new Float32Array(dec(c.baked[0].palettes)), P = m.palette_size;
   const rigid = kind === "rigid";
   const R0 = m.vertex_count - (m.rigid_vertex_count || 0); /* first rigid vertex */
-  let morphed = 0, plain = 0, rigidWorst = 0;
+  let morphed = 0, plain = 0, rigidWorst = 0, normalOff = 0, normalMoved = 0;
+  /* the normals a bake shades with: the page's + sum_k w_k normal_deltas_k */
+  const normals = new Float32Array(dec(m.normals)), W = m.morph_weight_count || 0;
+  const mw = c.baked[0].morph_weights ? new Float32Array(dec(c.baked[0].morph_weights)) : null;
+  for (let f = 0; f < c.frame_count; f += 1) {
+    const got = R.morphedNormals(0, 0, f), want = new Float32Array(normals);
+    for (const g of m.morphs || []) {
+      if (!g.normal_deltas) continue;
+      const nd = new Float32Array(dec(g.normal_deltas));
+      for (let i = 0; i < 3 * g.count; i += 1)
+        for (let k = 0; k < g.targets; k += 1) want[3 * g.first + i] += mw[f * W + g.weight_offset + k] * nd[k * 3 * g.count + i];
+    }
+    for (let i = 0; i < 3 * V; i += 1) {
+      normalOff = Math.max(normalOff, Math.abs(got[i] - want[i]));
+      normalMoved = Math.max(normalMoved, Math.abs(got[i] - normals[i]));
+    }
+  }
   for (let f = 0; f < c.frame_count; f += 1) {
     const x = R.morphedBind(0, 0, f);
     for (let v = 0; v < V; v += 1) {
@@ -110,7 +126,7 @@ const r = await page.evaluate(([solved, kind]) => {
       }
     }
   }
-  return { morphed, plain, rigidWorst, frames: c.frame_count, V, rigidCount: m.rigid_vertex_count || 0 };
+  return { morphed, plain, rigidWorst, normalOff, normalMoved, frames: c.frame_count, V, rigidCount: m.rigid_vertex_count || 0 };
 }, [solved, kind]);
 await browser.close();
 if (kind === "rigid") {
@@ -125,6 +141,10 @@ if (kind === "rigid") {
     `(unmorphed bind: ${r.plain.toFixed(3)} %D; ${r.frames} frames)`);
   if (!(r.morphed < 1e-3) || !(r.plain > 1)) { console.error("FAIL: viewer.js does not morph the bind onto the solved surface"); process.exit(1); }
 }
+/* normal deltas: the normals viewer.js shades with move by them, as the page's data says */
+console.log(`viewer.js morphed normals: moved up to ${r.normalMoved.toFixed(3)} by the normal deltas, ` +
+  `${r.normalOff.toExponential(2)} from the page's normals + weighted deltas`);
+if (!(r.normalMoved > 0.1) || !(r.normalOff < 1e-5)) { console.error("FAIL: viewer.js does not morph the normals"); process.exit(1); }
 JS
 }
 viewer_surface "$OUT/report_morph.html" "$OUT/report_morph_solved.f32" morph || fail=1

@@ -221,6 +221,36 @@ static void report_mesh_free(report_mesh *m) {
 static sks_result report_mesh_fill(const sks_model *t, const char *file, const sks_skinview *view, report_mesh *m,
                                    sks_error *err);
 
+/* A part's triangles into the report mesh's (its first vertex at base). */
+static sks_result append_indices(const sks_mesh_part *part, const char *file, size_t p, size_t base,
+                                 uint32_t *indices, size_t *ib, sks_error *err) {
+  for (size_t i = 0; i < part->index_count; ++i) {
+    if (part->indices[i] >= part->vertex_count)
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
+                           file, p, i, (unsigned)part->indices[i], part->vertex_count);
+    indices[(*ib)++] = (uint32_t)(base + part->indices[i]);
+  }
+  return SKS_OK;
+}
+
+/* Area-weighted face normals (unnormalised sums) of a part without any:
+ * pos and normals at its first vertex, nv vertices. */
+static void add_face_normals(const float *pos, const uint32_t *indices, size_t index_count, size_t nv,
+                             float *normals) {
+  for (size_t i = 0; i + 2 < index_count; i += 3) {
+    uint32_t a = indices[i], bb = indices[i + 1], c = indices[i + 2];
+    if (a >= nv || bb >= nv || c >= nv) continue;
+    const float *pa = pos + 3 * a, *pb = pos + 3 * bb, *pc = pos + 3 * c;
+    sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
+                              sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
+    const uint32_t tri[3] = {a, bb, c};
+    for (int q = 0; q < 3; ++q) {
+      float *o = normals + 3 * tri[q];
+      o[0] += n.x; o[1] += n.y; o[2] += n.z;
+    }
+  }
+}
+
 static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_error *err) {
   const char *file = t->source_path ? t->source_path : "target";
   memset(m, 0, sizeof *m);
@@ -340,26 +370,10 @@ static sks_result report_mesh_fill(const sks_model *t, const char *file, const s
     if (part->normals) {
       memcpy(m->normals + 3 * base, part->normals, nv * 3 * sizeof(float));
     } else {
-      /* Area-weighted face normals when the file has none. */
-      for (size_t i = 0; i + 2 < part->index_count; i += 3) {
-        uint32_t a = part->indices[i], bb = part->indices[i + 1], c = part->indices[i + 2];
-        if (a >= nv || bb >= nv || c >= nv) continue;
-        const float *pa = part->positions + 3 * a, *pb = part->positions + 3 * bb, *pc = part->positions + 3 * c;
-        sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
-                                  sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
-        const uint32_t tri[3] = {a, bb, c};
-        for (int q = 0; q < 3; ++q) {
-          float *o = m->normals + 3 * (base + tri[q]);
-          o[0] += n.x; o[1] += n.y; o[2] += n.z;
-        }
-      }
+      add_face_normals(part->positions, part->indices, part->index_count, nv, m->normals + 3 * base);
     }
-    for (size_t i = 0; i < part->index_count; ++i) {
-      if (part->indices[i] >= nv)
-        return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
-                             file, p, i, (unsigned)part->indices[i], nv);
-      m->indices[ib++] = (uint32_t)(base + part->indices[i]);
-    }
+    sks_result ir = append_indices(part, file, p, base, m->indices, &ib, err);
+    if (ir != SKS_OK) return ir;
     base += nv;
   }
   /* rigid parts: the view's bind positions, normals by the inverse
@@ -381,26 +395,10 @@ static sks_result report_mesh_fill(const sks_model *t, const char *file, const s
           m->normals[3 * (base + v) + (size_t)a] = (float)(inv[a] * n[0] + inv[3 + a] * n[1] + inv[6 + a] * n[2]);
       }
     }
-    if (!part->normals) /* area-weighted face normals, in bind space */
-      for (size_t i = 0; i + 2 < part->index_count; i += 3) {
-        uint32_t a = part->indices[i], bb = part->indices[i + 1], c = part->indices[i + 2];
-        if (a >= nv || bb >= nv || c >= nv) continue;
-        const float *pa = m->positions + 3 * (base + a), *pb = m->positions + 3 * (base + bb),
-                    *pc = m->positions + 3 * (base + c);
-        sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
-                                  sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
-        const uint32_t tri[3] = {a, bb, c};
-        for (int q = 0; q < 3; ++q) {
-          float *o = m->normals + 3 * (base + tri[q]);
-          o[0] += n.x; o[1] += n.y; o[2] += n.z;
-        }
-      }
-    for (size_t i = 0; i < part->index_count; ++i) {
-      if (part->indices[i] >= nv)
-        return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
-                             file, p, i, (unsigned)part->indices[i], nv);
-      m->indices[ib++] = (uint32_t)(base + part->indices[i]);
-    }
+    if (!part->normals) /* in bind space */
+      add_face_normals(m->positions + 3 * base, part->indices, part->index_count, nv, m->normals + 3 * base);
+    sks_result ir = append_indices(part, file, p, base, m->indices, &ib, err);
+    if (ir != SKS_OK) return ir;
     base += nv;
     ++e;
   }
@@ -625,6 +623,8 @@ typedef struct report_morph_part {
   size_t part;          /* model part */
   size_t first, count;  /* its vertices in the report mesh (skinned parts, then rigid, part order) */
   double L[9];          /* part data -> bind space (identity for a skinned part) */
+  double N[9];          /* the same for normals: (L^-1)^T */
+  int normals;          /* 1: some target has normal deltas (and the part normals) */
   size_t targets;       /* part->morph_target_count */
   size_t weight_offset; /* into a frame's weights (every group's, in order) */
 } report_morph_part;
@@ -674,6 +674,12 @@ static sks_result report_morphs_build(const sks_report_input *in, report_morphs 
     sks_daffine place = sks_daff_identity();
     if (rigid) place = sks_daff_mul(&view.T_inv, &view.rest_models[part->node]);
     memcpy(g->L, place.l, sizeof g->L);
+    double inv[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (!sks_dm3_inverse(g->L, inv)) memcpy(inv, g->L, sizeof inv);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) g->N[3 * r + c] = inv[3 * c + r];
+    for (size_t k = 0; part->normals && k < part->morph_target_count; ++k)
+      g->normals |= part->morph_targets[k].normal_deltas != NULL;
     g->count = part->vertex_count;
     g->targets = part->morph_target_count;
     g->weight_offset = mo->weights;
@@ -1081,7 +1087,8 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   if (drc != SKS_OK) return drc;
   /* the carried morph targets: per part its shown vertices [first, first +
    * count) and position deltas (f32, target-major: delta k of shown vertex
-   * i at (k * count + i) * 3); a frame's weights are the baked clip's
+   * i at (k * count + i) * 3), and normal_deltas the same way when the file
+   * has them; a frame's weights are the baked clip's
    * morph_weights[frame * weight_count + weight_offset + k] */
   if (mo->count) {
     sb_printf(b, ",\n\"morph_weight_count\":%zu,\"morphs\":[", mo->weights);
@@ -1111,6 +1118,24 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       }
       sb_puts(b, "],\n\"deltas\":");
       sb_base64(b, dl, g->targets * n * 3 * sizeof(float));
+      if (g->normals) {
+        /* normal deltas as the page's normals are stored: N dn / |N n|
+         * (the normal unit length), so normal + sum_k w_k delta_k is the
+         * morphed normal's direction (length for the shader to normalise) */
+        for (size_t k = 0; k < g->targets; ++k)
+          for (size_t q = 0; q < n; ++q) {
+            size_t v = (dec ? dec->keep[first + q] : first + q) - g->first;
+            const float *dn = part->morph_targets[k].normal_deltas, *nv = part->normals + 3 * v;
+            double x[3] = {nv[0], nv[1], nv[2]}, y[3], dx[3] = {0, 0, 0}, dy[3];
+            sks_dm3_apply(g->N, x, y);
+            double len = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]), sc = len > 0 && isfinite(len) ? 1.0 / len : 1.0;
+            for (int a = 0; dn && a < 3; ++a) dx[a] = dn[3 * v + (size_t)a];
+            sks_dm3_apply(g->N, dx, dy);
+            for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = (float)(dy[a] * sc);
+          }
+        sb_puts(b, ",\n\"normal_deltas\":");
+        sb_base64(b, dl, g->targets * n * 3 * sizeof(float));
+      }
       sb_puts(b, "}");
       free(dl);
     }
@@ -1397,7 +1422,8 @@ static double report_bytes(const sks_report_input *in, const report_layout *L, s
   for (size_t i = 0; i < mo->count; ++i) {
     const report_morph_part *g = &mo->g[i];
     const sks_mesh_part *part = &in->target->parts[g->part];
-    total += 256 + str_bytes(part->name) + b64_bytes((double)g->targets * (double)morph_shown(g, d, NULL) * 12);
+    total += 256 + str_bytes(part->name) +
+             (g->normals ? 2 : 1) * b64_bytes((double)g->targets * (double)morph_shown(g, d, NULL) * 12);
     for (size_t k = 0; k < g->targets; ++k) total += 4 + str_bytes(part->morph_targets[k].name);
   }
   for (size_t c = 0; c < L->row_count; ++c) {
