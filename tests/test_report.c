@@ -971,6 +971,15 @@ static void scaled_unnormalised_report(const char *dir) {
     CHECK_OK(sks_report_write_html(hp, &in, &err), &err);
     char *html = read_all(hp, NULL);
     double chk = page_gpu_check(html);
+    { /* the camera frames the scene: D in scene units, x100 */
+      cJSON *d = html ? page_data(html) : NULL;
+      double sd = d ? cJSON_GetNumberValue(cJSON_GetObjectItem(d, "scene_diagonal")) : 0;
+      CHECK_MSG(fabs(sd / br.diagonal - 100.0) < 1e-4, "scene_diagonal %g for D %g under a x100 armature", sd,
+                br.diagonal);
+      cJSON_Delete(d);
+      snprintf(hp, sizeof hp, "%s/report_scaled_unnormalised.json", dir);
+      write_cli_json(hp, one, 1); /* for the browser test: the x100 scene in view */
+    }
     printf("Fox x100 under an armature, non-normalised weights: viewer check %.3g %%D (control mean %.3g %%D)\n", chk,
            br.clips[0].mean_error_pct);
     CHECK_MSG(chk < 1e-4, "viewer check %g %%D on a control (x100 scene: a distance in scene units would read 100x)", chk);

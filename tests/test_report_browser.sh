@@ -151,6 +151,13 @@ viewer_surface "$OUT/report_morph.html" "$OUT/report_morph_solved.f32" morph || 
 viewer_surface "$OUT/report_rigid.html" "$OUT/report_rigid_solved.f32" rigid 16 || fail=1
 
 # Written by test_report --write when ../shared/data has the Fox (library bake).
+if [ -f "$OUT/report_scaled_unnormalised.html" ]; then
+  # the Fox under a x100 armature: the camera frames the scene (scene_diagonal),
+  # not D in bind units (inside the mesh: a blank canvas before)
+  echo "== Fox under a x100 armature (control)"
+  node "$CHECK" --html "$OUT/report_scaled_unnormalised.html" --json "$OUT/report_scaled_unnormalised.json" \
+    --screens "$OUT" --name fox_x100_control --control || fail=1
+fi
 if [ -f "$OUT/report_fox_lib_bake.html" ]; then
   echo "== library bake: Fox onto fox_rig_autoweights"
   node "$CHECK" --html "$OUT/report_fox_lib_bake.html" --json "$OUT/report_fox_lib_bake.json" \

@@ -1053,6 +1053,12 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_json_str(b, t->source_path ? t->source_path : "");
   sb_puts(b, ",\"diagonal\":");
   sb_json_num(b, D, 0);
+  { /* D in the scene's units (the viewer draws the scene: its camera
+     * distance), D times T's scale */
+    double det = fabs(sks_dm3_det(m->scene_to_bind)), sc = det > 0 && isfinite(det) ? 1.0 / cbrt(det) : 1.0;
+    sb_puts(b, ",\"scene_diagonal\":");
+    sb_json_num(b, D * sc, 0);
+  }
   sb_printf(b, ",\"ramp_max_pct\":%g,\"frame_step\":%zu,\"results\":[", SKS_REPORT_RAMP_MAX_PCT, step);
   for (size_t r = 0; r < ncols; ++r)
     sb_printf(b, "%s{\"mode\":\"%s\",\"result\":%zu,\"constraints\":%zu}", r ? "," : "",

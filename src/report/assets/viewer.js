@@ -565,7 +565,9 @@ void main() {
     const a = clipArrays(state.clip);
     const f = state.frame;
     const center = [a.centers[3 * f], a.centers[3 * f + 1], a.centers[3 * f + 2]];
-    const size = Math.max(data.diagonal || 1, 1e-6);
+    // D in scene units: the palettes put the mesh in the scene (an armature
+    // scale above the skeleton makes it larger than D, which is in bind units)
+    const size = Math.max(data.scene_diagonal || data.diagonal || 1, 1e-6);
     const fov = (35 * Math.PI) / 180;
     const fit = Math.min(aspect, 1);
     const dist = (0.5 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
