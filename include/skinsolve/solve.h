@@ -158,6 +158,13 @@ typedef struct sks_baked_clip {
    * solve and the metrics play them; sks_bake_apply writes them. */
   size_t morph_track_count;
   sks_morph_track *morph_tracks;
+  /* With keep_surfaces, the same three for the rigid parts' vertices (else
+   * NULL; NULL too when the target has none): R = sks_bake_result
+   * .rigid_vertex_count, rigid parts in part order (the bake's vertex order
+   * puts them after the skinned ones), same spaces and units as above. */
+  float *rigid_target_surface;    /* frame_count * R * 3 */
+  float *rigid_solved_surface;    /* frame_count * R * 3 */
+  float *rigid_vertex_error;      /* frame_count * R */
 } sks_baked_clip;
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target

@@ -495,10 +495,12 @@ class BakedClip:
     D, solve_ms, sweeps_per_frame. Arrays (views): times (F,), locals (F, J, 10)
     solved local transforms, frame_mean_error_pct / frame_worst_error_pct (F,);
     with keep_surfaces: target_surface / solved_surface (F, V, 3), vertex_error
-    (F, V) in model units. joints: the residual per dominant joint (as
+    (F, V) in model units (V: the skinned parts' vertices), and the same for the
+    rigid parts' R vertices as rigid_target_surface / rigid_solved_surface
+    (F, R, 3), rigid_vertex_error (F, R) (None when R = 0). joints: the residual per dominant joint (as
     `bake --json`'s "joints"), largest share first."""
 
-    def __init__(self, owner, c, v, joint_names=()):
+    def __init__(self, owner, c, v, joint_names=(), rv=0):
         f, j = c.frame_count, c.joint_count
         self.name = c.name.decode()
         self.mode = _MODE_NAMES.get(c.mode, str(c.mode))
@@ -519,6 +521,12 @@ class BakedClip:
                                if c.solved_surface else None)
         self.vertex_error = (_view(c.vertex_error, f * v, np.float32, (f, v), owner)
                              if c.vertex_error else None)
+        self.rigid_target_surface = (_view(c.rigid_target_surface, f * rv * 3, np.float32, (f, rv, 3), owner)
+                                     if c.rigid_target_surface and rv else None)
+        self.rigid_solved_surface = (_view(c.rigid_solved_surface, f * rv * 3, np.float32, (f, rv, 3), owner)
+                                     if c.rigid_solved_surface and rv else None)
+        self.rigid_vertex_error = (_view(c.rigid_vertex_error, f * rv, np.float32, (f, rv), owner)
+                                   if c.rigid_vertex_error and rv else None)
         d = c.diagnosis
         self.joints = [_joint_json(d.joints[k], joint_names) for k in range(d.joint_count)]
         self.unattributed_share_pct = d.unattributed_share * 100.0
@@ -556,7 +564,8 @@ class BakeResult:
         self.target_vertices = r.target_vertex_count
         self.target_joints = r.target_joint_count
         self.diagonal = r.diagonal
-        self.clips = [BakedClip(self, r.clips[i], r.target_vertex_count, target.joint_names)
+        self.clips = [BakedClip(self, r.clips[i], r.target_vertex_count, target.joint_names,
+                                r.rigid_vertex_count)
                       for i in range(r.clip_count)]
 
     def __del__(self):

@@ -8,17 +8,20 @@
  * embedded at build time) and the data as JSON with base64 binary blobs:
  *   mesh      bind positions/normals (f32), 4 joints (u16, palette index:
  *             skin offset + skin joint), 4 weights (f32), triangles (u32);
+ *             the skinned parts' vertices, then the rigid parts' (data
+ *             version 3) in bind space on one palette entry per part;
  *   per clip  ground truth y_fj as the residual from one bake's solved
  *             surface (which the GPU reproduces from the palette): 3 signed
  *             bytes, square-root law against the frame's largest residual
  *             component, plus the frame's box centre for the camera;
  *   per bake  palette per frame (f32, 3 rows of model*inverse_bind per joint,
+ *             then model(node) * G_rest(node)^-1 * T per rigid part,
  *             computed here from the solved locals by FK), e_fj in percent
  *             of D per vertex per frame (IEEE half float: 11 significant
  *             bits from 6e-5 % D up, so the 0.1%-of-D control check and 20%
  *             outliers both survive), and the per-frame mean/worst arrays the
  *             CLI prints;
- *   morphs    (data version 2) per skinned part a baked clip's weights track
+ *   morphs    (data version 2) per part a baked clip's weights track
  *             drives: its shown vertices' position deltas (f32), and per
  *             bake and shown frame the weights the metric played (f32); the
  *             viewer skins bind + sum w_k delta_k.
@@ -186,6 +189,16 @@ static const char *mode_name(sks_solve_mode m) {
 
 typedef struct report_mesh {
   size_t vertex_count, index_count, palette_size;
+  /* the bake's vertex order (src/solve/skinview.c): the skinned parts'
+   * vertices first, then the rigid parts' (part order), each rigid part one
+   * palette entry after the skins' (weight 1): the entry is
+   * model[rigid_joint] * rigid_ibm (G_rest(node)^-1 * T), the vertices are
+   * in bind space (T^-1 * G_rest(node) * the part's positions), so every
+   * vertex is in one space for the box, the grid and the GPU */
+  size_t skinned_count, rigid_count;    /* vertices */
+  size_t rigid_entries, rigid_first;    /* rigid palette entries and the first's index */
+  int32_t *rigid_joint;                 /* rigid_entries skeleton joints */
+  sks_daffine *rigid_ibm;               /* rigid_entries */
   size_t influences;                    /* 4 or 8 per vertex */
   float *positions, *normals, *weights; /* 3V, 3V, influences * V */
   uint16_t *joints;                     /* influences * V palette indices */
@@ -199,21 +212,59 @@ typedef struct report_mesh {
 } report_mesh;
 
 static void report_mesh_free(report_mesh *m) {
+  free(m->rigid_joint); free(m->rigid_ibm);
   free(m->positions); free(m->normals); free(m->weights);
   free(m->joints); free(m->indices); free(m->skin_offset);
   memset(m, 0, sizeof *m);
 }
 
+static sks_result report_mesh_fill(const sks_model *t, const char *file, const sks_skinview *view, report_mesh *m,
+                                   sks_error *err);
+
+/* A part's triangles into the report mesh's (its first vertex at base). */
+static sks_result append_indices(const sks_mesh_part *part, const char *file, size_t p, size_t base,
+                                 uint32_t *indices, size_t *ib, sks_error *err) {
+  for (size_t i = 0; i < part->index_count; ++i) {
+    if (part->indices[i] >= part->vertex_count)
+      return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
+                           file, p, i, (unsigned)part->indices[i], part->vertex_count);
+    indices[(*ib)++] = (uint32_t)(base + part->indices[i]);
+  }
+  return SKS_OK;
+}
+
+/* Area-weighted face normals (unnormalised sums) of a part without any:
+ * pos and normals at its first vertex, nv vertices. */
+static void add_face_normals(const float *pos, const uint32_t *indices, size_t index_count, size_t nv,
+                             float *normals) {
+  for (size_t i = 0; i + 2 < index_count; i += 3) {
+    uint32_t a = indices[i], bb = indices[i + 1], c = indices[i + 2];
+    if (a >= nv || bb >= nv || c >= nv) continue;
+    const float *pa = pos + 3 * a, *pb = pos + 3 * bb, *pc = pos + 3 * c;
+    sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
+                              sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
+    const uint32_t tri[3] = {a, bb, c};
+    for (int q = 0; q < 3; ++q) {
+      float *o = normals + 3 * tri[q];
+      o[0] += n.x; o[1] += n.y; o[2] += n.z;
+    }
+  }
+}
+
 static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_error *err) {
   const char *file = t->source_path ? t->source_path : "target";
   memset(m, 0, sizeof *m);
-  {
-    sks_skinview v;
-    sks_result vr = sks_skinview_build(t, file, &v, err);
-    if (vr != SKS_OK) return vr;
-    memcpy(m->scene_to_bind, v.T_inv.l, sizeof m->scene_to_bind);
-    sks_skinview_free(&v);
-  }
+  sks_skinview v;
+  sks_result vr = sks_skinview_build(t, file, &v, err);
+  if (vr != SKS_OK) return vr;
+  sks_result rc = report_mesh_fill(t, file, &v, m, err);
+  sks_skinview_free(&v);
+  return rc;
+}
+
+static sks_result report_mesh_fill(const sks_model *t, const char *file, const sks_skinview *view, report_mesh *m,
+                                   sks_error *err) {
+  memcpy(m->scene_to_bind, view->T_inv.l, sizeof m->scene_to_bind);
   m->skin_offset = calloc(t->skin_count + 1, sizeof(size_t));
   if (!m->skin_offset) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t s = 0; s < t->skin_count; ++s) {
@@ -224,14 +275,32 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
         return sks_error_set(err, SKS_ERR_INVALID, "%s: skin %zu, joint %zu: skeleton joint %d out of range",
                              file, s, i, (int)t->skins[s].joints[i]);
   }
+  /* the rigid parts the bake solves and measures: the view's palette entries after the skins' */
+  m->rigid_first = m->palette_size;
+  m->rigid_entries = view->P > m->palette_size ? view->P - m->palette_size : 0;
+  m->rigid_joint = malloc((m->rigid_entries ? m->rigid_entries : 1) * sizeof *m->rigid_joint);
+  m->rigid_ibm = malloc((m->rigid_entries ? m->rigid_entries : 1) * sizeof *m->rigid_ibm);
+  if (!m->rigid_joint || !m->rigid_ibm) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
+  for (size_t e = 0; e < m->rigid_entries; ++e) {
+    m->rigid_joint[e] = view->pal_joint[m->rigid_first + e];
+    m->rigid_ibm[e] = view->pal_ibm[m->rigid_first + e];
+  }
+  m->palette_size += m->rigid_entries;
   if (m->palette_size > 65535)
-    return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints: the viewer supports 65535",
+    return sks_error_set(err, SKS_ERR_UNSUPPORTED, "%s: %zu skin joints and rigid parts: the viewer supports 65535",
                          file, m->palette_size);
-  size_t V = sks_model_vertex_count(t), I = 0;
+  size_t V = view->V, I = 0;
+  m->skinned_count = view->skinned_vertex_count;
+  m->rigid_count = view->rigid_vertex_count;
+  if (m->skinned_count != sks_model_vertex_count(t) || m->skinned_count + m->rigid_count != V)
+    return sks_error_set(err, SKS_ERR_INVALID, "%s: a part names a skin out of range", file);
   m->influences = 4;
   for (size_t p = 0; p < t->part_count; ++p) {
     const sks_mesh_part *part = &t->parts[p];
-    if (part->skin < 0) continue;
+    if (part->skin < 0) {
+      if (part->node >= 0 && (size_t)part->node < t->skeleton.joint_count) I += part->index_count;
+      continue;
+    }
     I += part->index_count;
     for (size_t v = 0; v < part->vertex_count && part->influence_count > 4 && m->influences == 4; ++v) {
       int nonzero = 0;
@@ -301,27 +370,37 @@ static sks_result report_mesh_build(const sks_model *t, report_mesh *m, sks_erro
     if (part->normals) {
       memcpy(m->normals + 3 * base, part->normals, nv * 3 * sizeof(float));
     } else {
-      /* Area-weighted face normals when the file has none. */
-      for (size_t i = 0; i + 2 < part->index_count; i += 3) {
-        uint32_t a = part->indices[i], bb = part->indices[i + 1], c = part->indices[i + 2];
-        if (a >= nv || bb >= nv || c >= nv) continue;
-        const float *pa = part->positions + 3 * a, *pb = part->positions + 3 * bb, *pc = part->positions + 3 * c;
-        sks_vec3 n = sks_v3_cross(sks_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
-                                  sks_v3(pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2]));
-        const uint32_t tri[3] = {a, bb, c};
-        for (int q = 0; q < 3; ++q) {
-          float *o = m->normals + 3 * (base + tri[q]);
-          o[0] += n.x; o[1] += n.y; o[2] += n.z;
-        }
+      add_face_normals(part->positions, part->indices, part->index_count, nv, m->normals + 3 * base);
+    }
+    sks_result ir = append_indices(part, file, p, base, m->indices, &ib, err);
+    if (ir != SKS_OK) return ir;
+    base += nv;
+  }
+  /* rigid parts: the view's bind positions, normals by the inverse
+   * transpose of part data -> bind space, one entry of weight 1 */
+  for (size_t p = 0, e = 0; p < t->part_count; ++p) {
+    const sks_mesh_part *part = &t->parts[p];
+    if (part->skin >= 0 || part->node < 0 || (size_t)part->node >= t->skeleton.joint_count) continue;
+    size_t nv = part->vertex_count;
+    sks_daffine place = sks_daff_mul(&view->T_inv, &view->rest_models[part->node]);
+    double inv[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (!sks_dm3_inverse(place.l, inv)) memcpy(inv, place.l, sizeof inv);
+    for (size_t v = 0; v < nv; ++v) {
+      for (int a = 0; a < 3; ++a) m->positions[3 * (base + v) + (size_t)a] = (float)view->pos[3 * (base + v) + (size_t)a];
+      m->joints[K * (base + v)] = (uint16_t)(m->rigid_first + e);
+      m->weights[K * (base + v)] = 1.0f;
+      if (part->normals) { /* (place^-1)^T n */
+        const float *n = part->normals + 3 * v;
+        for (int a = 0; a < 3; ++a)
+          m->normals[3 * (base + v) + (size_t)a] = (float)(inv[a] * n[0] + inv[3 + a] * n[1] + inv[6 + a] * n[2]);
       }
     }
-    for (size_t i = 0; i < part->index_count; ++i) {
-      if (part->indices[i] >= nv)
-        return sks_error_set(err, SKS_ERR_INVALID, "%s: part %zu, index %zu: vertex %u out of range %zu",
-                             file, p, i, (unsigned)part->indices[i], nv);
-      m->indices[ib++] = (uint32_t)(base + part->indices[i]);
-    }
+    if (!part->normals) /* in bind space */
+      add_face_normals(m->positions + 3 * base, part->indices, part->index_count, nv, m->normals + 3 * base);
+    sks_result ir = append_indices(part, file, p, base, m->indices, &ib, err);
+    if (ir != SKS_OK) return ir;
     base += nv;
+    ++e;
   }
   for (size_t v = 0; v < V; ++v) {
     float *n = m->normals + 3 * v;
@@ -481,7 +560,8 @@ static sks_result report_mesh_gather(const report_mesh *m, const report_decimati
 }
 
 /* palette[j] rows 0..2 of models[skin.joints[i]] * inverse_bind[i] (12 floats)
- * at one frame, from that frame's solved locals. */
+ * at one frame, from that frame's solved locals; then one entry per rigid
+ * part, models[node] * rigid_ibm (the part follows its node). */
 static int report_palette(const sks_model *t, const report_mesh *m, const sks_transform *locals,
                           sks_mat4 *models, float *pf) {
   sks_local_to_model_job job = {t->skeleton.parents, locals, t->skeleton.joint_count, NULL, models};
@@ -493,6 +573,14 @@ static int report_palette(const sks_model *t, const report_mesh *m, const sks_tr
       float *o = pf + 12 * (m->skin_offset[s] + i);
       for (int r = 0; r < 3; ++r)
         for (int col = 0; col < 4; ++col) o[4 * r + col] = pm.m[col * 4 + r];
+    }
+  }
+  for (size_t e = 0; e < m->rigid_entries; ++e) {
+    sks_daffine g = sks_daff_from_m4(&models[m->rigid_joint[e]]), pm = sks_daff_mul(&g, &m->rigid_ibm[e]);
+    float *o = pf + 12 * (m->rigid_first + e);
+    for (int r = 0; r < 3; ++r) {
+      for (int col = 0; col < 3; ++col) o[4 * r + col] = (float)pm.l[3 * r + col];
+      o[4 * r + 3] = (float)pm.t[r];
     }
   }
   return 1;
@@ -526,13 +614,17 @@ static double report_gpu_check_frame(const report_mesh *m, const float *pos, con
 
 /* ---- morph targets the baked clips carry -------------------------------- */
 
-/* A skinned part with morph targets that some baked clip animates (a weights
- * track on its node, sks_baked_clip.morph_tracks): the viewer applies
+/* A part with morph targets that some baked clip animates (a weights track
+ * on its node, sks_baked_clip.morph_tracks): the viewer applies
  * bind + sum_k w_k(f) * delta_k before skinning, with the weights the bake's
- * metric played (README "The report"). Rigid parts are not in the viewer. */
+ * metric played (README "The report"); a rigid part's deltas are taken to
+ * bind space as its positions are (src/solve/bake_morph.c). */
 typedef struct report_morph_part {
   size_t part;          /* model part */
-  size_t first, count;  /* its vertices in the report mesh (skinned parts, part order) */
+  size_t first, count;  /* its vertices in the report mesh (skinned parts, then rigid, part order) */
+  double L[9];          /* part data -> bind space (identity for a skinned part) */
+  double N[9];          /* the same for normals: (L^-1)^T */
+  int normals;          /* 1: some target has normal deltas (and the part normals) */
   size_t targets;       /* part->morph_target_count */
   size_t weight_offset; /* into a frame's weights (every group's, in order) */
 } report_morph_part;
@@ -554,9 +646,20 @@ static sks_result report_morphs_build(const sks_report_input *in, report_morphs 
   const sks_model *t = in->target;
   mo->g = calloc(t->part_count ? t->part_count : 1, sizeof *mo->g);
   if (!mo->g) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory");
-  for (size_t p = 0, base = 0; p < t->part_count; ++p) {
+  sks_skinview view;
+  memset(&view, 0, sizeof view);
+  int has_rigid = 0;
+  for (size_t p = 0; p < t->part_count; ++p) has_rigid |= t->parts[p].skin < 0 && t->parts[p].morph_target_count;
+  if (has_rigid) { /* T^-1 and the rest pose, for rigid parts' deltas */
+    sks_result vr = sks_skinview_build(t, t->source_path ? t->source_path : "target", &view, err);
+    if (vr != SKS_OK) return vr;
+  }
+  for (size_t n = 0, base = 0; n < 2 * t->part_count; ++n) { /* skinned parts, then rigid */
+    size_t p = n % t->part_count;
     const sks_mesh_part *part = &t->parts[p];
-    if (part->skin < 0) continue;
+    int rigid = part->skin < 0;
+    if (rigid != (n >= t->part_count)) continue;
+    if (rigid && (part->node < 0 || (size_t)part->node >= t->skeleton.joint_count)) continue;
     size_t first = base;
     base += part->vertex_count;
     int deltas = 0, animated = 0;
@@ -568,11 +671,21 @@ static sks_result report_morphs_build(const sks_report_input *in, report_morphs 
     report_morph_part *g = &mo->g[mo->count++];
     g->part = p;
     g->first = first;
+    sks_daffine place = sks_daff_identity();
+    if (rigid) place = sks_daff_mul(&view.T_inv, &view.rest_models[part->node]);
+    memcpy(g->L, place.l, sizeof g->L);
+    double inv[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (!sks_dm3_inverse(g->L, inv)) memcpy(inv, g->L, sizeof inv);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) g->N[3 * r + c] = inv[3 * c + r];
+    for (size_t k = 0; part->normals && k < part->morph_target_count; ++k)
+      g->normals |= part->morph_targets[k].normal_deltas != NULL;
     g->count = part->vertex_count;
     g->targets = part->morph_target_count;
     g->weight_offset = mo->weights;
     mo->weights += g->targets;
   }
+  sks_skinview_free(&view);
   return SKS_OK;
 }
 
@@ -605,9 +718,11 @@ static void report_morph_positions(const report_morphs *mo, const sks_model *t, 
                      m->positions[3 * (g->first + v) + 2]};
       for (size_t k = 0; k < g->targets; ++k) {
         const float *d = part->morph_targets[k].position_deltas;
-        double wk = w[g->weight_offset + k];
+        double wk = w[g->weight_offset + k], x[3], b[3];
         if (!d || wk == 0) continue;
-        for (int a = 0; a < 3; ++a) p[a] += wk * d[3 * v + (size_t)a];
+        for (int a = 0; a < 3; ++a) x[a] = d[3 * v + (size_t)a];
+        sks_dm3_apply(g->L, x, b);
+        for (int a = 0; a < 3; ++a) p[a] += wk * b[a];
       }
       for (int a = 0; a < 3; ++a) out[3 * (g->first + v) + (size_t)a] = (float)p[a];
     }
@@ -630,7 +745,10 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   if (!in || !in->target || !in->results || in->result_count == 0)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "report: needs a target model and at least one bake result");
   const sks_model *t = in->target;
-  size_t V = sks_model_vertex_count(t), clips = 0;
+  size_t V = sks_model_vertex_count(t), R = 0, clips = 0;
+  for (size_t p = 0; p < t->part_count; ++p) /* rigid parts the bake solves (src/solve/skinview.c) */
+    if (t->parts[p].skin < 0 && t->parts[p].node >= 0 && (size_t)t->parts[p].node < t->skeleton.joint_count)
+      R += t->parts[p].vertex_count;
   if (V == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no skinned vertices to show");
   for (size_t r = 0; r < in->result_count; ++r) clips += in->results[r] ? in->results[r]->clip_count : 0;
   if (clips == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no baked clips to show");
@@ -641,9 +759,15 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
       return sks_error_set(err, SKS_ERR_ARGUMENT,
                            "report: result %zu has %zu target vertices but the target model has %zu",
                            r, res->target_vertex_count, V);
+    if (res->rigid_vertex_count != R)
+      return sks_error_set(err, SKS_ERR_ARGUMENT,
+                           "report: result %zu has %zu rigid-part vertices but the target model has %zu",
+                           r, res->rigid_vertex_count, R);
     for (size_t c = 0; c < res->clip_count; ++c) {
       const sks_baked_clip *bc = &res->clips[c];
-      if (!bc->target_surface || !bc->solved_surface || !bc->vertex_error || !bc->frame_mean_error_pct || !bc->frame_worst_error_pct)
+      if (!bc->target_surface || !bc->solved_surface || !bc->vertex_error || !bc->frame_mean_error_pct ||
+          !bc->frame_worst_error_pct ||
+          (R && (!bc->rigid_target_surface || !bc->rigid_solved_surface || !bc->rigid_vertex_error)))
         return sks_error_set(err, SKS_ERR_ARGUMENT,
                              "report: clip '%s' (%s) has no per-frame surfaces: bake with keep_surfaces = 1",
                              bc->name ? bc->name : "?", mode_name(bc->mode));
@@ -897,6 +1021,14 @@ static const char *asset_text(const char *name) {
 
 /* ---- the data blob ------------------------------------------------------ */
 
+/* One frame of a kept per-vertex array in the report mesh's order: the
+ * skinned vertices' (VS of dim floats each), then the rigid parts' (VR). */
+static void kept_frame(const float *skinned, const float *rigid, size_t VS, size_t VR, size_t dim, size_t f,
+                       float *out) {
+  memcpy(out, skinned + f * VS * dim, VS * dim * sizeof(float));
+  if (VR) memcpy(out + VS * dim, rigid + f * VR * dim, VR * dim * sizeof(float));
+}
+
 /* Frames a view shows at step k: 0, k, 2k, ... < F. */
 static size_t shown_frames(size_t F, size_t step) { return (F + step - 1) / step; }
 
@@ -910,8 +1042,10 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   const sks_model *t = in->target;
   size_t V = m->vertex_count, P = m->palette_size, J = t->skeleton.joint_count;
   size_t Vs = vm->vertex_count; /* shown */
-  /* version 2: mesh.morphs and each baked clip's morph_weights (1 had neither) */
-  sb_puts(b, "{\"version\":2,\"title\":");
+  /* version 2: mesh.morphs and each baked clip's morph_weights (1 had neither);
+   * 3: the rigid parts' vertices after the skinned ones, one palette entry
+   * each after the skins' (2 had no rigid parts) */
+  sb_puts(b, "{\"version\":3,\"title\":");
   sb_json_str(b, in->title ? in->title : "skinsolve report");
   sb_puts(b, ",\"source\":");
   sb_json_str(b, in->source && in->source->source_path ? in->source->source_path : "");
@@ -919,6 +1053,12 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   sb_json_str(b, t->source_path ? t->source_path : "");
   sb_puts(b, ",\"diagonal\":");
   sb_json_num(b, D, 0);
+  { /* D in the scene's units (the viewer draws the scene: its camera
+     * distance), D times T's scale */
+    double det = fabs(sks_dm3_det(m->scene_to_bind)), sc = det > 0 && isfinite(det) ? 1.0 / cbrt(det) : 1.0;
+    sb_puts(b, ",\"scene_diagonal\":");
+    sb_json_num(b, D * sc, 0);
+  }
   sb_printf(b, ",\"ramp_max_pct\":%g,\"frame_step\":%zu,\"results\":[", SKS_REPORT_RAMP_MAX_PCT, step);
   for (size_t r = 0; r < ncols; ++r)
     sb_printf(b, "%s{\"mode\":\"%s\",\"result\":%zu,\"constraints\":%zu}", r ? "," : "",
@@ -930,6 +1070,11 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
    * vertices' indices in it (vertex k of the view is mesh vertex kept[k]) */
   sb_printf(b, ",\"source_vertex_count\":%zu,\"source_triangle_count\":%zu,\"decimation_cell\":%.17g",
             V, m->index_count / 3, dec ? dec->cell : 0.0);
+  /* of the whole mesh: its rigid parts' vertices (mesh vertices skinned_vertex_count..V-1) and
+   * their palette entries (rigid_palette_first.., one per part) */
+  sb_printf(b, ",\"skinned_vertex_count\":%zu,\"rigid_vertex_count\":%zu,\"rigid_parts\":%zu,"
+               "\"rigid_palette_first\":%zu",
+            m->skinned_count, m->rigid_count, m->rigid_entries, m->rigid_first);
   if (dec) {
     sb_puts(b, ",\n\"kept_vertices\":");
     sb_base64(b, dec->keep, dec->kept * sizeof(uint32_t));
@@ -948,7 +1093,8 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   if (drc != SKS_OK) return drc;
   /* the carried morph targets: per part its shown vertices [first, first +
    * count) and position deltas (f32, target-major: delta k of shown vertex
-   * i at (k * count + i) * 3); a frame's weights are the baked clip's
+   * i at (k * count + i) * 3), and normal_deltas the same way when the file
+   * has them; a frame's weights are the baked clip's
    * morph_weights[frame * weight_count + weight_offset + k] */
   if (mo->count) {
     sb_printf(b, ",\n\"morph_weight_count\":%zu,\"morphs\":[", mo->weights);
@@ -963,7 +1109,10 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
         for (size_t q = 0; q < n; ++q) {
           size_t v = (dec ? dec->keep[first + q] : first + q) - g->first; /* vertex of the part */
           const float *d = part->morph_targets[k].position_deltas;
-          for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = d ? d[3 * v + (size_t)a] : 0.0f;
+          double x[3] = {0, 0, 0}, bd[3];
+          for (int a = 0; d && a < 3; ++a) x[a] = d[3 * v + (size_t)a];
+          sks_dm3_apply(g->L, x, bd); /* in bind space, as the positions */
+          for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = (float)bd[a];
         }
       sb_printf(b, "%s{\"part\":%zu,\"name\":", i ? "," : "", g->part);
       sb_json_str(b, part->name ? part->name : "");
@@ -975,6 +1124,24 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
       }
       sb_puts(b, "],\n\"deltas\":");
       sb_base64(b, dl, g->targets * n * 3 * sizeof(float));
+      if (g->normals) {
+        /* normal deltas as the page's normals are stored: N dn / |N n|
+         * (the normal unit length), so normal + sum_k w_k delta_k is the
+         * morphed normal's direction (length for the shader to normalise) */
+        for (size_t k = 0; k < g->targets; ++k)
+          for (size_t q = 0; q < n; ++q) {
+            size_t v = (dec ? dec->keep[first + q] : first + q) - g->first;
+            const float *dn = part->morph_targets[k].normal_deltas, *nv = part->normals + 3 * v;
+            double x[3] = {nv[0], nv[1], nv[2]}, y[3], dx[3] = {0, 0, 0}, dy[3];
+            sks_dm3_apply(g->N, x, y);
+            double len = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]), sc = len > 0 && isfinite(len) ? 1.0 / len : 1.0;
+            for (int a = 0; dn && a < 3; ++a) dx[a] = dn[3 * v + (size_t)a];
+            sks_dm3_apply(g->N, dx, dy);
+            for (int a = 0; a < 3; ++a) dl[(k * n + q) * 3 + (size_t)a] = (float)(dy[a] * sc);
+          }
+        sb_puts(b, ",\n\"normal_deltas\":");
+        sb_base64(b, dl, g->targets * n * 3 * sizeof(float));
+      }
       sb_puts(b, "}");
       free(dl);
     }
@@ -1002,9 +1169,14 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   size_t nmw = S * W;
   float *mw = malloc((nmw ? nmw : 1) * sizeof(float)), *mw1 = malloc((W ? W : 1) * sizeof(float));
   float *mpos = malloc((V ? V : 1) * 3 * sizeof(float)); /* the bind the viewer skins, morphed */
-  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax || !mw || !mw1 || !mpos) {
+  /* one frame of the kept surfaces and errors, skinned and rigid vertices */
+  float *fy = malloc((V ? V : 1) * 3 * sizeof(float)), *fs = malloc((V ? V : 1) * 3 * sizeof(float));
+  float *fe = malloc((V ? V : 1) * sizeof(float));
+  const size_t VS = m->skinned_count, VR = m->rigid_count;
+  if (!pal || !pal1 || !centers || !scales || !residual || !eh || !models || !emax || !mw || !mw1 || !mpos || !fy ||
+      !fs || !fe) {
     free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
-    free(mw); free(mw1); free(mpos);
+    free(mw); free(mw1); free(mpos); free(fy); free(fs); free(fe);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "report: out of memory for %zu frames", S);
   }
   memcpy(mpos, m->positions, V * 3 * sizeof(float));
@@ -1032,7 +1204,9 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
     const sks_baked_clip *bb = rows[c].baked[base];
     for (size_t i = 0; i < Fs; ++i) {
       size_t f = i * step;
-      const float *y = first->target_surface + f * V * 3, *s = bb->solved_surface + f * V * 3;
+      kept_frame(first->target_surface, first->rigid_target_surface, VS, VR, 3, f, fy);
+      kept_frame(bb->solved_surface, bb->rigid_solved_surface, VS, VR, 3, f, fs);
+      const float *y = fy, *s = fs;
       float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
       double rmax = 0;
       for (size_t q = 0; q < V * 3; ++q) {
@@ -1086,11 +1260,13 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
           report_morph_weights(mo, t, bc, f, w);
           report_morph_positions(mo, t, m, w, mpos);
         }
-        double d = report_gpu_check_frame(m, mpos, pf, bc->solved_surface + f * V * 3);
+        kept_frame(bc->solved_surface, bc->rigid_solved_surface, VS, VR, 3, f, fs);
+        kept_frame(bc->vertex_error, bc->rigid_vertex_error, VS, VR, 1, f, fe);
+        double d = report_gpu_check_frame(m, mpos, pf, fs);
         if (!(d <= check)) check = d;
         if (f % step == 0) for (size_t k = 0; k < Vs; ++k) emax[k] = 0;
         for (size_t v = 0; v < V; ++v) {
-          float e = bc->vertex_error[f * V + v];
+          float e = fe[v];
           double pct = (D > 0 ? (double)e / D : (double)e) * 100.0;
           if (!(pct >= 0)) pct = INFINITY; /* NaN: show as worst */
           if (f % step == 0) {
@@ -1143,7 +1319,7 @@ static sks_result write_data(sbuf *b, const sks_report_input *in, const report_m
   }
   sb_puts(b, "]}");
   free(pal); free(pal1); free(centers); free(scales); free(residual); free(eh); free(models); free(emax);
-  free(mw); free(mw1); free(mpos);
+  free(mw); free(mw1); free(mpos); free(fy); free(fs); free(fe);
   return rc;
 }
 
@@ -1252,7 +1428,8 @@ static double report_bytes(const sks_report_input *in, const report_layout *L, s
   for (size_t i = 0; i < mo->count; ++i) {
     const report_morph_part *g = &mo->g[i];
     const sks_mesh_part *part = &in->target->parts[g->part];
-    total += 256 + str_bytes(part->name) + b64_bytes((double)g->targets * (double)morph_shown(g, d, NULL) * 12);
+    total += 256 + str_bytes(part->name) +
+             (g->normals ? 2 : 1) * b64_bytes((double)g->targets * (double)morph_shown(g, d, NULL) * 12);
     for (size_t k = 0; k < g->targets; ++k) total += 4 + str_bytes(part->morph_targets[k].name);
   }
   for (size_t c = 0; c < L->row_count; ++c) {
@@ -1441,13 +1618,17 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
   sb_html(&summary, input->source && input->source->source_path ? input->source->source_path : "(unnamed)");
   sb_puts(&summary, "</dd><dt>target</dt><dd>");
   sb_html(&summary, t->source_path ? t->source_path : "(unnamed)");
-  sb_printf(&summary, "</dd><dt>target vertices</dt><dd>%zu</dd><dt>target joints</dt><dd>%zu</dd>"
+  sb_printf(&summary, "</dd><dt>target vertices</dt><dd id=\"target-vertices\" data-skinned=\"%zu\" "
+                      "data-rigid=\"%zu\">%zu (%zu skinned, %zu in %zu rigid parts)</dd>"
+                      "<dt>target joints</dt><dd>%zu</dd>"
                       "<dt>constraints</dt><dd>%zu</dd><dt>D (bind-pose diagonal)</dt><dd>%.6g</dd>"
                       "<dt>viewer check</dt><dd id=\"gpu-check\" data-value=\"%.9g\">the vertex shader's palette "
-                      "skinning (%zu influences%s) reproduces the solver's surface within %.2g %% of D</dd></dl>\n",
-            mesh->vertex_count, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
-            gpu_check * 100.0, mesh->influences, L.morphs.count ? ", of the bind with the carried morph targets" : "",
-            gpu_check * 100.0);
+                      "skinning (%zu influences%s%s) reproduces the solver's surface within %.2g %% of D, "
+                      "over every vertex and frame</dd></dl>\n",
+            mesh->skinned_count, mesh->rigid_count, mesh->vertex_count, mesh->skinned_count, mesh->rigid_count,
+            mesh->rigid_entries, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
+            gpu_check * 100.0, mesh->influences, mesh->rigid_entries ? ", rigid parts on their node" : "",
+            L.morphs.count ? ", of the bind with the carried morph targets" : "", gpu_check * 100.0);
   if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "

@@ -386,6 +386,7 @@ void sks_bake_result_free(sks_bake_result *r) {
     free(c->name); free(c->times); free(c->locals);
     free(c->frame_mean_error_pct); free(c->frame_worst_error_pct);
     free(c->target_surface); free(c->solved_surface); free(c->vertex_error);
+    free(c->rigid_target_surface); free(c->rigid_solved_surface); free(c->rigid_vertex_error);
     sks_diagnosis_free(&c->diagnosis);
     for (size_t t = 0; t < c->morph_track_count; ++t) { free(c->morph_tracks[t].times); free(c->morph_tracks[t].values); }
     free(c->morph_tracks);
@@ -700,7 +701,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
   sks_solve_mode mode = cr->mode;
   sks_baked_clip *out = cr->out;
   size_t J = t->J, B = t->B, nc = p->inf.vertex_count, V = t->V;
-  size_t VS = c->tv.skinned_vertex_count; /* kept surfaces: skinned parts (the report's mesh) */
+  size_t VS = c->tv.skinned_vertex_count, VR = c->tv.V - VS; /* kept surfaces: skinned parts, then rigid */
   size_t F = out->frame_count, f0 = F * chunk / cr->chunk_count, f1 = F * (chunk + 1) / cr->chunk_count;
   size_t fs = f0 > cr->lead_in ? f0 - cr->lead_in : 0; /* the chunk's solve starts here */
   size_t base = fs;   /* the frame the solve started at */
@@ -846,7 +847,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
                         &out->frame_worst_error_pct[f], w->verr);
     sks_diag_add(&cr->dacc[chunk], w->verr, f);
     if (out->target_surface) /* the report draws the scene the player shows */
-      for (size_t k = 0; k < VS; ++k) {
+      for (size_t k = 0; k < c->tv.V; ++k) {
         double ys[3], ss[3], yk[3], sk[3];
         for (int a = 0; a < 3 && c->fsimd; ++a) {
           yk[a] = c->tv.pos[3 * k + a] + (double)w->dy[3 * k + a];
@@ -854,11 +855,15 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
         }
         sks_daff_point(&t->T, c->fsimd ? yk : &w->y[3 * k], ys);
         sks_daff_point(&t->T, c->fsimd ? sk : &w->solved[3 * k], ss);
+        /* skinned vertices, then the rigid parts' (their own arrays) */
+        size_t n = k < VS ? VS : VR, i = k < VS ? k : k - VS;
+        float *yo = k < VS ? out->target_surface : out->rigid_target_surface;
+        float *so = k < VS ? out->solved_surface : out->rigid_solved_surface;
         for (int a = 0; a < 3; ++a) {
-          out->target_surface[(f * VS + k) * 3 + a] = (float)ys[a];
-          out->solved_surface[(f * VS + k) * 3 + a] = (float)ss[a];
+          yo[(f * n + i) * 3 + a] = (float)ys[a];
+          so[(f * n + i) * 3 + a] = (float)ss[a];
         }
-        out->vertex_error[f * VS + k] = w->verr[k];
+        (k < VS ? out->vertex_error : out->rigid_vertex_error)[f * n + i] = w->verr[k];
       }
     if (!resume) atomic_fetch_add(&cr->frames_done, 1);
   }
@@ -909,7 +914,7 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   cr->prob.affine = NULL;
   cr->prob.similarity = mode == SKS_SOLVE_FREE && clip_animates_scale(c->src, clip);
   size_t J = c->t.J, B = c->t.B, F = out->frame_count;
-  size_t VS = c->tv.skinned_vertex_count;
+  size_t VS = c->tv.skinned_vertex_count, VR = c->tv.V - VS; /* VR: the rigid parts' */
   int ok = 1;
   if (c->prob.affine) ok = (cr->prob.affine = malloc(c->prob.bone_count ? c->prob.bone_count : 1)) != NULL;
   /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
@@ -924,6 +929,11 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
     out->target_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
     out->solved_surface = malloc(F * (VS ? VS : 1) * 3 * sizeof(float));
     out->vertex_error = malloc(F * (VS ? VS : 1) * sizeof(float));
+    if (VR) {
+      out->rigid_target_surface = malloc(F * VR * 3 * sizeof(float));
+      out->rigid_solved_surface = malloc(F * VR * 3 * sizeof(float));
+      out->rigid_vertex_error = malloc(F * VR * sizeof(float));
+    }
   }
   /* A chunk that began cold at its first frame would stop its LM solves
    * elsewhere in the (flat) valley than the serial loop, which arrives warm:
@@ -953,7 +963,9 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
     if (sks_diag_part_init(&cr->dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr->dacc[q]); free(cr->dacc); cr->dacc = NULL; }
   ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->facc && cr->iters && cr->ms &&
        cr->failed && out->locals && out->frame_mean_error_pct && out->frame_worst_error_pct &&
-       (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error));
+       (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error)) &&
+       (!c->opt->keep_surfaces || !VR ||
+        (out->rigid_target_surface && out->rigid_solved_surface && out->rigid_vertex_error));
   for (size_t k = 0; ok && k < 2 * nch; ++k) {
     sks_solve_state *st = k < nch ? &cr->states[2 * k] : &cr->entry[2 * (k - nch)];
     sks_solve_state *prev = st + 1;

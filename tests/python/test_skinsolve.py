@@ -200,6 +200,7 @@ def test_bake(fox, tgt):
     v, j = res.target_vertices, res.target_joints
     check("per-frame arrays", c.locals.shape == (c.frames, j, 10) and c.times.shape == (c.frames,)
           and c.solved_surface.shape == (c.frames, v, 3) and c.vertex_error.shape == (c.frames, v))
+    check("no rigid parts: no rigid surfaces", c.rigid_solved_surface is None and c.rigid_vertex_error is None)
     e = np.linalg.norm(c.solved_surface - c.target_surface, axis=2)
     check("vertex_error = |solved - target|", np.allclose(e, c.vertex_error, atol=1e-4 * res.diagonal))
     check("mean error from vertex_error",

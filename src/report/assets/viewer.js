@@ -13,7 +13,13 @@
  *         deltas (f32, target-major), and per baked clip morph_weights (f32,
  *         mesh.morph_weight_count per frame): the weights the metric played;
  *         the bind positions are morphed on the CPU per frame
- *         (bind + sum_k w_k * delta_k), then skinned on the GPU;
+ *         (bind + sum_k w_k * delta_k), then skinned on the GPU; the
+ *         normals too when the part has normal_deltas (f32, the same
+ *         layout, scaled to the page's unit normals);
+ *   mesh.rigid_* (data version 3): the rigid parts' vertices follow the
+ *         skinned ones, in bind space, each with one influence (weight 1) on
+ *         its part's palette entry (model of its node per frame), so they
+ *         are skinned like any other vertex;
  *   mesh.dominant: each vertex's dominant joint (i32, -1 none), coloured
  *         with mesh.joint_colors (3 bytes a joint) in "colour by: dominant
  *         joint" instead of the error ramp.
@@ -328,31 +334,48 @@ void main() {
 
   let glState = null;
 
-  // The carried morph targets: [{first, count, targets, offset, deltas}].
+  // The carried morph targets: [{first, count, targets, offset, deltas,
+  // normalDeltas (null when the file has none)}].
   const morphs = (mesh.morphs || []).map((g) => ({
     first: g.first,
     count: g.count,
     targets: g.targets,
     offset: g.weight_offset,
-    deltas: new Float32Array(decodeBase64(g.deltas))
+    deltas: new Float32Array(decodeBase64(g.deltas)),
+    normalDeltas: g.normal_deltas ? new Float32Array(decodeBase64(g.normal_deltas)) : null
   }));
   const morphWeightCount = mesh.morph_weight_count || 0;
+  const morphsNormals = morphs.some((g) => g.normalDeltas);
 
   // out = bind + sum_k w_k * delta_k on the morphed parts, with the weights
-  // of one frame (null: none played, the bind).
-  function morphPositions(bind, weights, frame, out) {
+  // of one frame (null: none played, the bind); which: "deltas" (positions)
+  // or "normalDeltas" (normals; the shader normalises).
+  function morphAttribute(which, bind, weights, frame, out) {
     morphs.forEach((g) => {
       const n = g.count;
+      const d = g[which];
+      if (!d) return;
       for (let i = 0; i < 3 * n; i += 1) {
         const o = 3 * g.first + i;
         let p = bind[o];
         for (let k = 0; weights && k < g.targets; k += 1) {
           const w = weights[frame * morphWeightCount + g.offset + k];
-          if (w !== 0) p += w * g.deltas[k * 3 * n + i];
+          if (w !== 0) p += w * d[k * 3 * n + i];
         }
         out[o] = p;
       }
     });
+  }
+  function morphPositions(bind, weights, frame, out) { morphAttribute("deltas", bind, weights, frame, out); }
+  function morphNormals(bind, weights, frame, out) { morphAttribute("normalDeltas", bind, weights, frame, out); }
+  // A mesh attribute (base64) morphed as upload() does (morph: morphPositions
+  // or morphNormals) with one bake's weights at a shown frame, for checks.
+  function morphedForCheck(morph, base64, clip, result, frame) {
+    const a = clipArrays(Number(clip)).baked[Number(result)];
+    const bind = new Float32Array(decodeBase64(base64));
+    const out = new Float32Array(bind);
+    morph(bind, a ? a.morphWeights : null, Number(frame), out);
+    return out;
   }
 
   // Per vertex: the colour of its dominant joint (grey without one).
@@ -383,7 +406,16 @@ void main() {
         return b;
       })() : null);
     const positions = staticBuffer(gl.ARRAY_BUFFER, bindPositions);
-    const normals = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.normals)));
+    const bindNormals = new Float32Array(decodeBase64(mesh.normals));
+    const normals = staticBuffer(gl.ARRAY_BUFFER, bindNormals);
+    // With normal deltas every bake shades its own morphed normals.
+    const normalBuffer = () => {
+      if (!morphsNormals) return null;
+      const b = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, b);
+      gl.bufferData(gl.ARRAY_BUFFER, bindNormals, gl.DYNAMIC_DRAW);
+      return b;
+    };
     const joints = staticBuffer(gl.ARRAY_BUFFER, new Uint16Array(decodeBase64(mesh.joints)));
     const weights = staticBuffer(gl.ARRAY_BUFFER, new Float32Array(decodeBase64(mesh.weights)));
     const indexData = new Uint32Array(decodeBase64(mesh.indices));
@@ -426,10 +458,11 @@ void main() {
 
     const bakes = data.results.map(() => {
       const morphed = positionBuffer();
+      const morphedNormals = normalBuffer();
       const vao = gl.createVertexArray();
       gl.bindVertexArray(vao);
       bindSkinAttributes(morphed);
-      gl.bindBuffer(gl.ARRAY_BUFFER, normals);
+      gl.bindBuffer(gl.ARRAY_BUFFER, morphedNormals || normals);
       gl.enableVertexAttribArray(1);
       gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, 0);
       const errorBuffer = gl.createBuffer();
@@ -446,11 +479,12 @@ void main() {
       gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, 3, Math.max(1, P));
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-      return { vao, errorBuffer, palette, morphed, hasFrame: false };
+      return { vao, errorBuffer, palette, morphed, morphedNormals, hasFrame: false };
     });
     glState = {
-      skin, ground, gtVao, gtPositions, residualBuffer, bakes, bindPositions,
-      morphScratch: new Float32Array(bindPositions), indexCount: indexData.length, uploaded: ""
+      skin, ground, gtVao, gtPositions, residualBuffer, bakes, bindPositions, bindNormals,
+      morphScratch: new Float32Array(bindPositions), normalScratch: new Float32Array(bindNormals),
+      indexCount: indexData.length, uploaded: ""
     };
   }
 
@@ -476,6 +510,11 @@ void main() {
       g.hasFrame = Boolean(b);
       if (!b) return;
       uploadMorphed(g.morphed, b);
+      if (g.morphedNormals) {
+        morphNormals(glState.bindNormals, b.morphWeights, f, glState.normalScratch);
+        gl.bindBuffer(gl.ARRAY_BUFFER, g.morphedNormals);
+        gl.bufferSubData(gl.ARRAY_BUFFER, 0, glState.normalScratch);
+      }
       gl.bindBuffer(gl.ARRAY_BUFFER, g.errorBuffer);
       gl.bufferSubData(gl.ARRAY_BUFFER, 0, b.error.subarray(f * V, (f + 1) * V));
       gl.bindTexture(gl.TEXTURE_2D, g.palette);
@@ -526,7 +565,9 @@ void main() {
     const a = clipArrays(state.clip);
     const f = state.frame;
     const center = [a.centers[3 * f], a.centers[3 * f + 1], a.centers[3 * f + 2]];
-    const size = Math.max(data.diagonal || 1, 1e-6);
+    // D in scene units: the palettes put the mesh in the scene (an armature
+    // scale above the skeleton makes it larger than D, which is in bind units)
+    const size = Math.max(data.scene_diagonal || data.diagonal || 1, 1e-6);
     const fov = (35 * Math.PI) / 180;
     const fit = Math.min(aspect, 1);
     const dist = (0.5 * size) / (Math.tan(fov / 2) * fit) * state.zoom;
@@ -810,12 +851,11 @@ void main() {
     },
     // The bind positions the viewer skins for one bake at a shown frame
     // (morph targets applied), for checks: a Float32Array of 3 * V.
-    morphedBind(clip, result, frame) {
-      const a = clipArrays(Number(clip)).baked[Number(result)];
-      const bind = new Float32Array(decodeBase64(mesh.positions));
-      const out = new Float32Array(bind);
-      morphPositions(bind, a ? a.morphWeights : null, Number(frame), out);
-      return out;
+    morphedBind(clip, result, frame) { return morphedForCheck(morphPositions, mesh.positions, clip, result, frame); },
+    // The same for the normals a bake shades with (normal deltas applied,
+    // not normalised): a Float32Array of 3 * V.
+    morphedNormals(clip, result, frame) {
+      return morphedForCheck(morphNormals, mesh.normals, clip, result, frame);
     },
     // Decoded e / D of one bake (percent), for checks: {min, max, mean} over all frames.
     vertexErrorStats(clip, result) {
