@@ -204,7 +204,8 @@ class sks_baked_clip(C.Structure):
                 ("target_surface", c_float_p), ("solved_surface", c_float_p),
                 ("vertex_error", c_float_p), ("mean_motion_pct", C.c_double),
                 ("suspect", C.c_int), ("diagnosis", sks_diagnosis), ("chunk_count", c_size), ("chunks_resolved", c_size),
-                ("morph_track_count", c_size), ("morph_tracks", C.POINTER(sks_morph_track))]
+                ("morph_track_count", c_size), ("morph_tracks", C.POINTER(sks_morph_track)),
+                ("bcd_polished_frames", c_size), ("bcd_unconverged_frames", c_size)]
 
 
 class sks_bake_alignment(C.Structure):
