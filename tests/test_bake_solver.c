@@ -190,9 +190,9 @@ static void test_chain_recovery(void) {
       sks_solve_skin(&p, &truth, y);
       sks_solve_stats stats;
       if (solver == 0) {
-        sks_solve_bcd(&p, y, &st, cur, NULL, 20000, 1e-12, &stats);
+        sks_solve_bcd(&p, y, &st, cur, NULL, 20000, 1e-12, 0, &stats);
       } else {
-        if (pose == 0 && solver == 1) sks_solve_bcd(&p, y, &st, cur, NULL, 20, 1e-6, &stats);
+        if (pose == 0 && solver == 1) sks_solve_bcd(&p, y, &st, cur, NULL, 20, 1e-6, 0, &stats);
         CHECK(sks_solve_gn(&p, y, &st, 100, 1e-10, &stats, scratch, scount));
       }
       sks_solve_skin(&p, &st, cur);

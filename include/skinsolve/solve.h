@@ -135,7 +135,8 @@ typedef struct sks_baked_clip {
   double worst_error_pct;         /* max e / D * 100 */
   double solve_ms;                /* CPU time of the solver + local conversion, summed over the
                                      threads (not the source recording, not the metrics) */
-  double sweeps_per_frame;        /* mean solver iterations per frame */
+  double sweeps_per_frame;        /* mean solver iterations per frame (--solver bcd: sweeps,
+                                     plus LM iterations on the frames below) */
   float *frame_mean_error_pct;    /* frame_count */
   float *frame_worst_error_pct;   /* frame_count */
   /* With keep_surfaces (else NULL). V = target vertex count (skinned parts, part order). */
@@ -165,6 +166,11 @@ typedef struct sks_baked_clip {
   float *rigid_target_surface;    /* frame_count * R * 3 */
   float *rigid_solved_surface;    /* frame_count * R * 3 */
   float *rigid_vertex_error;      /* frame_count * R */
+  size_t bcd_polished_frames;     /* --solver bcd: frames finished by the default LM from the
+                                     sweeps' answer (the sweeps ran out or gave up before their
+                                     stop rule, or the clip keys 3-axis scale; README) */
+  size_t bcd_unconverged_frames;  /* of which LM could not run either: the frame keeps the
+                                     unconverged sweeps' answer (the CLI warns, naming the clip) */
 } sks_baked_clip;
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target

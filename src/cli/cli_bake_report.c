@@ -167,6 +167,8 @@ cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c, const sks_model *target) 
   cJSON_AddNumberToObject(o, "solve_ms", c->solve_ms);
   cJSON_AddStringToObject(o, "mode", c->mode == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free");
   cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
+  cJSON_AddNumberToObject(o, "bcd_polished_frames", (double)c->bcd_polished_frames);
+  cJSON_AddNumberToObject(o, "bcd_unconverged_frames", (double)c->bcd_unconverged_frames);
   cJSON_AddNumberToObject(o, "mean_motion_pct", c->mean_motion_pct);
   cJSON_AddBoolToObject(o, "suspect", c->suspect);
   cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");

@@ -125,6 +125,11 @@ static void print_table(const sks_bake_result *r, const char *src, const char *t
              "   < 0): the target cannot follow this motion, or the pair / its alignment is wrong.\n");
       break;
     }
+  for (size_t i = 0; i < r->clip_count; ++i) /* --solver bcd (README "--solver bcd") */
+    if (r->clips[i].bcd_polished_frames)
+      printf("bcd: '%s' (%s): on %zu of %zu frames the sweeps did not reach their stop (or the clip keys\n"
+             "     3-axis scale); the default LM finished from their answer\n", r->clips[i].name, mode_name(r->clips[i].mode),
+             r->clips[i].bcd_polished_frames, r->clips[i].frame_count);
   for (size_t i = 0; i < r->clip_count; ++i)
     if (isnan(r->clips[i].quality)) {
       printf("n/a: the clip does not move (mean motion < 0.001%% of D): no motion to transfer,\n"
@@ -300,6 +305,12 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto done_models;
   }
+  for (size_t i = 0; i < res.clip_count; ++i) /* never a silently unconverged answer */
+    if (res.clips[i].bcd_unconverged_frames)
+      fprintf(stderr, "warning: clip '%s' (%s): --solver bcd did not converge on %zu of %zu frames (sweeps ran out, "
+              "LM could not run): their errors are the unconverged answer's; try --solver default\n",
+              res.clips[i].name, mode_name(res.clips[i].mode), res.clips[i].bcd_unconverged_frames,
+              res.clips[i].frame_count);
   if (json) {
     if (!print_json(&res, target)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
   } else {

@@ -631,6 +631,9 @@ typedef struct clip_run {
   sks_metrics_acc *facc;     /* per frame, summed in frame order afterwards */
   sks_diag_acc *dacc;        /* per chunk: the residual per vertex, merged in chunk order */
   size_t *iters;             /* per chunk */
+  size_t *bcd_left;          /* per chunk, 2 each (--solver bcd): frames finished by LM (the
+                                sweeps ran out / gave up, or 3-axis scale), of which LM
+                                could not run either */
   double *ms;                /* per chunk: solver thread CPU time */
   int *failed;               /* per chunk: 1 = the clip could not be sampled */
   atomic_size_t frames_done; /* progress */
@@ -721,7 +724,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
     copy_state(&prev, &st, B); /* defined before frame 1 sets it (seam_matches compares it) */
   }
-  size_t iters = 0;
+  size_t iters = 0, left = 0, left_bad = 0;
   const sks_skeleton *ssk = &src->skeleton;
   sks_diag_reset(&cr->dacc[chunk]); /* a re-solved chunk measures its frames anew */
   for (size_t f = fs; f < f1; ++f) {
@@ -803,16 +806,36 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(sp, &st, &ro);
     }
     sks_solve_stats stats = {0, 0};
-    if (mode == SKS_SOLVE_ROTATION_ONLY) {
-      if (c->opt->solver == SKS_SOLVER_BCD ||
-          !sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &stats))
-        sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, &stats);
-    } else if (c->opt->solver == SKS_SOLVER_BCD) {
-      sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
+    if (c->opt->solver == SKS_SOLVER_BCD) {
+      /* the seed's sweeps; when they run out before their stop (long chains
+       * crawl: README "--solver bcd"), or the clip animates 3-axis scale
+       * (the sweeps fit rigid / similarity bones only), the default LM
+       * finishes from their answer, so a control holds; a frame neither
+       * converges on is counted (sks_baked_clip.bcd_unconverged_frames),
+       * never silently kept */
+      int affine = mode == SKS_SOLVE_FREE && sp->affine_count && st.stretch;
+      for (size_t b = 0; affine && b < B; ++b) { /* the sweeps' model: rigid (x uniform scale) */
+        static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        memcpy(&st.stretch[9 * b], I3, sizeof I3);
+        sks_state_update_R(&st, b);
+      }
+      int ok = mode == SKS_SOLVE_ROTATION_ONLY ? sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, 1, &stats)
+                                               : sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, 1, &stats);
+      if (!ok || affine) {
+        sks_solve_stats ls = {0, 0};
+        ok = mode == SKS_SOLVE_ROTATION_ONLY
+                 ? sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &ls)
+                 : sks_solve_gn(sp, w->yc, &st, 100, 1e-10, &ls, w->gn_scratch, c->gn_scratch_count);
+        if (ok) { stats.iterations += ls.iterations; stats.final_rms = ls.final_rms; }
+        if (!lead) { left++; left_bad += !ok; }
+      }
+    } else if (mode == SKS_SOLVE_ROTATION_ONLY) {
+      if (!sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &stats))
+        sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, 0, &stats);
     } else {
       /* Levenberg-Marquardt (the first frame starts from the bind pose) */
       if (!sks_solve_gn(sp, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
-        sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, &stats);
+        sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, 0, &stats);
     }
     /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
     if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
@@ -868,6 +891,8 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     if (!resume) atomic_fetch_add(&cr->frames_done, 1);
   }
   cr->iters[chunk] = iters;
+  cr->bcd_left[2 * chunk] = left;
+  cr->bcd_left[2 * chunk + 1] = left_bad;
   cr->ms[chunk] += solve_ms;
   cr->exit_rms[chunk] = prev_rms;
 }
@@ -886,7 +911,7 @@ static void clip_run_free(clip_run *cr) {
   free(cr->states); free(cr->entry); free(cr->entry_rms); free(cr->exit_rms);
   for (size_t k = 0; cr->dacc && k < cr->chunk_count; ++k) sks_diag_free(&cr->dacc[k]);
   free(cr->dacc);
-  free(cr->facc); free(cr->iters); free(cr->ms); free(cr->failed);
+  free(cr->facc); free(cr->iters); free(cr->bcd_left); free(cr->ms); free(cr->failed);
   free(cr->prob.affine); /* the clip's own; the rest of prob is c->prob's */
   memset(cr, 0, sizeof *cr);
 }
@@ -917,10 +942,10 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   size_t VS = c->tv.skinned_vertex_count, VR = c->tv.V - VS; /* VR: the rigid parts' */
   int ok = 1;
   if (c->prob.affine) ok = (cr->prob.affine = malloc(c->prob.bone_count ? c->prob.bone_count : 1)) != NULL;
-  /* non-uniform scale keys: those joints (and descendants) get a free 3x3 (stretch.c) */
+  /* non-uniform scale keys: those joints (and descendants) get a free 3x3
+   * (stretch.c; with --solver bcd the LM that finishes the sweeps solves it) */
   if (ok)
-    sks_problem_mark_affine(&cr->prob, c->src, mode == SKS_SOLVE_FREE && c->opt->solver != SKS_SOLVER_BCD ? clip : NULL,
-                            c->tg, c->t.joint_bone);
+    sks_problem_mark_affine(&cr->prob, c->src, mode == SKS_SOLVE_FREE ? clip : NULL, c->tg, c->t.joint_bone);
   const sks_solve_problem *p = &cr->prob;
   out->locals = malloc(F * (J ? J : 1) * sizeof(sks_transform));
   out->frame_mean_error_pct = malloc(F * sizeof(float));
@@ -956,12 +981,13 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   cr->exit_rms = calloc(nch, sizeof(double));
   cr->facc = calloc(F, sizeof(sks_metrics_acc));
   cr->iters = calloc(nch, sizeof(size_t));
+  cr->bcd_left = calloc(2 * nch, sizeof(size_t));
   cr->ms = calloc(nch, sizeof(double));
   cr->failed = calloc(nch, sizeof(int));
   cr->dacc = calloc(nch, sizeof(sks_diag_acc));
   for (size_t k = 0; cr->dacc && k < nch; ++k)
     if (sks_diag_part_init(&cr->dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr->dacc[q]); free(cr->dacc); cr->dacc = NULL; }
-  ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->facc && cr->iters && cr->ms &&
+  ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->facc && cr->iters && cr->bcd_left && cr->ms &&
        cr->failed && out->locals && out->frame_mean_error_pct && out->frame_worst_error_pct &&
        (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error)) &&
        (!c->opt->keep_surfaces || !VR ||
@@ -1008,8 +1034,11 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
       solve_chunk_frames(cr, k, 0, 1);
       cr->resolved++;
     }
+  size_t left = 0, left_bad = 0;
   for (size_t k = 0; k < nch; ++k) {
     iters += cr->iters[k];
+    left += cr->bcd_left[2 * k];
+    left_bad += cr->bcd_left[2 * k + 1];
     solve_ms += cr->ms[k];
   }
   if (c->opt->progress && cr->live) report_progress(cr, F); /* the frames not reported yet */
@@ -1035,6 +1064,8 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
   out->sweeps_per_frame = F ? (double)iters / (double)F : 0;
   out->chunk_count = nch;
   out->chunks_resolved = resolved;
+  out->bcd_polished_frames = left;
+  out->bcd_unconverged_frames = left_bad;
   return sks_diag_finish(&c->diag, c->D, &out->diagnosis, err);
 }
 
@@ -1479,7 +1510,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     /* articulated: joint rotations about the rig's own joints (bones keep
      * their lengths), so the pose found is the rig's, not a per-bone fit */
     if (!sks_solve_rotonly_gn(&sp, y, &st, &ro, 100, 1e-9, &stats))
-      sks_solve_bcd(&sp, y, &st, cur, &ro, 300, 1e-8, &stats);
+      sks_solve_bcd(&sp, y, &st, cur, &ro, 300, 1e-8, 0, &stats);
     double moved = 0;
     for (size_t b = 0; b < B; ++b) {
       sks_daffine a = sks_state_rigid(&sp, &st, b);

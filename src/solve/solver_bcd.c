@@ -198,19 +198,33 @@ void sks_rotonly_project(const sks_solve_problem *p, sks_solve_state *s, const s
   }
 }
 
-void sks_solve_bcd(const sks_solve_problem *p, const double *y, sks_solve_state *s, double *cur,
-                   const sks_rotonly *ro, size_t max_sweeps, double tol, sks_solve_stats *stats) {
+int sks_solve_bcd(const sks_solve_problem *p, const double *y, sks_solve_state *s, double *cur,
+                  const sks_rotonly *ro, size_t max_sweeps, double tol, int give_up,
+                  sks_solve_stats *stats) {
   size_t n = p->inf.vertex_count;
   double d = p->scale > 0 ? p->scale : 1.0;
   double thr = tol * d;
   thr = thr * thr * (double)(n ? n : 1);
   sks_solve_skin(p, s, cur);
   size_t it = 0;
+  int converged = 0;
+  double hist[8] = {0}; /* the last 8 sweeps' changes (give_up) */
   while (it < max_sweeps) {
     double change = ro ? sweep_rotonly(p, y, s, cur, ro) : sweep_free(p, y, s, cur);
     ++it;
     if ((it & 15) == 0) sks_solve_skin(p, s, cur); /* drop accumulated rounding */
-    if (!(change > thr)) break;
+    if (!(change > thr)) { converged = 1; break; }
+    /* give_up: sweeps converge linearly, the change shrinking by a rate r
+     * per sweep (r over the last 8); at that rate the stop is
+     * log(thr / change) / log(r) sweeps away. More than twice the sweeps
+     * left: stop now and say so (return 0), not after max_sweeps. */
+    double old = hist[it & 7];
+    hist[it & 7] = change;
+    if (give_up && it >= 16 && old > 0) {
+      double r = pow(change / old, 1.0 / 8.0);
+      double need = r < 1 ? log(thr / change) / log(r) : INFINITY;
+      if (need > 2.0 * (double)(max_sweeps - it)) break;
+    }
   }
   if (stats) {
     stats->iterations = it;
@@ -218,4 +232,5 @@ void sks_solve_bcd(const sks_solve_problem *p, const double *y, sks_solve_state 
     for (size_t k = 0; k < 3 * n; ++k) e += (cur[k] - y[k]) * (cur[k] - y[k]);
     stats->final_rms = n ? sqrt(e / (double)n) / d : 0;
   }
+  return converged;
 }
