@@ -1147,7 +1147,13 @@ static sks_result flush_window(clip_sched *s, const size_t *pend, size_t np, con
   size_t ne = 0;
   for (size_t k = 0; k < np; ++k) {
     size_t t = pend[k];
-    sks_result r = clip_begin(c, s->clips[t], s->outs[t].mode, &s->outs[t], nch[t], 0, &runs[k], err);
+    /* the window's first clip, when every clip before it was reported,
+     * reports its progress live (from the caller's thread, as its frames
+     * finish on any thread): a long clip on several threads is not silent
+     * until it ends */
+    int live = k == 0 && s->emitted == t;
+    s->lived[t] = (uint8_t)live;
+    sks_result r = clip_begin(c, s->clips[t], s->outs[t].mode, &s->outs[t], nch[t], live, &runs[k], err);
     if (r != SKS_OK) {
       for (size_t q = 0; q < k; ++q) clip_run_free(&runs[q]);
       return r;
