@@ -99,7 +99,7 @@ cp "$T/x/tri.glb" "$T/x/tri.orig"
 ln -s tri.glb "$T/x/link.glb"
 run 2 "repair -o the .gltf's buffer file" "$CLI" repair "$T/x/tri.gltf" -o "$T/x/tri.glb"
 check "message names the output and the buffer as the reader opened it" \
-  has "$T/err" "refusing to write $T/x/tri.glb: an input's import read it (as $(realpath "$T/x/tri.glb");"
+  has "$T/err" "refusing to write $T/x/tri.glb: an input's import reads or names it (as $(realpath "$T/x/tri.glb");"
 run 2 "bake -o symlink to the target's buffer" "$CLI" bake --source "$T/a.glb" --target "$T/x/tri.gltf" -o "$T/x/link.glb"
 run 2 "control --report the buffer" "$CLI" control "$T/x/tri.gltf" --report "$T/x/tri.glb"
 cp "$T/m/tri.bin" "$T/x/buf.obj"   # pose writes .obj: a buffer of that name
@@ -135,7 +135,7 @@ for k in buf img; do
     what="${how:-direct }${how:+link to the }$k"
     real="$(realpath "$T/g/$k.glb")"
     run 2 "repair -o $what" "$CLI" repair "$T/g/glb.gltf" -o "$o.glb"
-    check "repair -o $what: message names the file read" has "$T/err" "refusing to write $o.glb: an input's import read it (as $real;"
+    check "repair -o $what: message names the file read" has "$T/err" "refusing to write $o.glb: an input's import reads or names it (as $real;"
     run 2 "bake -o $what of the target" "$CLI" bake --source "$T/a.glb" --target "$T/g/glb.gltf" -o "$o.glb"
     run 2 "bake -o $what of the source" "$CLI" bake --source "$T/g/glb.gltf" --target "$T/b.glb" -o "$o.glb"
     run 2 "reweight -o $what" "$CLI" reweight "$T/g/glb.gltf" -o "$o.glb"
@@ -166,7 +166,7 @@ for c in "short short.glb" "second buf.glb" "accessor buf.glb"; do
   run 1 "$1.gltf alone fails to load" "$CLI" info "$T/f/$1.gltf"
   o="$T/f/$2"
   real="$(realpath "$o")"
-  msg="refusing to write $o: an input's import read it (as $real;"
+  msg="refusing to write $o: an input's import reads or names it (as $real;"
   run 2 "repair $1.gltf -o its buffer (the load fails too)" "$CLI" repair "$T/f/$1.gltf" -o "$o"
   check "repair $1.gltf: the output-is-input message" has "$T/err" "$msg"
   check "repair $1.gltf: one line, no load error" test "$(wc -l <"$T/err")" = 1
@@ -179,7 +179,7 @@ for c in "short short.glb" "second buf.glb" "accessor buf.glb"; do
   run 2 "refit --target $1.gltf -o its buffer" "$CLI" refit --source "$T/a.glb" --target "$T/f/$1.gltf" -o "$o"
 done
 run 2 "pose short_obj.gltf -o its buffer" "$CLI" pose "$T/f/short_obj.gltf" -o "$T/f/short.obj"
-check "pose: message" has "$T/err" "refusing to write $T/f/short.obj: an input's import read it"
+check "pose: message" has "$T/err" "refusing to write $T/f/short.obj: an input's import reads or names it"
 run 2 "pose --clips short_obj.gltf -o its buffer" "$CLI" pose "$T/a.glb" --clips "$T/f/short_obj.gltf" --clip x -o "$T/f/short.obj"
 check "the buffers unchanged, nothing written" sh -c "cd '$T/f' && sha256sum -c --quiet '$T/f.sha256' && ! ls -A | grep -q '\.tmp'"
 check "buffers, images and .gltf files unchanged (sha256)" sh -c "cd '$T/g' && sha256sum -c --quiet '$T/g.sha256'"

@@ -32,7 +32,7 @@ check "the .glb embeds the texture's bytes" grep -q "image/png" "$T/o/fresh.glb"
 
 # directly: the .mtl as -o, the texture as --report
 run 2 "repair -o the .mtl refused" "$CLI" repair "$T/m/m.obj" -o "$T/m/mat.glb"
-check "message names the output and the file read" has "$T/err" "refusing to write $T/m/mat.glb: an input's import read it"
+check "message names the output and the file read" has "$T/err" "refusing to write $T/m/mat.glb: an input's import reads or names it"
 run 2 "control --report the texture refused" "$CLI" control "$T/m/m.obj" --report "$T/m/tex.html"
 check "message names the texture" has "$T/err" "tex.html; choose another output"
 run 2 "bake -o the .mtl refused" "$CLI" bake --source "$T/m/m.obj" --target "$T/m/m.obj" -o "$T/m/mat.glb"
@@ -77,7 +77,7 @@ printf 'mtllib fm.glb\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl mat\nf 1 2 99\n' >"$T/f
 awk 'BEGIN { n = 12000; print "mtllib fm.glb"; for (i = 0; i < n; i++) printf "v %d %d 0\n", i, i * i
   print "usemtl mat"; printf "f"; for (i = n; i >= 1; i--) printf " %d", i; print "" }' >"$T/f/slow.obj"
 (cd "$T/f" && sha256sum fm.glb tex.png) >"$T/f.sha256"
-msg="refusing to write $T/f/fm.glb: an input's import read it (as $T/f/fm.glb; choose another output)"
+msg="refusing to write $T/f/fm.glb: an input's import reads or names it (as $T/f/fm.glb; choose another output)"
 run 1 "fail.obj alone: the import fails" "$CLI" info "$T/f/fail.obj"
 check "fail.obj: Assimp's error" has "$T/err" "fail.obj: Assimp cannot import it: OBJ: vertex index out of range"
 run 1 "repair fail.obj -o another file: the load error (exit 1)" "$CLI" repair "$T/f/fail.obj" -o "$T/o/fail.glb"
@@ -86,7 +86,7 @@ run 2 "repair fail.obj -o its .mtl (the import fails too)" "$CLI" repair "$T/f/f
 check "repair fail.obj: the output-is-input message" has "$T/err" "$msg"
 check "repair fail.obj: one line, no load error" test "$(wc -l <"$T/err")" = 1
 run 2 "control fail.obj --report a symlink to its .mtl" "$CLI" control "$T/f/fail.obj" --report "$T/f/fm.html"
-check "control fail.obj: message names the .mtl" has "$T/err" "refusing to write $T/f/fm.html: an input's import read it (as $T/f/fm.glb;"
+check "control fail.obj: message names the .mtl" has "$T/err" "refusing to write $T/f/fm.html: an input's import reads or names it (as $T/f/fm.glb;"
 run 2 "reweight fail.obj -o its .mtl" "$CLI" reweight "$T/f/fail.obj" -o "$T/f/fm.glb"
 check "reweight fail.obj: message" has "$T/err" "$msg"
 run 2 "bake --source fail.obj -o its .mtl" "$CLI" bake --source "$T/f/fail.obj" --target "$T/m/n.obj" -o "$T/f/fm.glb"
@@ -125,13 +125,13 @@ else
   check "crash.obj: the crash message" has "$T/err" "crash.obj: Assimp failed (signal 11)"
 fi
 check "crash.obj: one line" test "$(wc -l <"$T/err")" = 1
-cmsg="refusing to write $T/f/fc.glb: an input's import read it (as $T/f/fc.glb; choose another output)"
+cmsg="refusing to write $T/f/fc.glb: an input's import reads or names it (as $T/f/fc.glb; choose another output)"
 run 2 "repair crash.obj -o its .mtl (the child crashed after reading it)" "$CLI" repair "$T/f/crash.obj" \
   -o "$T/f/fc.glb"
 check "repair crash.obj: the output-is-input message" has "$T/err" "$cmsg"
 check "repair crash.obj: one line, no crash message" test "$(wc -l <"$T/err")" = 1
 run 2 "control crash.obj --report a symlink to its .mtl" "$CLI" control "$T/f/crash.obj" --report "$T/f/fc.html"
-check "control crash.obj: message names the .mtl" has "$T/err" "refusing to write $T/f/fc.html: an input's import read it (as $T/f/fc.glb;"
+check "control crash.obj: message names the .mtl" has "$T/err" "refusing to write $T/f/fc.html: an input's import reads or names it (as $T/f/fc.glb;"
 run 2 "bake --target crash.obj -o its .mtl" "$CLI" bake --source "$T/m/n.obj" --target "$T/f/crash.obj" -o "$T/f/fc.glb"
 check "bake --target crash.obj: message" has "$T/err" "$cmsg"
 run 1 "repair crash.obj -o another file: the crash message" "$CLI" repair "$T/f/crash.obj" -o "$T/o/crash.glb"

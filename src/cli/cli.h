@@ -81,8 +81,8 @@ typedef struct sks_cli_output_guard {
 } sks_cli_output_guard;
 void sks_cli_guard_outputs(sks_cli_output_guard *g, sks_load_options *o, const char *const *outputs,
                            size_t output_count);
-/* 0, or SKS_EXIT_USAGE with "refusing to write OUT: an input's import read
- * it (as FILE; choose another output)" printed. */
+/* 0, or SKS_EXIT_USAGE with "refusing to write OUT: an input's import reads
+ * or names it (as FILE; choose another output)" printed. */
 int sks_cli_guard_check(sks_cli_output_guard *g);
 /* A load failed with `message`: the files it read before failing count
  * too, so an output among them is the usage error (SKS_EXIT_USAGE, the

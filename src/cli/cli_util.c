@@ -196,7 +196,7 @@ char *sks_cli_guard_message(sks_cli_output_guard *g) {
   size_t n = strlen(g->hit_output) + strlen(f) + 128;
   char *msg = malloc(n);
   if (msg)
-    snprintf(msg, n, "refusing to write %s: an input's import read it (as %s; choose another output)",
+    snprintf(msg, n, "refusing to write %s: an input's import reads or names it (as %s; choose another output)",
              g->hit_output, f);
   if (g->hit_output && strcmp(g->hit_output, "an output") != 0) free(g->hit_output);
   free(g->hit_file);
@@ -207,7 +207,7 @@ char *sks_cli_guard_message(sks_cli_output_guard *g) {
 int sks_cli_guard_check(sks_cli_output_guard *g) {
   if (!g->hit_output) return 0;
   char *msg = sks_cli_guard_message(g);
-  int rc = sks_cli_fail(SKS_EXIT_USAGE, "%s", msg ? msg : "refusing to write an output an input's import read");
+  int rc = sks_cli_fail(SKS_EXIT_USAGE, "%s", msg ? msg : "refusing to write an output an input's import reads or names");
   free(msg);
   return rc;
 }
