@@ -125,20 +125,7 @@ static void build_rig_ex(sks_model *m, const char *name0, const char *name1, flo
       memcpy(&tr->values[4 * f], &q, sizeof q);
     }
   }
-  c->morph_track_count = 1;
-  c->morph_tracks = calloc(1, sizeof(sks_morph_track));
-  sks_morph_track *mt = &c->morph_tracks[0];
-  mt->node = 0;
-  mt->interpolation = SKS_INTERP_LINEAR;
-  mt->weight_count = 2;
-  mt->key_count = MORPH_KEYS;
-  mt->times = malloc(MORPH_KEYS * sizeof(float));
-  mt->values = malloc(MORPH_KEYS * 2 * sizeof(float));
-  for (int k = 0; k < MORPH_KEYS; ++k) {
-    mt->times[k] = c->duration * (float)k / (MORPH_KEYS - 1) * 0.93f + 0.007f; /* between joint keys */
-    mt->values[2 * k] = (float)(0.5 + 0.5 * sin(1.3 * k));
-    mt->values[2 * k + 1] = (float)(k % 2);
-  }
+  sks_test_add_morph_track(c, MORPH_KEYS, 0.93f, 0.007f); /* between joint keys */
 }
 
 static void build_rig(sks_model *m, const char *name0, const char *name1) {

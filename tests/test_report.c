@@ -818,20 +818,7 @@ static void morph_report(const char *dir) {
     }
   enum { MKEYS = 6 };
   sks_clip *c = add_bend_clip(&m, "Talk");
-  c->morph_track_count = 1;
-  c->morph_tracks = calloc(1, sizeof(sks_morph_track));
-  sks_morph_track *mt = &c->morph_tracks[0];
-  mt->node = 0;
-  mt->interpolation = SKS_INTERP_LINEAR;
-  mt->weight_count = 2;
-  mt->key_count = MKEYS;
-  mt->times = malloc(MKEYS * sizeof(float));
-  mt->values = malloc(MKEYS * 2 * sizeof(float));
-  for (size_t k = 0; k < MKEYS; ++k) {
-    mt->times[k] = c->duration * (float)k / (MKEYS - 1) * 0.9f + 0.01f; /* between the joint keys */
-    mt->values[2 * k] = (float)(0.5 + 0.5 * sin(1.3 * (double)k));
-    mt->values[2 * k + 1] = (float)(k % 2);
-  }
+  sks_test_add_morph_track(c, MKEYS, 0.9f, 0.01f); /* between the joint keys */
   sks_bake_result br;
   sks_error err = {0};
   sks_result rc = control_bake(&m, &br, &err);

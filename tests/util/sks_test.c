@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sks_test.h"
 #include "math/sks_math.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,6 +79,26 @@ void sks_test_rest_skin(sks_model *m, size_t nb) {
     sks_m4_inverse(&models[b + 1], &m->skins[0].inverse_bind[b]);
   }
   free(models);
+}
+
+sks_morph_track *sks_test_add_morph_track(sks_clip *c, size_t keys, float span, float start) {
+  c->morph_track_count = 1;
+  c->morph_tracks = calloc(1, sizeof(sks_morph_track));
+  if (!c->morph_tracks) abort();
+  sks_morph_track *mt = &c->morph_tracks[0];
+  mt->node = 0;
+  mt->interpolation = SKS_INTERP_LINEAR;
+  mt->weight_count = 2;
+  mt->key_count = keys;
+  mt->times = malloc((keys ? keys : 1) * sizeof(float));
+  mt->values = malloc((keys ? keys : 1) * 2 * sizeof(float));
+  if (!mt->times || !mt->values) abort();
+  for (size_t k = 0; k < keys; ++k) {
+    mt->times[k] = keys > 1 ? c->duration * (float)k / (float)(keys - 1) * span + start : start;
+    mt->values[2 * k] = (float)(0.5 + 0.5 * sin(1.3 * (double)k));
+    mt->values[2 * k + 1] = (float)(k % 2);
+  }
+  return mt;
 }
 
 sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t V) {

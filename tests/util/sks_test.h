@@ -58,6 +58,11 @@ void sks_test_chain_skeleton(sks_model *m, size_t nb, float bend);
  * weights zeroed). Return the part. */
 void sks_test_rest_skin(sks_model *m, size_t nb);
 sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t vertex_count);
+/* Gives clip c one LINEAR morph-weight track for node 0's two morph targets:
+ * `keys` keys at c->duration * k / (keys - 1) * span + start (span < 1 and a
+ * small start put them between a clip's regular joint keys), weights
+ * 0.5 + 0.5 sin(1.3 k) and k mod 2. Returns the track. */
+sks_morph_track *sks_test_add_morph_track(sks_clip *c, size_t keys, float span, float start);
 
 /* Prints "N passed, N failed" and returns the exit code (1 on failure). */
 int sks_test_finish(void);
