@@ -17,6 +17,7 @@
  *    output's JSON has each textureInfo with the source's texCoord,
  *    transform and sampler filters, and the output read back natively
  *    samples the source's image bytes with the same texCoord and transform;
+ *  - a specular map (3DS) is left out with a warning naming it;
  *  - Collada/kwxport_test_vcolors.dae with a 3ds Max texture placement
  *    (repeatU 2, offsetU 0.25, offsetV 0.1, rotateUV 0.5 on its first
  *    texture) gives the glTF transform Assimp's glTF importer maps back to
@@ -515,6 +516,22 @@ static void test_planted_extensions(void) {
   cJSON_Delete(out);
 }
 
+/* A specular map (3DS/cube_with_specular_texture.3DS: 'TEST.PNG' in
+ * aiTextureType_SPECULAR) has no glTF slot: the load says so. */
+static void test_specular_warning(void) {
+  const char *path = sks_test_assimp_model("3DS/cube_with_specular_texture.3DS");
+  if (!path) return;
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  if (err.code) return;
+  int said = 0;
+  for (size_t i = 0; i < m.warning_count; ++i)
+    said += strstr(m.warnings[i], "specular texture 'TEST.PNG' left out") != NULL;
+  CHECK_MSG(said == 1, "cube_with_specular_texture.3DS: %d warnings name its specular texture, want 1", said);
+  sks_model_free(&m);
+}
+
 /* kwxport_test_vcolors.dae's first texture placement edited to a real one. */
 static void test_collada_placement(void) {
   const char *dae = sks_test_assimp_model("Collada/kwxport_test_vcolors.dae");
@@ -683,5 +700,6 @@ int main(void) {
   test_gltf_through_assimp("Fox/Fox.glb", 1, -1, -1, -1);
   test_gltf_through_assimp("RobotExpressive/RobotExpressive.glb", 1, -1, -1, -1);
   test_collada_placement();
+  test_specular_warning();
   return sks_test_finish();
 }

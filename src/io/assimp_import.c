@@ -771,7 +771,22 @@ static sks_result import_textures(importer *im, unsigned mi, sks_material *out, 
     if ((out->extensions & ext[k].bit) &&
         (r = import_texture(im, mi, out, ext[k].slot, &ext[k].type, 1, ext[k].index, ext[k].name, base_dir, keys)))
       return r;
-  return SKS_OK;
+  /* A specular map (Phong's specular colour / level: FBX, 3DS, Collada,
+   * OBJ; a glTF's KHR_materials_pbrSpecularGlossiness specularGlossiness
+   * texture) has no slot of that meaning in glTF's metallic-roughness
+   * material: KHR_materials_specular's textures scale the dielectric F0
+   * (0.04), not a highlight colour, and Assimp 5.2.5 reads no
+   * KHR_materials_specular to take it from. Said, not guessed. */
+  struct aiString sp;
+  memset(&sp, 0, sizeof sp);
+  if (aiGetMaterialTexture(mat, aiTextureType_SPECULAR, 0, &sp, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
+    char *tex = dup_ai_string(&sp);
+    if (!tex) return oom(im);
+    r = add_warning(im, "%s: material %u '%s': specular texture '%s' left out (glTF's metallic-roughness material "
+                        "has no specular map)", im->path, mi, out->name ? out->name : "", tex);
+    free(tex);
+  }
+  return r;
 }
 
 /* Blinn-Phong exponent -> glTF perceptual roughness: the Beckmann slope
