@@ -573,13 +573,8 @@ static void test_collada_placement(void) {
     snprintf(from, sizeof from, "X/%s", tgas[k]);
     const char *src = sks_test_assimp_model(from);
     if (!src) return;
-    size_t tn = 0;
-    char *bytes = slurp(src, &tn);
     snprintf(to, sizeof to, "%s/%s", dir, tgas[k]);
-    FILE *g = fopen(to, "wb");
-    CHECK(bytes && g && fwrite(bytes, 1, tn, g) == tn);
-    if (g) fclose(g);
-    free(bytes);
+    CHECK_MSG(copy_file(src, to), "cannot copy %s to %s", src, to);
   }
   cJSON *out = convert(out_dae, "placed.glb", 0, 0, 0);
   if (!out) return;
