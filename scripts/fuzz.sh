@@ -77,9 +77,10 @@ for a in $glbs; do for b in $glbs; do
   cat "$a" "$b" >>"$B/corpus/bake/$n"
 done; done
 assimp_seeds=$(find "$MODELS/X" "$MODELS/Collada" "$MODELS/FBX" -type f -size -100k 2>/dev/null | sort | head -60)
-# a model with morph targets, tangents and (Collada) a second UV set, so the wire's new arrays are seeded
+# a model with morph targets, tangents and (Collada) a second UV set, so the wire's new arrays are seeded;
+# ClearCoatTest for the clearcoat texture slots (SKSWIRE7)
 morph_seeds=$(ls "$MODELS/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf" \
-              "$MODELS/Collada/cube_with_2UVs.DAE" 2>/dev/null)
+              "$MODELS/Collada/cube_with_2UVs.DAE" "$MODELS/glTF2/ClearCoat-glTF/ClearCoatTest.gltf" 2>/dev/null)
 # an .obj with its .mtl and texture: a stream seed with 'F' records besides the model's own
 obj_seeds=$(find "$MODELS/OBJ" -type f -name '*.obj' -size -20k 2>/dev/null | sort | head -8)
 "$B/wire_seeds" "$B/corpus/wire" "$B/corpus/stream" $assimp_seeds $morph_seeds $obj_seeds $small_gltf 2>/dev/null

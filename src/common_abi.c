@@ -46,7 +46,7 @@ static const abi_field k_fields[] = {
   F(sks_material, extensions), F(sks_material, clearcoat), F(sks_material, clearcoat_roughness),
   F(sks_material, sheen_color), F(sks_material, sheen_roughness), F(sks_material, transmission),
   F(sks_material, thickness), F(sks_material, attenuation_distance), F(sks_material, attenuation_color),
-  F(sks_material, ior),
+  F(sks_material, ior), F(sks_material, clearcoat_normal_scale),
   F(sks_texture_ref, image), F(sks_texture_ref, tex_coord), F(sks_texture_ref, mag_filter),
   F(sks_texture_ref, min_filter), F(sks_texture_ref, wrap_s), F(sks_texture_ref, wrap_t),
   F(sks_texture_ref, has_transform), F(sks_texture_ref, offset), F(sks_texture_ref, rotation),

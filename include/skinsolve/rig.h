@@ -116,13 +116,23 @@ typedef struct sks_texture_ref {
   float scale[2];
 } sks_texture_ref;
 
-/* The texture slots of glTF's core material. */
+/* The texture slots of glTF's core material and of the KHR_materials_*
+ * extensions the model carries. */
 typedef enum sks_texture_slot {
   SKS_TEXTURE_BASE_COLOR,          /* pbrMetallicRoughness.baseColorTexture */
   SKS_TEXTURE_METALLIC_ROUGHNESS,  /* pbrMetallicRoughness.metallicRoughnessTexture (B metal, G rough) */
   SKS_TEXTURE_NORMAL,              /* normalTexture (tangent space), scaled by normal_scale */
   SKS_TEXTURE_OCCLUSION,           /* occlusionTexture (R), by occlusion_strength */
   SKS_TEXTURE_EMISSIVE,            /* emissiveTexture (sRGB), times emissive */
+  /* The KHR_materials_* extensions' own textures, written inside their
+   * extension (only where its bit of sks_material.extensions is set). */
+  SKS_TEXTURE_CLEARCOAT,           /* KHR_materials_clearcoat clearcoatTexture (R), times clearcoat */
+  SKS_TEXTURE_CLEARCOAT_ROUGHNESS, /* clearcoatRoughnessTexture (G), times clearcoat_roughness */
+  SKS_TEXTURE_CLEARCOAT_NORMAL,    /* clearcoatNormalTexture, scaled by clearcoat_normal_scale */
+  SKS_TEXTURE_SHEEN_COLOR,         /* KHR_materials_sheen sheenColorTexture (sRGB RGB), times sheen_color */
+  SKS_TEXTURE_SHEEN_ROUGHNESS,     /* sheenRoughnessTexture (A), times sheen_roughness */
+  SKS_TEXTURE_TRANSMISSION,        /* KHR_materials_transmission transmissionTexture (R) */
+  SKS_TEXTURE_THICKNESS,           /* KHR_materials_volume thicknessTexture (G), times thickness */
   SKS_TEXTURE_SLOT_COUNT
 } sks_texture_slot;
 
@@ -159,6 +169,7 @@ typedef struct sks_material {
   float attenuation_distance;   /* attenuationDistance, > 0; 0 = not given (infinite) */
   float attenuation_color[3];   /* attenuationColor, 0..1 */
   float ior;                    /* KHR_materials_ior ior: 0 or >= 1 */
+  float clearcoat_normal_scale; /* clearcoatNormalTexture.scale (default 1), finite */
 } sks_material;
 
 /* sks_material.alpha_mode */
@@ -178,7 +189,7 @@ typedef enum sks_material_extension {
 #define SKS_MAX_EMISSIVE_STRENGTH 1e6f
 
 /* glTF's defaults: white, metallic 1, roughness 1, emissive 0 (strength 1),
- * normal scale 1, occlusion strength 1, no texture in any slot (image -1, tex_coord 0,
+ * normal scale 1, occlusion strength 1, clearcoat normal scale 1, no texture in any slot (image -1, tex_coord 0,
  * sampler fields 0). Name and double_sided are zeroed. */
 void sks_material_init(sks_material *mat);
 

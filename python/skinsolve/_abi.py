@@ -79,7 +79,9 @@ class sks_texture_ref(C.Structure):
 
 
 SKS_TEXTURE_BASE_COLOR, SKS_TEXTURE_METALLIC_ROUGHNESS, SKS_TEXTURE_NORMAL, SKS_TEXTURE_OCCLUSION, \
-    SKS_TEXTURE_EMISSIVE, SKS_TEXTURE_SLOT_COUNT = range(6)
+    SKS_TEXTURE_EMISSIVE, SKS_TEXTURE_CLEARCOAT, SKS_TEXTURE_CLEARCOAT_ROUGHNESS, SKS_TEXTURE_CLEARCOAT_NORMAL, \
+    SKS_TEXTURE_SHEEN_COLOR, SKS_TEXTURE_SHEEN_ROUGHNESS, SKS_TEXTURE_TRANSMISSION, SKS_TEXTURE_THICKNESS, \
+    SKS_TEXTURE_SLOT_COUNT = range(13)
 
 
 class sks_material(C.Structure):
@@ -93,7 +95,7 @@ class sks_material(C.Structure):
                 ("sheen_color", C.c_float * 3), ("sheen_roughness", C.c_float),
                 ("transmission", C.c_float), ("thickness", C.c_float),
                 ("attenuation_distance", C.c_float), ("attenuation_color", C.c_float * 3),
-                ("ior", C.c_float)]
+                ("ior", C.c_float), ("clearcoat_normal_scale", C.c_float)]
 
 
 class sks_track(C.Structure):

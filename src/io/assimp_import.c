@@ -484,10 +484,11 @@ static sks_result keep_image_bytes(importer *im, uint8_t **data, size_t *size, c
 
 /* A sampler filter Assimp's glTF importer gave for a texture (the glTF
  * enum), or 0 (unset) when the file gave none or another value. */
-static int32_t texture_filter(const struct aiMaterial *mat, const char *key, enum aiTextureType type, int mag) {
+static int32_t texture_filter(const struct aiMaterial *mat, const char *key, enum aiTextureType type, unsigned index,
+                              int mag) {
   int v = 0;
   unsigned n = 1;
-  if (aiGetMaterialIntegerArray(mat, key, (unsigned)type, 0, &v, &n) != aiReturn_SUCCESS || n != 1) return 0;
+  if (aiGetMaterialIntegerArray(mat, key, (unsigned)type, index, &v, &n) != aiReturn_SUCCESS || n != 1) return 0;
   if (v == 9728 || v == 9729) return v; /* NEAREST, LINEAR */
   return !mag && v >= 9984 && v <= 9987 ? v : 0;
 }
@@ -517,11 +518,12 @@ static int path_is_fbx(const char *path) {
  * (offset (T.x - s.y sin r, 1 - T.y - s.y cos r), rotation r, scale s).
  * An identity transform (or none) writes no extension. 0 = no transform,
  * 1 = set, -1 = not finite or a zero FBX scaling. */
-static int texture_transform(const struct aiMaterial *mat, enum aiTextureType type, int fbx, sks_texture_ref *ref) {
+static int texture_transform(const struct aiMaterial *mat, enum aiTextureType type, unsigned index, int fbx,
+                             sks_texture_ref *ref) {
   struct aiUVTransform tr;
   unsigned n = sizeof tr / sizeof(ai_real);
   memset(&tr, 0, sizeof tr);
-  if (aiGetMaterialFloatArray(mat, _AI_MATKEY_UVTRANSFORM_BASE, (unsigned)type, 0, (ai_real *)&tr, &n) !=
+  if (aiGetMaterialFloatArray(mat, _AI_MATKEY_UVTRANSFORM_BASE, (unsigned)type, index, (ai_real *)&tr, &n) !=
           aiReturn_SUCCESS || n != sizeof tr / sizeof(ai_real))
     return 0;
   /* before FlipUVs: translation.y and rotation negated back */
@@ -550,14 +552,14 @@ static int texture_transform(const struct aiMaterial *mat, enum aiTextureType ty
   return 1;
 }
 
-/* One texture slot of a material (the first texture of the first Assimp
- * type that has one) as an image of the model, or a warning saying why it
- * was left out. External files are resolved with the glTF reader's
+/* One texture slot of a material (texture `index` of the first Assimp type
+ * that has one) as an image of the model, or a warning saying why it was
+ * left out. External files are resolved with the glTF reader's
  * confinement: inside the model's folder, regular files, bounded reads.
  * Windows separators are read as '/'. */
 static sks_result import_texture(importer *im, unsigned mi, sks_material *out, sks_texture_slot slot,
-                                 const enum aiTextureType *types, size_t n_types, const char *slot_name,
-                                 const char *base_dir, char ***keys) {
+                                 const enum aiTextureType *types, size_t n_types, unsigned index,
+                                 const char *slot_name, const char *base_dir, char ***keys) {
   const struct aiScene *s = im->scene;
   const struct aiMaterial *mat = s->mMaterials[mi];
   struct aiString ap;
@@ -566,7 +568,7 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
   enum aiTextureMapMode modes[2] = {aiTextureMapMode_Wrap, aiTextureMapMode_Wrap};
   size_t t = 0;
   for (; t < n_types; ++t)
-    if (aiGetMaterialTexture(mat, types[t], 0, &ap, NULL, &uv, NULL, NULL, modes, NULL) == aiReturn_SUCCESS) break;
+    if (aiGetMaterialTexture(mat, types[t], index, &ap, NULL, &uv, NULL, NULL, modes, NULL) == aiReturn_SUCCESS) break;
   if (t == n_types) return SKS_OK;
   char *tex = dup_ai_string(&ap);
   if (!tex) return oom(im);
@@ -575,10 +577,10 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
   /* filters only where the file gave them (glTF through Assimp); unset
    * lets the viewer choose, as glTF allows */
   sks_texture_ref ref = {.image = -1,
-                         .mag_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MAG_BASE, types[t], 1),
-                         .min_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MIN_BASE, types[t], 0),
+                         .mag_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MAG_BASE, types[t], index, 1),
+                         .min_filter = texture_filter(mat, _AI_MATKEY_GLTF_MAPPINGFILTER_MIN_BASE, types[t], index, 0),
                          .wrap_s = wrap_mode(modes[0]), .wrap_t = wrap_mode(modes[1])};
-  if (texture_transform(mat, types[t], path_is_fbx(im->path), &ref) < 0 &&
+  if (texture_transform(mat, types[t], index, path_is_fbx(im->path), &ref) < 0 &&
       (r = add_warning(im, "%s: material %u '%s': %s texture '%s' has a UV transform that is not finite (or an FBX "
                            "scaling of 0) — written "
                            "without it", im->path, mi, label, slot_name, tex)) != SKS_OK) {
@@ -586,12 +588,12 @@ static sks_result import_texture(importer *im, unsigned mi, sks_material *out, s
     return r;
   }
   ai_real factor;
-  if (slot == SKS_TEXTURE_NORMAL &&
-      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_SCALE_BASE, (unsigned)types[t], 0, &factor, NULL) == aiReturn_SUCCESS &&
-      isfinite(factor))
-    out->normal_scale = (float)factor;
+  if ((slot == SKS_TEXTURE_NORMAL || slot == SKS_TEXTURE_CLEARCOAT_NORMAL) &&
+      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_SCALE_BASE, (unsigned)types[t], index, &factor, NULL) ==
+          aiReturn_SUCCESS && isfinite(factor))
+    *(slot == SKS_TEXTURE_NORMAL ? &out->normal_scale : &out->clearcoat_normal_scale) = (float)factor;
   if (slot == SKS_TEXTURE_OCCLUSION &&
-      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_STRENGTH_BASE, (unsigned)types[t], 0, &factor, NULL) ==
+      aiGetMaterialFloatArray(mat, _AI_MATKEY_GLTF_STRENGTH_BASE, (unsigned)types[t], index, &factor, NULL) ==
           aiReturn_SUCCESS && factor >= 0 && factor <= 1)
     out->occlusion_strength = (float)factor;
   /* Assimp's UV index is only meaningful where a mesh with this material
@@ -732,7 +734,7 @@ static sks_result import_textures(importer *im, unsigned mi, sks_material *out, 
   const struct aiMaterial *mat = im->scene->mMaterials[mi];
   if (aiGetMaterialIntegerArray(mat, AI_MATKEY_SHADING_MODEL, &shading, NULL) == aiReturn_SUCCESS &&
       shading == aiShadingMode_PBR_BRDF) {
-    sks_result rm = import_texture(im, mi, out, SKS_TEXTURE_METALLIC_ROUGHNESS, packed, 1, "metallic-roughness",
+    sks_result rm = import_texture(im, mi, out, SKS_TEXTURE_METALLIC_ROUGHNESS, packed, 1, 0, "metallic-roughness",
                                    base_dir, keys);
     if (rm != SKS_OK) return rm;
   }
@@ -741,12 +743,50 @@ static sks_result import_textures(importer *im, unsigned mi, sks_material *out, 
   static const enum aiTextureType occlusion[] = {aiTextureType_AMBIENT_OCCLUSION, aiTextureType_LIGHTMAP};
   static const enum aiTextureType emissive[] = {aiTextureType_EMISSION_COLOR, aiTextureType_EMISSIVE};
   sks_result r;
-  if ((r = import_texture(im, mi, out, SKS_TEXTURE_BASE_COLOR, base, 2, "base colour", base_dir, keys)) ||
-      (r = import_texture(im, mi, out, SKS_TEXTURE_NORMAL, normal, 2, "normal", base_dir, keys)) ||
-      (r = import_texture(im, mi, out, SKS_TEXTURE_OCCLUSION, occlusion, 2, "occlusion", base_dir, keys)) ||
-      (r = import_texture(im, mi, out, SKS_TEXTURE_EMISSIVE, emissive, 2, "emissive", base_dir, keys)))
+  if ((r = import_texture(im, mi, out, SKS_TEXTURE_BASE_COLOR, base, 2, 0, "base colour", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_NORMAL, normal, 2, 0, "normal", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_OCCLUSION, occlusion, 2, 0, "occlusion", base_dir, keys)) ||
+      (r = import_texture(im, mi, out, SKS_TEXTURE_EMISSIVE, emissive, 2, 0, "emissive", base_dir, keys)))
     return r;
-  return SKS_OK;
+  /* The KHR_materials_* textures where Assimp 5.2.5's glTF importer puts
+   * them (material.h's AI_MATKEY_*_TEXTURE: clearcoat, roughness, normal =
+   * CLEARCOAT 0, 1, 2; sheen colour, roughness = SHEEN 0, 1; transmission,
+   * volume thickness = TRANSMISSION 0, 1), each only with its extension's
+   * factors (import_material_extras: an extension left out takes its
+   * textures with it). */
+  static const struct {
+    sks_texture_slot slot;
+    enum aiTextureType type;
+    unsigned index;
+    uint32_t bit;
+    const char *name;
+  } ext[] = {{SKS_TEXTURE_CLEARCOAT, aiTextureType_CLEARCOAT, 0, SKS_MATERIAL_CLEARCOAT, "clearcoat"},
+             {SKS_TEXTURE_CLEARCOAT_ROUGHNESS, aiTextureType_CLEARCOAT, 1, SKS_MATERIAL_CLEARCOAT, "clearcoat roughness"},
+             {SKS_TEXTURE_CLEARCOAT_NORMAL, aiTextureType_CLEARCOAT, 2, SKS_MATERIAL_CLEARCOAT, "clearcoat normal"},
+             {SKS_TEXTURE_SHEEN_COLOR, aiTextureType_SHEEN, 0, SKS_MATERIAL_SHEEN, "sheen colour"},
+             {SKS_TEXTURE_SHEEN_ROUGHNESS, aiTextureType_SHEEN, 1, SKS_MATERIAL_SHEEN, "sheen roughness"},
+             {SKS_TEXTURE_TRANSMISSION, aiTextureType_TRANSMISSION, 0, SKS_MATERIAL_TRANSMISSION, "transmission"},
+             {SKS_TEXTURE_THICKNESS, aiTextureType_TRANSMISSION, 1, SKS_MATERIAL_VOLUME, "thickness"}};
+  for (size_t k = 0; k < sizeof ext / sizeof ext[0]; ++k)
+    if ((out->extensions & ext[k].bit) &&
+        (r = import_texture(im, mi, out, ext[k].slot, &ext[k].type, 1, ext[k].index, ext[k].name, base_dir, keys)))
+      return r;
+  /* A specular map (Phong's specular colour / level: FBX, 3DS, Collada,
+   * OBJ; a glTF's KHR_materials_pbrSpecularGlossiness specularGlossiness
+   * texture) has no slot of that meaning in glTF's metallic-roughness
+   * material: KHR_materials_specular's textures scale the dielectric F0
+   * (0.04), not a highlight colour, and Assimp 5.2.5 reads no
+   * KHR_materials_specular to take it from. Said, not guessed. */
+  struct aiString sp;
+  memset(&sp, 0, sizeof sp);
+  if (aiGetMaterialTexture(mat, aiTextureType_SPECULAR, 0, &sp, NULL, NULL, NULL, NULL, NULL, NULL) == aiReturn_SUCCESS) {
+    char *tex = dup_ai_string(&sp);
+    if (!tex) return oom(im);
+    r = add_warning(im, "%s: material %u '%s': specular texture '%s' left out (glTF's metallic-roughness material "
+                        "has no specular map)", im->path, mi, out->name ? out->name : "", tex);
+    free(tex);
+  }
+  return r;
 }
 
 /* Blinn-Phong exponent -> glTF perceptual roughness: the Beckmann slope
@@ -780,7 +820,7 @@ static int unit3(const float v[3]) {
 /* What Assimp 5.2.5 gives beyond the core factors, only where the file has
  * it: glTF's alphaMode / alphaCutoff (AI_MATKEY_GLTF_ALPHAMODE, _ALPHACUTOFF)
  * and the KHR_materials_clearcoat / sheen / transmission / volume / ior
- * factors its glTF importer reads (their textures are not carried). The
+ * factors its glTF importer reads (their textures: import_textures). The
  * index of refraction is taken from PBR materials only: Phong-style
  * importers (Collada, OBJ) give AI_MATKEY_REFRACTI for their own shading
  * model, often as a default. A value outside the extension's range leaves

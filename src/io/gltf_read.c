@@ -961,6 +961,11 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
       mat->normal_scale = (float)ns->valuedouble;
     if (cJSON_IsNumber(os) && os->valuedouble >= 0 && os->valuedouble <= 1)
       mat->occlusion_strength = (float)os->valuedouble;
+    const cJSON *cc = cJSON_IsObject(ext) ? cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_clearcoat") : NULL;
+    const cJSON *cn = cJSON_IsObject(cc) ? cJSON_GetObjectItemCaseSensitive(cc, "clearcoatNormalTexture") : NULL;
+    const cJSON *cs = cJSON_IsObject(cn) ? cJSON_GetObjectItemCaseSensitive(cn, "scale") : NULL;
+    if (cJSON_IsNumber(cs) && isfinite(cs->valuedouble) && fabs(cs->valuedouble) <= 1e6)
+      mat->clearcoat_normal_scale = (float)cs->valuedouble;
     if (!name) {
       snprintf(buf, sizeof buf, "material_%zu", i);
       name = buf;
@@ -1959,9 +1964,32 @@ static sks_result texture_info(gl_ctx *c, sks_model *m, const cJSON *ti_json, co
   return SKS_OK;
 }
 
+/* A textureInfo's KHR_texture_transform (offset, rotation, scale; glTF's
+ * defaults for what it leaves out) into ref; not finite: none. */
+static void texture_transform(const cJSON *info, sks_texture_ref *ref) {
+  const cJSON *exts = cJSON_GetObjectItemCaseSensitive(info, "extensions");
+  const cJSON *t = cJSON_IsObject(exts) ? cJSON_GetObjectItemCaseSensitive(exts, "KHR_texture_transform") : NULL;
+  if (!cJSON_IsObject(t)) return;
+  float v[5] = {0.0f, 0.0f, 0.0f, 1.0f, 1.0f}; /* offset, rotation, scale */
+  const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset"), *sc = cJSON_GetObjectItemCaseSensitive(t, "scale");
+  const cJSON *rot = cJSON_GetObjectItemCaseSensitive(t, "rotation");
+  for (int k = 0; k < 2; ++k) {
+    const cJSON *o = cJSON_IsArray(off) ? cJSON_GetArrayItem(off, k) : NULL, *q = cJSON_IsArray(sc) ? cJSON_GetArrayItem(sc, k) : NULL;
+    if (cJSON_IsNumber(o)) v[k] = (float)o->valuedouble;
+    if (cJSON_IsNumber(q)) v[3 + k] = (float)q->valuedouble;
+  }
+  if (cJSON_IsNumber(rot)) v[2] = (float)rot->valuedouble;
+  for (int k = 0; k < 5; ++k)
+    if (!isfinite(v[k])) return;
+  ref->has_transform = 1;
+  ref->offset[0] = v[0], ref->offset[1] = v[1], ref->rotation = v[2], ref->scale[0] = v[3], ref->scale[1] = v[4];
+}
+
 /* The model's images (PNG / JPEG, by signature) of every texture slot of
  * each material (base colour, metallic-roughness, normal, occlusion,
- * emissive: textureInfo -> textures[].source, with the texture's sampler),
+ * emissive and the KHR_materials_clearcoat / sheen / transmission / volume
+ * textures: textureInfo -> textures[].source, with the texture's sampler;
+ * the extensions' factors stay in the kept document, not in the model),
  * so a model written from scratch keeps its textures. Images are referenced,
  * never decoded; each used image is copied once, charged against the budget.
  * What cannot be carried is a warning, never an error (the kept document
@@ -1990,7 +2018,13 @@ static sks_result read_images(gl_ctx *c, sks_model *m) {
   }
   for (size_t i = 0; i < images.count; ++i) map[i] = -1;
   static const char *const slot_name[SKS_TEXTURE_SLOT_COUNT] = {
-      "baseColorTexture", "metallicRoughnessTexture", "normalTexture", "occlusionTexture", "emissiveTexture"};
+      "baseColorTexture", "metallicRoughnessTexture", "normalTexture", "occlusionTexture", "emissiveTexture",
+      "clearcoatTexture", "clearcoatRoughnessTexture", "clearcoatNormalTexture", "sheenColorTexture",
+      "sheenRoughnessTexture", "transmissionTexture", "thicknessTexture"};
+  /* the extension object holding a slot's textureInfo (NULL: the material or its pbrMetallicRoughness) */
+  static const char *const slot_ext[SKS_TEXTURE_SLOT_COUNT] = {
+      NULL, NULL, NULL, NULL, NULL, "KHR_materials_clearcoat", "KHR_materials_clearcoat", "KHR_materials_clearcoat",
+      "KHR_materials_sheen", "KHR_materials_sheen", "KHR_materials_transmission", "KHR_materials_volume"};
   for (size_t i = 0; i < c->n_materials && !r; ++i) {
     sks_material *mat = &m->materials[i];
     const cJSON *mj = c->materials.items[i];
@@ -1998,6 +2032,11 @@ static sks_result read_images(gl_ctx *c, sks_model *m) {
     const char *mname = mat->name ? mat->name : "";
     for (int slot = 0; slot < SKS_TEXTURE_SLOT_COUNT && !r; ++slot) {
       const cJSON *holder = slot <= SKS_TEXTURE_METALLIC_ROUGHNESS ? (cJSON_IsObject(pbr) ? pbr : NULL) : mj;
+      if (slot_ext[slot]) {
+        const cJSON *exts = cJSON_GetObjectItemCaseSensitive(mj, "extensions");
+        holder = cJSON_IsObject(exts) ? cJSON_GetObjectItemCaseSensitive(exts, slot_ext[slot]) : NULL;
+        if (!cJSON_IsObject(holder)) holder = NULL;
+      }
       const cJSON *info = holder ? cJSON_GetObjectItemCaseSensitive(holder, slot_name[slot]) : NULL;
       if (!info) continue;
       sks_texture_ref ref = {.image = -1};
@@ -2005,6 +2044,7 @@ static sks_result read_images(gl_ctx *c, sks_model *m) {
       if ((r = texture_info(c, m, info, &textures, &images, &samplers, i, mname, slot_name[slot], &ref, &ii)) ||
           ii == SIZE_MAX)
         continue;
+      texture_transform(info, &ref);
       if (map[ii] >= 0) {
         ref.image = map[ii];
         mat->textures[slot] = ref;

@@ -131,10 +131,18 @@ static int slot_textured(const sks_model *m, const sks_texture_ref *t) {
   return img >= 0 && (size_t)img < m->image_count && m->images[img].data && m->images[img].size;
 }
 
-/* Whether the material samples one of the model's images in any slot. */
+static uint32_t slot_extension(int slot, const char **key);
+
+/* Whether slot t of the material is written: it samples one of the model's
+ * images and is glTF's core material's or an extension's the material has. */
+static int slot_written(const sks_model *m, const sks_material *mat, int t) {
+  return slot_textured(m, &mat->textures[t]) && !(slot_extension(t, NULL) & ~mat->extensions);
+}
+
+/* Whether the material samples one of the model's images in any written slot. */
 static int material_textured(const sks_model *m, const sks_material *mat) {
   for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t)
-    if (slot_textured(m, &mat->textures[t])) return 1;
+    if (slot_written(m, mat, t)) return 1;
   return 0;
 }
 
@@ -143,7 +151,7 @@ static int material_textured(const sks_model *m, const sks_material *mat) {
 static int part_carries(const sks_model *m, const sks_mesh_part *part, const sks_material *mat) {
   for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
     const sks_texture_ref *ref = &mat->textures[t];
-    if (!slot_textured(m, ref)) continue;
+    if (!slot_written(m, mat, t)) continue;
     if (!part->uvs || (ref->tex_coord == 1 && !part->uvs1)) return 0;
   }
   return 1;
@@ -348,12 +356,42 @@ static cJSON *material_ext(cJSON *mj, const char *name) {
 /* KHR_materials_clearcoat / sheen / transmission / volume / ior from the
  * material's extension bits (a factor at the extension's default is left
  * to it); returns the USED_* bits written. */
-static unsigned add_material_extensions(cJSON *mj, const sks_material *mat) {
+/* The extension bit a texture slot belongs to (0: glTF's core material)
+ * and its textureInfo's name inside that extension. */
+static uint32_t slot_extension(int slot, const char **key) {
+  static const struct { uint32_t bit; const char *key; } k[SKS_TEXTURE_SLOT_COUNT] = {
+      [SKS_TEXTURE_CLEARCOAT] = {SKS_MATERIAL_CLEARCOAT, "clearcoatTexture"},
+      [SKS_TEXTURE_CLEARCOAT_ROUGHNESS] = {SKS_MATERIAL_CLEARCOAT, "clearcoatRoughnessTexture"},
+      [SKS_TEXTURE_CLEARCOAT_NORMAL] = {SKS_MATERIAL_CLEARCOAT, "clearcoatNormalTexture"},
+      [SKS_TEXTURE_SHEEN_COLOR] = {SKS_MATERIAL_SHEEN, "sheenColorTexture"},
+      [SKS_TEXTURE_SHEEN_ROUGHNESS] = {SKS_MATERIAL_SHEEN, "sheenRoughnessTexture"},
+      [SKS_TEXTURE_TRANSMISSION] = {SKS_MATERIAL_TRANSMISSION, "transmissionTexture"},
+      [SKS_TEXTURE_THICKNESS] = {SKS_MATERIAL_VOLUME, "thicknessTexture"}};
+  if (key) *key = k[slot].key;
+  return k[slot].bit;
+}
+
+/* The extensions' textureInfos of slots first..last (tex_index >= 0) into e. */
+static void add_ext_textures(cJSON *e, const long *tex_index, cJSON **info, int first, int last) {
+  for (int t = first; t <= last; ++t) {
+    const char *key;
+    (void)slot_extension(t, &key);
+    if (tex_index[t] >= 0) add_num_i(info[t] = cJSON_AddObjectToObject(e, key), "index", tex_index[t]);
+  }
+}
+
+/* The KHR_materials_* factors of the material's extension bits, with their
+ * textures (tex_index[slot] >= 0; info[slot] receives each textureInfo). */
+static unsigned add_material_extensions(cJSON *mj, const sks_material *mat, const long *tex_index, cJSON **info) {
   unsigned used = 0;
   if (mat->extensions & SKS_MATERIAL_CLEARCOAT) {
     cJSON *e = material_ext(mj, "KHR_materials_clearcoat");
     cJSON_AddItemToObject(e, "clearcoatFactor", num_f(mat->clearcoat));
     if (mat->clearcoat_roughness != 0.0f) cJSON_AddItemToObject(e, "clearcoatRoughnessFactor", num_f(mat->clearcoat_roughness));
+    add_ext_textures(e, tex_index, info, SKS_TEXTURE_CLEARCOAT, SKS_TEXTURE_CLEARCOAT_NORMAL);
+    if (info[SKS_TEXTURE_CLEARCOAT_NORMAL] && isfinite(mat->clearcoat_normal_scale) &&
+        mat->clearcoat_normal_scale != 1.0f)
+      cJSON_AddItemToObject(info[SKS_TEXTURE_CLEARCOAT_NORMAL], "scale", num_f(mat->clearcoat_normal_scale));
     used |= USED_CLEARCOAT;
   }
   if (mat->extensions & SKS_MATERIAL_SHEEN) {
@@ -361,16 +399,19 @@ static unsigned add_material_extensions(cJSON *mj, const sks_material *mat) {
     if (mat->sheen_color[0] != 0.0f || mat->sheen_color[1] != 0.0f || mat->sheen_color[2] != 0.0f)
       cJSON_AddItemToObject(e, "sheenColorFactor", num_array_f(mat->sheen_color, 3));
     if (mat->sheen_roughness != 0.0f) cJSON_AddItemToObject(e, "sheenRoughnessFactor", num_f(mat->sheen_roughness));
+    add_ext_textures(e, tex_index, info, SKS_TEXTURE_SHEEN_COLOR, SKS_TEXTURE_SHEEN_ROUGHNESS);
     used |= USED_SHEEN;
   }
   if (mat->extensions & SKS_MATERIAL_TRANSMISSION) {
     cJSON *e = material_ext(mj, "KHR_materials_transmission");
     cJSON_AddItemToObject(e, "transmissionFactor", num_f(mat->transmission));
+    add_ext_textures(e, tex_index, info, SKS_TEXTURE_TRANSMISSION, SKS_TEXTURE_TRANSMISSION);
     used |= USED_TRANSMISSION;
   }
   if (mat->extensions & SKS_MATERIAL_VOLUME) {
     cJSON *e = material_ext(mj, "KHR_materials_volume");
     if (mat->thickness != 0.0f) cJSON_AddItemToObject(e, "thicknessFactor", num_f(mat->thickness));
+    add_ext_textures(e, tex_index, info, SKS_TEXTURE_THICKNESS, SKS_TEXTURE_THICKNESS);
     if (mat->attenuation_distance > 0.0f) cJSON_AddItemToObject(e, "attenuationDistance", num_f(mat->attenuation_distance));
     if (mat->attenuation_color[0] != 1.0f || mat->attenuation_color[1] != 1.0f || mat->attenuation_color[2] != 1.0f)
       cJSON_AddItemToObject(e, "attenuationColor", num_array_f(mat->attenuation_color, 3));
@@ -1209,7 +1250,8 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
         const sks_texture_ref *ref = &mat->textures[t];
         tex_index[t] = -1;
-        if (k >= m->material_count || !slot_textured(m, ref)) continue;
+        /* an extension's texture only with its extension (else no texture would use it) */
+        if (k >= m->material_count || !slot_written(m, mat, t)) continue;
         size_t ti, si;
         for (si = 0; si < n_smp; ++si)
           if (smp[si].mag_filter == ref->mag_filter && smp[si].min_filter == ref->min_filter &&
@@ -1246,13 +1288,6 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
       if (tex_index[SKS_TEXTURE_EMISSIVE] >= 0)
         add_num_i(info[SKS_TEXTURE_EMISSIVE] = cJSON_AddObjectToObject(mj, "emissiveTexture"), "index",
                   tex_index[SKS_TEXTURE_EMISSIVE]);
-      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
-        if (info[t] && mat->textures[t].tex_coord == 1) add_num_i(info[t], "texCoord", 1);
-        if (info[t] && mat->textures[t].has_transform) {
-          add_texture_transform(info[t], &mat->textures[t]);
-          used |= USED_TEXTURE_TRANSFORM;
-        }
-      }
       float em[3];
       int emissive = 0;
       for (int e = 0; e < 3; ++e) emissive |= (em[e] = clamp01(mat->emissive[e], 0.0f)) != 0.0f;
@@ -1263,7 +1298,14 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
         cJSON_AddItemToObject(ext, "emissiveStrength", num_f(es));
         used |= USED_EMISSIVE_STRENGTH;
       }
-      used |= add_material_extensions(mj, mat);
+      used |= add_material_extensions(mj, mat, tex_index, info);
+      for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) {
+        if (info[t] && mat->textures[t].tex_coord == 1) add_num_i(info[t], "texCoord", 1);
+        if (info[t] && mat->textures[t].has_transform) {
+          add_texture_transform(info[t], &mat->textures[t]);
+          used |= USED_TEXTURE_TRANSFORM;
+        }
+      }
       /* the file's alphaMode where it gave one (OPAQUE is glTF's default) */
       if (mat->alpha_mode == SKS_ALPHA_BLEND || (mat->alpha_mode == SKS_ALPHA_UNSET && c[3] < 1.0f)) {
         cJSON_AddStringToObject(mj, "alphaMode", "BLEND");

@@ -1,5 +1,5 @@
 /* sks_model <-> bytes (see model_wire.h). Layout, all native-endian:
- *   "SKSWIRE6" | str source_path
+ *   "SKSWIRE7" | str source_path
  *   u64 joints  { str name, i32 parent, f32[10] rest T R S }
  *   u64 skins   { str name, u64 n, i32[n] joints, f32[16 n] inverse binds }
  *   u64 parts   { str name, i32 material skin node, u64 vertices, u32 has
@@ -10,14 +10,14 @@
  *                 weight, u32 has (1 positions, 2 normals, 4 tangents), f32[3 v] each } }
  *   u64 materials { str name, f32[4] base colour, f32 metallic, f32 roughness,
  *                   i32 double sided (0/1), f32[3] emissive, f32 normal scale,
- *                   f32 occlusion strength, 5 x { i32 image (-1 = none),
+ *                   f32 occlusion strength, 12 x { i32 image (-1 = none),
  *                   i32 texCoord, i32 mag, min, wrap s, wrap t, i32 has transform (0/1),
  *                   f32[2] offset, f32 rotation, f32[2] scale } by sks_texture_slot,
  *                   f32 emissive strength, i32 alpha mode, f32 alpha cutoff,
  *                   u32 extensions (sks_material_extension bits), f32 clearcoat,
  *                   clearcoat roughness, f32[3] sheen colour, f32 sheen roughness,
  *                   f32 transmission, thickness, attenuation distance,
- *                   f32[3] attenuation colour, f32 ior }
+ *                   f32[3] attenuation colour, f32 ior, f32 clearcoat normal scale }
  *   u64 images  { str name, str mime type, u64 size, bytes }
  *   u64 warnings { str }
  *   u64 clips   { str name, f32 duration, u64 tracks { i32 joint, u32 path,
@@ -35,7 +35,7 @@
 
 /* The version is in the magic: a parent refuses a child of another build
  * ("no header") instead of misreading its layout. */
-#define WIRE_MAGIC "SKSWIRE6"
+#define WIRE_MAGIC "SKSWIRE7"
 #define WIRE_END "END!"
 #define WIRE_MAX_STRING (1u << 20)
 
@@ -148,6 +148,7 @@ sks_result sks_model_wire_encode(const sks_model *m, uint8_t **bytes, size_t *si
     put(&b, &mt->attenuation_distance, sizeof(float));
     put(&b, mt->attenuation_color, 3 * sizeof(float));
     put(&b, &mt->ior, sizeof(float));
+    put(&b, &mt->clearcoat_normal_scale, sizeof(float));
   }
   put_u64(&b, m->image_count);
   for (size_t i = 0; i < m->image_count; ++i) {
@@ -270,7 +271,7 @@ int sks_material_extensions_valid(const sks_material *m) {
   if (m->alpha_mode < SKS_ALPHA_UNSET || m->alpha_mode > SKS_ALPHA_BLEND || !(m->alpha_cutoff >= 0.0f) ||
       !isfinite(m->alpha_cutoff) || (m->extensions & ~(uint32_t)SKS_MATERIAL_EXTENSION_MASK))
     return 0;
-  int ok = 1;
+  int ok = isfinite(m->clearcoat_normal_scale);
   if (m->extensions & SKS_MATERIAL_CLEARCOAT) ok &= in01(m->clearcoat) && in01(m->clearcoat_roughness);
   if (m->extensions & SKS_MATERIAL_SHEEN)
     ok &= in01(m->sheen_color[0]) && in01(m->sheen_color[1]) && in01(m->sheen_color[2]) && in01(m->sheen_roughness);
@@ -405,7 +406,7 @@ static void decode(rbuf *b, sks_model *m) {
     if (b->r == SKS_OK && p->dropped_influence_vertices > v) bad(b, SKS_ERR_PARSE, "dropped influence count");
   }
 
-  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 44 * SKS_TEXTURE_SLOT_COUNT + 4 + 12 + 4 * 13, "material count");
+  size_t nm = get_count(b, 8 + 16 + 16 + 20 + 44 * SKS_TEXTURE_SLOT_COUNT + 4 + 12 + 4 * 14, "material count");
   if (nm) {
     m->materials = calloc(nm, sizeof(sks_material));
     if (!m->materials) { bad(b, SKS_ERR_OUT_OF_MEMORY, "out of memory"); return; }
@@ -449,6 +450,7 @@ static void decode(rbuf *b, sks_model *m) {
     take(b, &mat->attenuation_distance, sizeof(float));
     take(b, mat->attenuation_color, 3 * sizeof(float));
     take(b, &mat->ior, sizeof(float));
+    take(b, &mat->clearcoat_normal_scale, sizeof(float));
     if (b->r != SKS_OK) break;
     if (!sks_material_extensions_valid(mat)) { bad(b, SKS_ERR_PARSE, "material extension factors"); break; }
     int finite = 1;

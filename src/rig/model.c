@@ -272,7 +272,7 @@ void sks_material_init(sks_material *mat) {
   memset(mat, 0, sizeof *mat);
   for (int k = 0; k < 4; ++k) mat->base_color[k] = 1.0f;
   mat->metallic = mat->roughness = 1.0f;
-  mat->normal_scale = mat->occlusion_strength = mat->emissive_strength = 1.0f;
+  mat->normal_scale = mat->occlusion_strength = mat->emissive_strength = mat->clearcoat_normal_scale = 1.0f;
   for (int t = 0; t < SKS_TEXTURE_SLOT_COUNT; ++t) mat->textures[t].image = -1;
 }
 
