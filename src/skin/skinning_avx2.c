@@ -308,13 +308,11 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
   }
 }
 
-/* Each (K, normals) variant is its own function: inlined all into one, the
- * vertex counter of the one-vertex loops was kept on the stack (a store and
- * reload per vertex on the loop's critical path; ~25 % of LBS 1 influence). */
-#define SKS_LBS_FN(K, N)                                                                                      \
-  static __attribute__((noinline)) void lbs_avx2_##K##_##N(const sks_skinning_job *job, const sks_skin_args *a, \
-                                                          size_t begin, size_t end) {                          \
-    lbs_avx2(job, a, begin, end, K, N);                                                                        \
+/* Each (K, normals) variant is its own function (SKS_NOINLINE: ~25 % of LBS
+ * 1 influence, positions, was the stack-kept vertex counter). */
+#define SKS_LBS_FN(K, N)                                                                                         \
+  SKS_NOINLINE void lbs_avx2_##K##_##N(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end) { \
+    lbs_avx2(job, a, begin, end, K, N);                                                                          \
   }
 SKS_LBS_FN(1, 0) SKS_LBS_FN(1, 1) SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
 SKS_LBS_FN(4, 0) SKS_LBS_FN(4, 1) SKS_LBS_FN(5, 0) SKS_LBS_FN(5, 1) SKS_LBS_FN(6, 0) SKS_LBS_FN(6, 1)
