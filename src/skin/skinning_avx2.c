@@ -154,15 +154,15 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
 /* One influence, 8 vertices a block as 4 pairs: lane half 0 of pair i is
  * vertex v + i, half 1 is v + 4 + i, so one 256-bit FMA transforms two
  * vertices (columns and coordinates loaded per half, coordinates splat
- * within each half, the weight splat from [w_v .. w_v+3 | w_v+4 .. w_v+7]).
- * Packed positions leave as 3 shuffled 4-float rows per half, 6 stores per
- * 8 vertices; normals are transposed within the halves to x, y, z of the 8
- * vertices in order, renormalised 8 wide and stored as 3 registers. Each
+ * within each half). Packed positions leave as 3 shuffled 4-float rows per
+ * half, each row times its vertices' weights (permuted from the 8 weights
+ * [w_v .. w_v+3 | w_v+4 .. w_v+7]), 6 stores per 8 vertices; normals are
+ * transposed within the halves to x, y, z of the 8 vertices in order,
+ * weighted and renormalised 8 wide and stored as 6 rows. Strided buffers:
+ * each pair times its two weights, one store per vertex. Each
  * vertex goes through the same operations as lbs_vertex (K == 1) and the
  * per-vertex tail: results do not depend on where a range starts. */
-SKS_INLINE __m256 pair_weight(const float *restrict wv, const size_t v, const size_t ws, const __m256 W8, const int i,
-                              const int PACKED) {
-  if (PACKED) return _mm256_permute_ps(W8, 0x55 * i);
+SKS_INLINE __m256 pair_weight(const float *restrict wv, const size_t v, const size_t ws, const int i) {
   return _mm256_blend_ps(_mm256_broadcast_ss(wv + (v + (size_t)i) * ws), _mm256_broadcast_ss(wv + (v + 4 + (size_t)i) * ws),
                          0xF0);
 }
@@ -196,12 +196,15 @@ SKS_INLINE void soa_to_pairs(__m256 x, __m256 y, __m256 z, __m256 *q) {
 
 /* Stores the 8 vertices of 4 pairs (x y z _ per half) to o. Packed: per
  * half, 4 vertices become 3 rows [x0 y0 z0 x1] [y1 z1 x2 y2] [z2 x3 y3 z3]. */
-SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, const int PACKED) {
-  if (PACKED) {
-    const __m256 t0 = _mm256_blend_ps(r[0], _mm256_permute_ps(r[1], 0x00), 0x88);
-    const __m256 t1 = _mm256_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
+SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, const __m256 W8, const int PACKED) {
+  if (PACKED) { /* and the rows times their vertices' weights (one multiply per row, not per pair) */
+    __m256 t0 = _mm256_blend_ps(r[0], _mm256_permute_ps(r[1], 0x00), 0x88);
+    __m256 t1 = _mm256_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
     const __m256 u = _mm256_shuffle_ps(r[2], r[3], _MM_SHUFFLE(0, 0, 2, 2));
-    const __m256 t2 = _mm256_shuffle_ps(u, r[3], _MM_SHUFFLE(2, 1, 2, 0));
+    __m256 t2 = _mm256_shuffle_ps(u, r[3], _MM_SHUFFLE(2, 1, 2, 0));
+    t0 = _mm256_mul_ps(t0, _mm256_permutevar_ps(W8, _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 0, 1)));
+    t1 = _mm256_mul_ps(t1, _mm256_permutevar_ps(W8, _mm256_setr_epi32(1, 1, 2, 2, 1, 1, 2, 2)));
+    t2 = _mm256_mul_ps(t2, _mm256_permutevar_ps(W8, _mm256_setr_epi32(2, 3, 3, 3, 2, 3, 3, 3)));
     _mm_storeu_ps(o, _mm256_castps256_ps128(t0)); _mm_storeu_ps(o + 4, _mm256_castps256_ps128(t1));
     _mm_storeu_ps(o + 8, _mm256_castps256_ps128(t2)); _mm_storeu_ps(o + 12, _mm256_extractf128_ps(t0, 1));
     _mm_storeu_ps(o + 16, _mm256_extractf128_ps(t1, 1)); _mm_storeu_ps(o + 20, _mm256_extractf128_ps(t2, 1));
@@ -239,21 +242,20 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
       const float *ma = pal + 16 * (size_t)joints[lo * js], *mb = pal + 16 * (size_t)joints[hi * js];
       const __m256 c0 = _mm256_loadu2_m128(mb, ma), c1 = _mm256_loadu2_m128(mb + 4, ma + 4);
       const __m256 c2 = _mm256_loadu2_m128(mb + 8, ma + 8), c3 = _mm256_loadu2_m128(mb + 12, ma + 12);
-      const __m256 w = pair_weight(weights, v, ws, W8, i, PACKED);
       const __m256 p = _mm256_loadu2_m128(pin + hi * ips, pin + lo * ips);
-      r[i] = _mm256_mul_ps(_mm256_fmadd_ps(c0, _mm256_permute_ps(p, 0x00),
-                                           _mm256_fmadd_ps(c1, _mm256_permute_ps(p, 0x55),
-                                                           _mm256_fmadd_ps(c2, _mm256_permute_ps(p, 0xAA), c3))),
-                           w);
+      r[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(p, 0x00),
+                             _mm256_fmadd_ps(c1, _mm256_permute_ps(p, 0x55), _mm256_fmadd_ps(c2, _mm256_permute_ps(p, 0xAA), c3)));
+      /* the weight: here, or per packed row (store_pairs) */
+      if (!PACKED) r[i] = _mm256_mul_ps(r[i], pair_weight(weights, v, ws, i));
       if (N) {
         const __m256 n = _mm256_loadu2_m128(nin + hi * ins, nin + lo * ins);
         q[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(n, 0x00),
                                _mm256_fmadd_ps(c1, _mm256_permute_ps(n, 0x55), _mm256_mul_ps(c2, _mm256_permute_ps(n, 0xAA))));
-        /* the weight: here, or 8 wide once the normals are transposed */
-        if (!(PACKED && NORM)) q[i] = _mm256_mul_ps(q[i], w);
+        /* the weight: here, per packed row, or 8 wide once the normals are transposed */
+        if (!PACKED) q[i] = _mm256_mul_ps(q[i], pair_weight(weights, v, ws, i));
       }
     }
-    store_pairs(pout + v * ops, ops, r, PACKED);
+    store_pairs(pout + v * ops, ops, r, W8, PACKED);
     if (!N) continue;
     if (NORM) {
       __m256 x, y, z;
@@ -267,7 +269,7 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
       }
       soa_to_pairs(x, y, z, q);
     }
-    store_pairs(nout + v * ons, ons, q, PACKED);
+    store_pairs(nout + v * ons, ons, q, W8, PACKED);
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
