@@ -4,9 +4,10 @@
  * LBS, one vertex at a time: each influence's palette matrix is two 8-float
  * loads ([col0|col1], [col2|col3]) blended with one FMA each under a
  * broadcast weight; the point is then c0 x + c1 y + c2 z + c3 with the
- * coordinates broadcast from memory, stored with a 3-lane masked store (the
- * 4th float after a vertex belongs to the caller). One influence has its own
- * path: the matrix is used as loaded and the weight scales the result.
+ * coordinates broadcast from memory, stored as 2 + 1 floats (the 4th float
+ * after a vertex belongs to the caller). One influence has its own loop
+ * (lbs1_loop): 8 vertices a block, two per register, the matrix used as
+ * loaded and the weight scaling the result.
  * Normals: 4 vertices at a time, transposed, renormalised with rsqrt + one
  * Newton step (|n| = 1 to ~2e-7), transposed back.
  *
@@ -91,13 +92,19 @@ SKS_INLINE void load3x8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
   *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
 }
 
-SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
+/* x, y, z of 8 vectors -> the 6 packed 4-float rows, rows 0 / 3 in r03 (lower / upper half), 1 / 4 in r14, 2 / 5 in r25. */
+SKS_INLINE void rows3x8(__m256 x, __m256 y, __m256 z, __m256 *r03, __m256 *r14, __m256 *r25) {
   const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
   const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
   const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+  *r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
+  *r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
+  *r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
+  __m256 r03, r14, r25;
+  rows3x8(x, y, z, &r03, &r14, &r25);
   _mm256_storeu_ps(p, _mm256_permute2f128_ps(r03, r14, 0x20));
   _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(r25, r03, 0x30));
   _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(r14, r25, 0x31));
@@ -169,12 +176,8 @@ SKS_INLINE __m256 pair_weight(const float *restrict wv, const size_t v, const si
 
 /* store3x8 with 6 half-register stores in place of the 3 cross-half shuffles. */
 SKS_INLINE void store3x8_rows(float *p, __m256 x, __m256 y, __m256 z) {
-  const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
-  const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+  __m256 r03, r14, r25;
+  rows3x8(x, y, z, &r03, &r14, &r25);
   _mm_storeu_ps(p, _mm256_castps256_ps128(r03)); _mm_storeu_ps(p + 4, _mm256_castps256_ps128(r14));
   _mm_storeu_ps(p + 8, _mm256_castps256_ps128(r25)); _mm_storeu_ps(p + 12, _mm256_extractf128_ps(r03, 1));
   _mm_storeu_ps(p + 16, _mm256_extractf128_ps(r14, 1)); _mm_storeu_ps(p + 20, _mm256_extractf128_ps(r25, 1));
