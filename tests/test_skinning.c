@@ -360,6 +360,103 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
   free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
 }
 
+/* One influence at the edges of the SIMD kernels' 8-vertex blocks (the AVX2
+ * kernel transforms 2 vertices per register, v + i and v + 4 + i, and needs
+ * v + 8 < n for a block; the tail goes one vertex at a time): vertex counts
+ * 1, 2, 3, 5, 7, 8, 9, 11, 16, 17 and 1027, packed and strided (joints 2,
+ * weights 3, positions 5 in / 4 out, normals 7 in / 6 out: gaps that must
+ * stay untouched), positions only and with normals (renormalised or not),
+ * against run_reference. Weights are not 1 (0.2 .. 1.8, some negative and
+ * one 0): the weight scales the result of the one influence, so a kernel
+ * that skipped it fails. Each buffer is exactly n vertices long (a read or
+ * write past the last vertex shows under ASan). A sub-range starting at an
+ * odd vertex gives the floats of the whole run (blocks and tail agree). */
+static void one_influence_block_edges(sks_skinning_isa isa) {
+  enum { P = 24, MAXN = 1027 };
+  sks_mat4 palette[P];
+  for (int i = 0; i < P; ++i)
+    palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
+  const size_t ns[] = {1, 2, 3, 5, 7, 8, 9, 11, 16, 17, MAXN};
+  for (int strided = 0; strided < 2; ++strided) {
+    const size_t js = strided ? 2 : 1, ws = strided ? 3 : 1, ips = strided ? 5 : 3, ops = strided ? 4 : 3;
+    const size_t ins = strided ? 7 : 3, ons = strided ? 6 : 3;
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni) {
+      const size_t n = ns[ni];
+      uint16_t *joints = malloc(sizeof(uint16_t) * n * js);
+      float *weights = malloc(sizeof(float) * n * ws);
+      float *pos = malloc(sizeof(float) * n * ips), *nrm = malloc(sizeof(float) * n * ins);
+      float *rp = malloc(sizeof(float) * n * ops), *rn = malloc(sizeof(float) * n * ons);
+      float *op = malloc(sizeof(float) * n * ops), *on = malloc(sizeof(float) * n * ons);
+      if (!joints || !weights || !pos || !nrm || !rp || !rn || !op || !on) { CHECK(0); return; }
+      for (size_t i = 0; i < n * js; ++i) joints[i] = 65535; /* stride padding must be ignored */
+      for (size_t i = 0; i < n * ws; ++i) weights[i] = 99.0f;
+      for (size_t i = 0; i < n * ips; ++i) pos[i] = 99.0f;
+      for (size_t i = 0; i < n * ins; ++i) nrm[i] = 99.0f;
+      for (size_t v = 0; v < n; ++v) {
+        joints[v * js] = (uint16_t)(frand() * P);
+        weights[v * ws] = (v % 5 == 3 ? -1.0f : 1.0f) * (0.2f + 1.6f * frand());
+        if (v == 6) weights[v * ws] = 0.0f;
+        const sks_vec3 nv = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+        for (int c = 0; c < 3; ++c) pos[v * ips + (size_t)c] = 3 * srand1();
+        nrm[v * ins] = nv.x; nrm[v * ins + 1] = nv.y; nrm[v * ins + 2] = nv.z;
+      }
+      for (int mode = 0; mode < 3; ++mode) { /* positions only, normals, normals with skip_normalize */
+        sks_skinning_job job = base_job(SKS_SKIN_LBS, n, 1, palette, P, joints, weights, pos, rp);
+        job.joints_stride = js; job.weights_stride = ws;
+        job.in_positions_stride = ips; job.out_positions_stride = ops;
+        if (mode) {
+          job.in_normals = nrm; job.in_normals_stride = ins;
+          job.out_normals = rn; job.out_normals_stride = ons;
+          job.skip_normalize = mode == 2;
+        }
+        for (size_t i = 0; i < n * ops; ++i) rp[i] = op[i] = -7.0f;
+        for (size_t i = 0; i < n * ons; ++i) rn[i] = on[i] = -7.0f;
+        CHECK(sks_skinning_job_run_reference(&job));
+        job.isa = isa;
+        job.out_positions = op;
+        if (mode) job.out_normals = on;
+        CHECK(sks_skinning_job_run(&job));
+        double dp = 0, dn = 0;
+        int gaps = 1;
+        for (size_t i = 0; i < n * ops; ++i) {
+          if (i % ops >= 3) { gaps &= op[i] == -7.0f; continue; }
+          dp = fmax(dp, fabs(rp[i] - op[i]));
+        }
+        for (size_t i = 0; i < n * ons; ++i) {
+          if (i % ons >= 3 || !mode) { gaps &= on[i] == -7.0f; continue; }
+          dn = fmax(dn, fabs(rn[i] - on[i]));
+        }
+        CHECK_MSG(dp < 1e-4 && dn < 1e-5 && gaps,
+                  "%s LBS k=1 %s n=%zu mode=%d: max |reference - kernel| positions %.3g normals %.3g, gaps %s",
+                  isa_name(isa), strided ? "strided" : "packed", n, mode, dp, dn, gaps ? "untouched" : "WRITTEN");
+        if (n > 3) { /* from vertex 3 on: the blocks fall on other vertices */
+          float *sp = malloc(sizeof(float) * n * ops), *sn = malloc(sizeof(float) * n * ons);
+          if (!sp || !sn) { CHECK(0); return; }
+          sks_skinning_job sub = job;
+          sub.vertex_count = n - 3;
+          sub.joints = joints + 3 * js; sub.weights = weights + 3 * ws;
+          sub.in_positions = pos + 3 * ips; sub.out_positions = sp + 3 * ops;
+          if (mode) { sub.in_normals = nrm + 3 * ins; sub.out_normals = sn + 3 * ons; }
+          CHECK(sks_skinning_job_run(&sub));
+          int same = 1;
+          for (size_t v = 3; v < n; ++v)
+            for (int c = 0; c < 3; ++c) {
+              same &= memcmp(&sp[v * ops + (size_t)c], &op[v * ops + (size_t)c], sizeof(float)) == 0;
+              if (mode) same &= memcmp(&sn[v * ons + (size_t)c], &on[v * ons + (size_t)c], sizeof(float)) == 0;
+            }
+          CHECK_MSG(same, "%s LBS k=1 %s n=%zu mode=%d: a sub-range gives other floats", isa_name(isa),
+                    strided ? "strided" : "packed", n, mode);
+          free(sp); free(sn);
+        }
+        if (n == MAXN)
+          printf("%s LBS k=1 block edges %s mode=%d: max |reference - kernel| positions %.3g normals %.3g\n",
+                 isa_name(isa), strided ? "strided" : "packed", mode, dp, dn);
+      }
+      free(joints); free(weights); free(pos); free(nrm); free(rp); free(rn); free(op); free(on);
+    }
+  }
+}
+
 /* run_pool on the caller's pool: the same floats as run for every pool size,
  * at a size that really splits (10,001 vertices: up to 4 pieces of >= 2048,
  * edges on multiples of 16), LBS and DQS with normals, run after run. */
@@ -824,6 +921,7 @@ int main(void) {
     kernels_agree((sks_skinning_isa)isa);
     packed_kernels_agree((sks_skinning_isa)isa, 40);
     packed_kernels_agree((sks_skinning_isa)isa, 100);
+    one_influence_block_edges((sks_skinning_isa)isa);
   }
   pool_matches_run();
   validation();

@@ -26,6 +26,14 @@
 #else
 #define SKS_INLINE static inline
 #endif
+/* A kernel variant kept out of line: with every (K, normals) variant inlined
+ * into one dispatching function, GCC kept the one-vertex loops' counter on
+ * the stack (a store and a reload per vertex on the loop's critical path). */
+#if defined(__GNUC__)
+#define SKS_NOINLINE static __attribute__((noinline))
+#else
+#define SKS_NOINLINE static
+#endif
 /* K and the block sizes are compile-time constants: unroll those loops
  * fully (the default build is -O2, which does not unroll). */
 #if defined(SKS_SANITIZED_BUILD)

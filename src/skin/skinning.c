@@ -339,6 +339,17 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
   }
   (void)ins; (void)ons; (void)nin; (void)nout;
 }
+
+/* Each (K, normals) variant its own function (SKS_NOINLINE, skin_internal.h). */
+#define SKS_LBS_FN(K, N)                                                                                      \
+  SKS_NOINLINE void lbs_sse2_##K##_##N(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) { \
+    lbs_kernel_sse2(job, a, begin, end, K, N);                                                                \
+  }
+SKS_LBS_FN(1, 0) SKS_LBS_FN(1, 1) SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
+SKS_LBS_FN(4, 0) SKS_LBS_FN(4, 1) SKS_LBS_FN(5, 0) SKS_LBS_FN(5, 1) SKS_LBS_FN(6, 0) SKS_LBS_FN(6, 1)
+SKS_LBS_FN(7, 0) SKS_LBS_FN(7, 1) SKS_LBS_FN(8, 0) SKS_LBS_FN(8, 1)
+#undef SKS_LBS_FN
+#define lbs_sse2_fn(job, a, begin, end, K, N) lbs_sse2_##K##_##N(job, a, begin, end)
 #endif
 
 SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
@@ -694,7 +705,7 @@ static void optimised_range(const sks_skinning_job *job, sks_skinning_isa isa, c
 #if defined(__SSE2__) && !defined(SKS_NO_SIMD)
   } else if (isa == SKS_SKIN_ISA_SSE2) {
     if (job->method == SKS_SKIN_LBS) {
-      SKS_DISPATCH(lbs_kernel_sse2, job, &a, begin, end)
+      SKS_DISPATCH(lbs_sse2_fn, job, &a, begin, end)
     } else {
       SKS_DISPATCH(dqs_kernel4, job, &a, dq, begin, end)
     }

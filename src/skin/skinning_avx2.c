@@ -4,9 +4,10 @@
  * LBS, one vertex at a time: each influence's palette matrix is two 8-float
  * loads ([col0|col1], [col2|col3]) blended with one FMA each under a
  * broadcast weight; the point is then c0 x + c1 y + c2 z + c3 with the
- * coordinates broadcast from memory, stored with a 3-lane masked store (the
- * 4th float after a vertex belongs to the caller). One influence has its own
- * path: the matrix is used as loaded and the weight scales the result.
+ * coordinates broadcast from memory, stored as 2 + 1 floats (the 4th float
+ * after a vertex belongs to the caller). One influence has its own loop
+ * (lbs1_loop): 8 vertices a block, two per register, the matrix used as
+ * loaded and the weight scaling the result.
  * Normals: 4 vertices at a time, transposed, renormalised with rsqrt + one
  * Newton step (|n| = 1 to ~2e-7), transposed back.
  *
@@ -80,6 +81,35 @@ SKS_INLINE __m256 rsqrt_nr8(__m256 l2) {
   return _mm256_and_ps(r, _mm256_cmp_ps(l2, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
 }
 
+/* x, y, z of 8 packed (stride 3) vectors. */
+SKS_INLINE void load3x8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 m03 = _mm256_loadu2_m128(p + 12, p), m14 = _mm256_loadu2_m128(p + 16, p + 4);
+  const __m256 m25 = _mm256_loadu2_m128(p + 20, p + 8);
+  const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
+  const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
+  *x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+  *y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+/* x, y, z of 8 vectors -> the 6 packed 4-float rows, rows 0 / 3 in r03 (lower / upper half), 1 / 4 in r14, 2 / 5 in r25. */
+SKS_INLINE void rows3x8(__m256 x, __m256 y, __m256 z, __m256 *r03, __m256 *r14, __m256 *r25) {
+  const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
+  const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
+  const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
+  *r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
+  *r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
+  *r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
+  __m256 r03, r14, r25;
+  rows3x8(x, y, z, &r03, &r14, &r25);
+  _mm256_storeu_ps(p, _mm256_permute2f128_ps(r03, r14, 0x20));
+  _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(r25, r03, 0x30));
+  _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(r14, r25, 0x31));
+}
+
 /* PACKED: every stride is the tight one (known at compile time, so the
  * 4-vertex block addresses one pointer per array instead of spilling 24).
  * NORM: renormalise normals. */
@@ -128,10 +158,150 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
   }
 }
 
+/* One influence, 8 vertices a block as 4 pairs: lane half 0 of pair i is
+ * vertex v + i, half 1 is v + 4 + i, so one 256-bit FMA transforms two
+ * vertices (columns and coordinates loaded per half, coordinates splat
+ * within each half). Packed positions leave as 3 shuffled 4-float rows per
+ * half, each row times its vertices' weights (permuted from the 8 weights
+ * [w_v .. w_v+3 | w_v+4 .. w_v+7]), 6 stores per 8 vertices; normals are
+ * transposed within the halves to x, y, z of the 8 vertices in order,
+ * weighted and renormalised 8 wide and stored as 6 rows. Strided buffers:
+ * each pair times its two weights, one store per vertex. Each
+ * vertex goes through the same operations as lbs_vertex (K == 1) and the
+ * per-vertex tail: results do not depend on where a range starts. */
+SKS_INLINE __m256 pair_weight(const float *restrict wv, const size_t v, const size_t ws, const int i) {
+  return _mm256_blend_ps(_mm256_broadcast_ss(wv + (v + (size_t)i) * ws), _mm256_broadcast_ss(wv + (v + 4 + (size_t)i) * ws),
+                         0xF0);
+}
+
+/* store3x8 with 6 half-register stores in place of the 3 cross-half shuffles. */
+SKS_INLINE void store3x8_rows(float *p, __m256 x, __m256 y, __m256 z) {
+  __m256 r03, r14, r25;
+  rows3x8(x, y, z, &r03, &r14, &r25);
+  _mm_storeu_ps(p, _mm256_castps256_ps128(r03)); _mm_storeu_ps(p + 4, _mm256_castps256_ps128(r14));
+  _mm_storeu_ps(p + 8, _mm256_castps256_ps128(r25)); _mm_storeu_ps(p + 12, _mm256_extractf128_ps(r03, 1));
+  _mm_storeu_ps(p + 16, _mm256_extractf128_ps(r14, 1)); _mm_storeu_ps(p + 20, _mm256_extractf128_ps(r25, 1));
+}
+
+/* x, y, z of 4 pairs (x y z _ per half) -> x, y, z of their 8 vertices in the pairs' lane order. */
+SKS_INLINE void pairs_to_soa(const __m256 *q, __m256 *x, __m256 *y, __m256 *z) {
+  const __m256 t0 = _mm256_unpacklo_ps(q[0], q[1]), t1 = _mm256_unpackhi_ps(q[0], q[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
+  *x = _mm256_shuffle_ps(t0, t2, 0x44); *y = _mm256_shuffle_ps(t0, t2, 0xEE); *z = _mm256_shuffle_ps(t1, t3, 0x44);
+}
+
+SKS_INLINE void soa_to_pairs(__m256 x, __m256 y, __m256 z, __m256 *q) {
+  const __m256 a = _mm256_unpacklo_ps(x, y), b = _mm256_unpackhi_ps(x, y);
+  const __m256 c = _mm256_unpacklo_ps(z, z), d = _mm256_unpackhi_ps(z, z);
+  q[0] = _mm256_shuffle_ps(a, c, _MM_SHUFFLE(3, 0, 1, 0)); q[1] = _mm256_shuffle_ps(a, c, _MM_SHUFFLE(3, 2, 3, 2));
+  q[2] = _mm256_shuffle_ps(b, d, _MM_SHUFFLE(3, 0, 1, 0)); q[3] = _mm256_shuffle_ps(b, d, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* Stores the 8 vertices of 4 pairs (x y z _ per half) to o. Packed: per
+ * half, 4 vertices become 3 rows [x0 y0 z0 x1] [y1 z1 x2 y2] [z2 x3 y3 z3]. */
+SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, const __m256 W8, const int PACKED) {
+  if (PACKED) { /* and the rows times their vertices' weights (one multiply per row, not per pair) */
+    __m256 t0 = _mm256_blend_ps(r[0], _mm256_permute_ps(r[1], 0x00), 0x88);
+    __m256 t1 = _mm256_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
+    const __m256 u = _mm256_shuffle_ps(r[2], r[3], _MM_SHUFFLE(0, 0, 2, 2));
+    __m256 t2 = _mm256_shuffle_ps(u, r[3], _MM_SHUFFLE(2, 1, 2, 0));
+    t0 = _mm256_mul_ps(t0, _mm256_permutevar_ps(W8, _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 0, 1)));
+    t1 = _mm256_mul_ps(t1, _mm256_permutevar_ps(W8, _mm256_setr_epi32(1, 1, 2, 2, 1, 1, 2, 2)));
+    t2 = _mm256_mul_ps(t2, _mm256_permutevar_ps(W8, _mm256_setr_epi32(2, 3, 3, 3, 2, 3, 3, 3)));
+    _mm_storeu_ps(o, _mm256_castps256_ps128(t0)); _mm_storeu_ps(o + 4, _mm256_castps256_ps128(t1));
+    _mm_storeu_ps(o + 8, _mm256_castps256_ps128(t2)); _mm_storeu_ps(o + 12, _mm256_extractf128_ps(t0, 1));
+    _mm_storeu_ps(o + 16, _mm256_extractf128_ps(t1, 1)); _mm_storeu_ps(o + 20, _mm256_extractf128_ps(t2, 1));
+    return;
+  }
+  SKS_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    SKS_STORE3(o + (size_t)i * s, 0, _mm256_castps256_ps128(r[i]));
+    SKS_STORE3(o + (size_t)(4 + i) * s, 0, _mm256_extractf128_ps(r[i], 1));
+  }
+}
+
+SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end, const int N,
+                          const int PACKED, const int NORM) {
+  const float *restrict pal = job->palette[0].m;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
+  size_t v = begin;
+  /* A block reads the float after each vertex's position and normal (the
+   * 4th lane of a half): for the block's last vertex that is vertex v + 8's
+   * first float, so a block needs v + 8 < end. */
+  for (; v + 8 < end; v += 8) {
+    const __m256 W8 = PACKED ? _mm256_loadu_ps(weights + v) : _mm256_setzero_ps();
+    __m256 r[4], q[4];
+    SKS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const size_t lo = v + (size_t)i, hi = lo + 4;
+      const float *ma = pal + 16 * (size_t)joints[lo * js], *mb = pal + 16 * (size_t)joints[hi * js];
+      const __m256 c0 = _mm256_loadu2_m128(mb, ma), c1 = _mm256_loadu2_m128(mb + 4, ma + 4);
+      const __m256 c2 = _mm256_loadu2_m128(mb + 8, ma + 8), c3 = _mm256_loadu2_m128(mb + 12, ma + 12);
+      const __m256 p = _mm256_loadu2_m128(pin + hi * ips, pin + lo * ips);
+      r[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(p, 0x00),
+                             _mm256_fmadd_ps(c1, _mm256_permute_ps(p, 0x55), _mm256_fmadd_ps(c2, _mm256_permute_ps(p, 0xAA), c3)));
+      /* the weight: here, or per packed row (store_pairs) */
+      if (!PACKED) r[i] = _mm256_mul_ps(r[i], pair_weight(weights, v, ws, i));
+      if (N) {
+        const __m256 n = _mm256_loadu2_m128(nin + hi * ins, nin + lo * ins);
+        q[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(n, 0x00),
+                               _mm256_fmadd_ps(c1, _mm256_permute_ps(n, 0x55), _mm256_mul_ps(c2, _mm256_permute_ps(n, 0xAA))));
+        /* the weight: here, per packed row, or 8 wide once the normals are transposed */
+        if (!PACKED) q[i] = _mm256_mul_ps(q[i], pair_weight(weights, v, ws, i));
+      }
+    }
+    store_pairs(pout + v * ops, ops, r, W8, PACKED);
+    if (!N) continue;
+    if (NORM) {
+      __m256 x, y, z;
+      pairs_to_soa(q, &x, &y, &z);
+      if (PACKED) { x = _mm256_mul_ps(x, W8); y = _mm256_mul_ps(y, W8); z = _mm256_mul_ps(z, W8); }
+      const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
+      x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
+      if (PACKED) {
+        store3x8_rows(nout + v * 3, x, y, z);
+        continue;
+      }
+      soa_to_pairs(x, y, z, q);
+    }
+    store_pairs(nout + v * ons, ons, q, W8, PACKED);
+  }
+  for (; v < end; ++v) {
+    __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
+                          pout + v * ops, m3, 1, N);
+    if (N) {
+      if (NORM) {
+        const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr4(_mm_fmadd_ps(x, x, _mm_fmadd_ps(y, y, _mm_mul_ps(z, z)))));
+      }
+      SKS_STORE3(nout + v * ons, m3, q);
+    }
+  }
+}
+
 SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
                          const uint32_t K, const int N) {
   const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
-  if (!N) {
+  if (K == 1) {
+    if (!N) {
+      if (packed) lbs1_loop(job, a, begin, end, 0, 1, 0);
+      else lbs1_loop(job, a, begin, end, 0, 0, 0);
+    } else if (packed) {
+      if (a->normalize) lbs1_loop(job, a, begin, end, 1, 1, 1);
+      else lbs1_loop(job, a, begin, end, 1, 1, 0);
+    } else {
+      if (a->normalize) lbs1_loop(job, a, begin, end, 1, 0, 1);
+      else lbs1_loop(job, a, begin, end, 1, 0, 0);
+    }
+  } else if (!N) {
     if (packed) lbs_loop(job, a, begin, end, K, 0, 1, 0);
     else lbs_loop(job, a, begin, end, K, 0, 0, 0);
   } else if (packed) {
@@ -142,6 +312,26 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
     else lbs_loop(job, a, begin, end, K, 1, 0, 0);
   }
 }
+
+/* One influence and the positions-only variants are functions of their own
+ * (SKS_NOINLINE: ~25 % of LBS 1 influence, positions, was the stack-kept
+ * vertex counter; 4 / 8 influences positions +10-20 %). The 2-8 influence
+ * normals variants stay inlined here: out of line they measured 5-15 %
+ * slower (LBS 4 / 8 influences, positions + normals). */
+#define SKS_LBS_FN(K, N)                                                                                         \
+  SKS_NOINLINE void lbs_avx2_##K##_##N(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end) { \
+    lbs_avx2(job, a, begin, end, K, N);                                                                          \
+  }
+#define SKS_LBS_INLINE(K) \
+  SKS_INLINE void lbs_avx2_##K##_1(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end) { \
+    lbs_avx2(job, a, begin, end, K, 1);                                                                          \
+  }
+SKS_LBS_FN(1, 0) SKS_LBS_FN(1, 1) SKS_LBS_FN(2, 0) SKS_LBS_INLINE(2) SKS_LBS_FN(3, 0) SKS_LBS_INLINE(3)
+SKS_LBS_FN(4, 0) SKS_LBS_INLINE(4) SKS_LBS_FN(5, 0) SKS_LBS_INLINE(5) SKS_LBS_FN(6, 0) SKS_LBS_INLINE(6)
+SKS_LBS_FN(7, 0) SKS_LBS_INLINE(7) SKS_LBS_FN(8, 0) SKS_LBS_INLINE(8)
+#undef SKS_LBS_FN
+#undef SKS_LBS_INLINE
+#define lbs_avx2_fn(job, a, begin, end, K, N) lbs_avx2_##K##_##N(job, a, begin, end)
 
 /* ---- DQS ------------------------------------------------------------------ */
 
@@ -170,29 +360,6 @@ SKS_INLINE __m256 dqs_blend(const float *restrict dqf, const float *restrict fli
     }
   }
   return acc;
-}
-
-/* x, y, z of 8 packed (stride 3) vectors. */
-SKS_INLINE void load3x8(const float *p, __m256 *x, __m256 *y, __m256 *z) {
-  const __m256 m03 = _mm256_loadu2_m128(p + 12, p), m14 = _mm256_loadu2_m128(p + 16, p + 4);
-  const __m256 m25 = _mm256_loadu2_m128(p + 20, p + 8);
-  const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
-  const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
-  *x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
-  *y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
-  *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
-}
-
-SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
-  const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1));
-  const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
-  const __m256 r14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
-  const __m256 r25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
-  _mm256_storeu_ps(p, _mm256_permute2f128_ps(r03, r14, 0x20));
-  _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(r25, r03, 0x30));
-  _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(r14, r25, 0x31));
 }
 
 /* x, y, z of 8 vectors at stride s (floats). */
@@ -373,7 +540,7 @@ void sks_skin_avx2_range(const sks_skinning_job *job, const sks_skin_args *a, co
                          size_t end) {
   if (begin >= end) return;
   if (job->method == SKS_SKIN_LBS) {
-    SKS_DISPATCH_K(lbs_avx2, job, a, begin, end)
+    SKS_DISPATCH_K(lbs_avx2_fn, job, a, begin, end)
   } else {
     SKS_DISPATCH_K(dqs_avx2, job, a, dq, begin, end)
   }
