@@ -111,6 +111,36 @@ run 1 "repair -o another file: the load error" "$CLI" repair "$T/cyc/bad.gltf" -
 (cd "$T/cyc" && sha256sum -c --quiet "$T/cyc.sha256") && test -L "$T/cyc/link.glb" && ok ||
   bad "out.glb / out.html changed or the link replaced"
 
+# ---- a load that succeeds without reading every file it names ----
+# ok.gltf loads (tri.bin), but also names a buffer no accessor uses
+# (spare.glb) and an image no texture uses (spare.html): the reader need
+# not open them, yet they are the model's files. An output naming one (or a
+# symlink to it) is refused by the guard (exit 2) and the file is untouched.
+mkdir -p "$T/ok"
+cp "$T/tri.bin" "$T/ok/tri.bin"
+echo precious >"$T/ok/spare.glb"
+echo precious >"$T/ok/spare.html"
+ln -s spare.glb "$T/ok/spare_link.glb"
+gltf "0,2,0" tri.bin |
+  sed 's/"buffers":\[{"byteLength":244,"uri":"tri.bin"}\]/"images":[{"uri":"spare.html"}],"buffers":[{"byteLength":9,"uri":"spare.glb"},{"byteLength":244,"uri":"tri.bin"}]/;
+       s/{"buffer":0,/{"buffer":1,/g' >"$T/ok/ok.gltf"
+grep -q '"spare.glb"' "$T/ok/ok.gltf" && grep -q '"spare.html"' "$T/ok/ok.gltf" && ! grep -q '"buffer":0' "$T/ok/ok.gltf" ||
+  bad "ok/ok.gltf was not made"
+(cd "$T/ok" && sha256sum spare.glb spare.html) >"$T/ok.sha256"
+run 0 "info: the model with unused files loads" "$CLI" info "$T/ok/ok.gltf"
+run 2 "repair -o the unused buffer" "$CLI" repair "$T/ok/ok.gltf" -o "$T/ok/spare.glb"
+has "$T/err" "refusing to write $T/ok/spare.glb: an input's import reads or names it" "repair names the unused buffer"
+run 2 "repair -o a symlink to the unused buffer" "$CLI" repair "$T/ok/ok.gltf" -o "$T/ok/spare_link.glb"
+has "$T/err" "refusing to write $T/ok/spare_link.glb: an input's import reads or names it" "repair names the link"
+run 2 "control -o the unused buffer" "$CLI" control "$T/ok/ok.gltf" -o "$T/ok/spare.glb"
+has "$T/err" "refusing to write $T/ok/spare.glb: an input's import" "control names the unused buffer"
+run 2 "control --report the unused image" "$CLI" control "$T/ok/ok.gltf" --report "$T/ok/spare.html"
+has "$T/err" "refusing to write $T/ok/spare.html: an input's import" "control names the unused image"
+run 0 "repair -o another file still writes" "$CLI" repair "$T/ok/ok.gltf" -o "$T/ok/fixed.glb"
+[ -s "$T/ok/fixed.glb" ] && ok || bad "repair did not write fixed.glb"
+(cd "$T/ok" && sha256sum -c --quiet "$T/ok.sha256") && test -L "$T/ok/spare_link.glb" && ok ||
+  bad "spare.glb / spare.html changed or the link replaced"
+
 for cmd in info check; do
   run 2 "$cmd --max-memory 12" "$CLI" $cmd "$T/inf.gltf" --max-memory 12
   run 2 "$cmd --max-memory lots" "$CLI" $cmd "$T/inf.gltf" --max-memory lots

@@ -2107,13 +2107,17 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-/* A load that failed may not have reached every external file: the caller
- * (an output guard: an output must never be an input) is told of each
- * buffer and image the JSON names too, resolved inside the model's folder
- * as the reader would (a uri the reader refuses or that names no file is
- * skipped). One walk of each array (cJSON_ArrayForEach); a file already
- * told may be told again. */
-static void tell_named_files(gl_ctx *c) {
+/* A load does not read every external file the JSON names: a failed one
+ * stops early, a successful one skips a buffer no accessor uses and an
+ * image no texture uses. Those files are still the model's: the caller (an
+ * output guard: an output must never be an input) is told of each buffer
+ * and image the JSON names, after every load, resolved inside the model's
+ * folder as the reader would (a uri the reader refuses or that names no
+ * file is skipped). One walk of each array (cJSON_ArrayForEach). After a
+ * successful load (src: its kept document), a buffer or image the load
+ * read is not told again; after a failed one (src NULL) a file may be told
+ * twice, as it may after a read that failed. */
+static void tell_named_files(gl_ctx *c, const sks_gltf_source *src) {
   if (!c->on_file_read || !c->base_dir || !cJSON_IsObject(c->root)) return;
   static const char *const arrays[] = {"buffers", "images"};
   for (size_t a = 0; a < 2; ++a) {
@@ -2123,9 +2127,12 @@ static void tell_named_files(gl_ctx *c) {
     cJSON_ArrayForEach(it, arr) {
       const char *uri = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "uri"));
       char what[48], *path = NULL;
-      snprintf(what, sizeof what, "%s %zu", a ? "image" : "buffer", i++);
+      const size_t at = i++;
+      snprintf(what, sizeof what, "%s %zu", a ? "image" : "buffer", at);
+      const int read = a ? src && src->images && at < src->image_count && src->images[at]
+                         : c->buffers && at < c->n_buffers && c->buffers[at].loaded && c->buffers[at].owned;
       sks_error scratch; /* the load's own error stays the message */
-      if (!uri || !uri[0] || strncmp(uri, "data:", 5) == 0 ||
+      if (read || !uri || !uri[0] || strncmp(uri, "data:", 5) == 0 ||
           sks_resource_resolve(c->base_dir, c->resource_root, uri, c->name, what, &path, &scratch) != SKS_OK)
         continue;
       report_file(c, path);
@@ -2157,7 +2164,7 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
   sks_result r = size ? SKS_OK : gl_fail(&c, SKS_ERR_PARSE, "file is empty");
   if (!r) r = read_model(&c, data, size, out);
   if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
-  if (r) tell_named_files(&c);
+  tell_named_files(&c, r ? NULL : out->gltf_source);
   for (size_t i = 0; c.buffers && i < c.n_buffers; ++i) free(c.buffers[i].owned);
   free(c.buffers);
   free(c.node_parent);
