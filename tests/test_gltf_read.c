@@ -1271,6 +1271,75 @@ static void test_clips_that_move_nothing(void) {
   sks_model_free(&m);
 }
 
+/* The KHR_materials_* factors read natively (as the Assimp path gives
+ * them): explicit values, the extensions' defaults, a factor out of range
+ * (that extension left out, one warning, the others kept), and a write
+ * from scratch (no kept document) carrying them. */
+static void test_material_extensions(void) {
+  build_reference(5126, 5121);
+  tb_set("materials",
+         "[{\"name\":\"all\",\"extensions\":{"
+         "\"KHR_materials_clearcoat\":{\"clearcoatFactor\":0.75,\"clearcoatRoughnessFactor\":0.25},"
+         "\"KHR_materials_sheen\":{\"sheenColorFactor\":[0.5,0.25,1],\"sheenRoughnessFactor\":0.125},"
+         "\"KHR_materials_transmission\":{\"transmissionFactor\":0.5},"
+         "\"KHR_materials_volume\":{\"thicknessFactor\":2.5,\"attenuationDistance\":0.75,"
+         "\"attenuationColor\":[0.5,1,0.25]},\"KHR_materials_ior\":{\"ior\":1.25}}},"
+         "{\"name\":\"defaults\",\"extensions\":{\"KHR_materials_clearcoat\":{},\"KHR_materials_sheen\":{},"
+         "\"KHR_materials_transmission\":{},\"KHR_materials_volume\":{},\"KHR_materials_ior\":{}}},"
+         "{\"name\":\"bad\",\"extensions\":{\"KHR_materials_clearcoat\":{\"clearcoatFactor\":2},"
+         "\"KHR_materials_sheen\":{\"sheenColorFactor\":[0.5,0.5]},\"KHR_materials_transmission\":[],"
+         "\"KHR_materials_volume\":{\"attenuationDistance\":0},\"KHR_materials_ior\":{\"ior\":0.5}}},"
+         "{\"name\":\"none\"}]");
+  sks_model m, back;
+  sks_error e = {0};
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  CHECK_MSG(m.material_count == 4, "%zu materials", m.material_count);
+  if (m.material_count != 4) { sks_model_free(&m); return; }
+  for (int pass = 0; pass < 2; ++pass) {
+    const sks_model *x = pass ? &back : &m;
+    const sks_material *a = &x->materials[0], *d = &x->materials[1], *b = &x->materials[2], *n = &x->materials[3];
+    const char *w = pass ? "written from scratch and read back" : "read";
+    CHECK_MSG(a->extensions == SKS_MATERIAL_EXTENSION_MASK, "%s: 'all' extensions 0x%x", w, a->extensions);
+    CHECK_MSG(a->clearcoat == 0.75f && a->clearcoat_roughness == 0.25f, "%s: clearcoat %g %g", w, a->clearcoat,
+              a->clearcoat_roughness);
+    CHECK_MSG(a->sheen_color[0] == 0.5f && a->sheen_color[1] == 0.25f && a->sheen_color[2] == 1.0f &&
+                  a->sheen_roughness == 0.125f, "%s: sheen %g %g %g %g", w, a->sheen_color[0], a->sheen_color[1],
+              a->sheen_color[2], a->sheen_roughness);
+    CHECK_MSG(a->transmission == 0.5f, "%s: transmission %g", w, a->transmission);
+    CHECK_MSG(a->thickness == 2.5f && a->attenuation_distance == 0.75f && a->attenuation_color[0] == 0.5f &&
+                  a->attenuation_color[1] == 1.0f && a->attenuation_color[2] == 0.25f,
+              "%s: volume %g %g (%g %g %g)", w, a->thickness, a->attenuation_distance, a->attenuation_color[0],
+              a->attenuation_color[1], a->attenuation_color[2]);
+    CHECK_MSG(a->ior == 1.25f, "%s: ior %g", w, a->ior);
+    CHECK_MSG(d->extensions == SKS_MATERIAL_EXTENSION_MASK, "%s: 'defaults' extensions 0x%x", w, d->extensions);
+    CHECK_MSG(d->clearcoat == 0 && d->clearcoat_roughness == 0 && d->sheen_color[0] == 0 && d->sheen_roughness == 0 &&
+                  d->transmission == 0 && d->thickness == 0 && d->attenuation_distance == 0 &&
+                  d->attenuation_color[0] == 1 && d->attenuation_color[1] == 1 && d->attenuation_color[2] == 1 &&
+                  d->ior == 1.5f,
+              "%s: the extensions' defaults (ior %g, attenuation colour %g)", w, d->ior, d->attenuation_color[0]);
+    CHECK_MSG(b->extensions == 0 && b->clearcoat == 0 && b->ior == 0, "%s: 'bad' extensions 0x%x", w, b->extensions);
+    CHECK_MSG(n->extensions == 0, "%s: 'none' extensions 0x%x", w, n->extensions);
+    if (pass) break;
+    /* one warning per refused extension, naming the material and extension */
+    int warned = 0;
+    for (size_t i = 0; i < m.warning_count; ++i)
+      if (strstr(m.warnings[i], "material 2 'bad': KHR_materials_")) ++warned;
+    CHECK_MSG(warned == 5, "%d warnings for 'bad' (want 5)", warned);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/material_ext.glb", sks_test_tmpdir());
+    sks_gltf_source_free(m.gltf_source);
+    m.gltf_source = NULL;
+    CHECK_OK(sks_write_glb(path, &m, NULL, &e), &e);
+    CHECK_OK(sks_load_gltf(path, &back, &e), &e);
+    if (e.code || back.material_count != 4) {
+      CHECK_MSG(0, "read back %zu materials", back.material_count);
+      break;
+    }
+  }
+  sks_model_free(&back);
+  sks_model_free(&m);
+}
+
 int main(void) {
   test_reference();
   test_weight_encodings();
@@ -1283,6 +1352,7 @@ int main(void) {
   test_twelve_influences();
   test_structure_errors();
   test_clips_that_move_nothing();
+  test_material_extensions();
   test_glb_container();
   test_long_chain();
   test_fox();

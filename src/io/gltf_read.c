@@ -923,6 +923,88 @@ static sks_result build_skeleton(gl_ctx *c, sks_model *m) {
 
 /* ---- materials, skins ---------------------------------------------------- */
 
+static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* ext.key as a float in [lo, hi] (absent: def); 0 when present but not
+ * such a number. */
+static int ext_float(const cJSON *ext, const char *key, float def, double lo, double hi, float *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ext, key);
+  *out = def;
+  if (!v) return 1;
+  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi) return 0;
+  *out = (float)v->valuedouble;
+  return 1;
+}
+
+static int ext_color3(const cJSON *ext, const char *key, float def, float out[3]) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(ext, key);
+  out[0] = out[1] = out[2] = def;
+  if (!v) return 1;
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) return 0;
+  for (int k = 0; k < 3; ++k) {
+    const cJSON *e = cJSON_GetArrayItem(v, k);
+    if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble <= 1)) return 0;
+    out[k] = (float)e->valuedouble;
+  }
+  return 1;
+}
+
+/* The KHR_materials_clearcoat / sheen / transmission / volume / ior factors
+ * into the model, as the Assimp path gives them (sks_material: an extension
+ * object sets its bit; absent factors take the extension's defaults; ior's
+ * is 1.5). An extension with a factor out of its range is left out of the
+ * model with a warning (the kept document still carries it as written). */
+static sks_result read_material_extensions(gl_ctx *c, sks_model *m, const cJSON *ext, size_t i, const char *name,
+                                           sks_material *mat) {
+  if (!cJSON_IsObject(ext)) return SKS_OK;
+  static const char *const names[] = {"KHR_materials_clearcoat", "KHR_materials_sheen", "KHR_materials_transmission",
+                                      "KHR_materials_volume", "KHR_materials_ior"};
+  for (int k = 0; k < 5; ++k) {
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(ext, names[k]);
+    if (!e) continue;
+    int ok = cJSON_IsObject(e);
+    float a = 0, b = 0, col[3] = {0, 0, 0};
+    switch (k) {
+    case 0:
+      ok = ok && ext_float(e, "clearcoatFactor", 0, 0, 1, &a) && ext_float(e, "clearcoatRoughnessFactor", 0, 0, 1, &b);
+      if (ok) mat->clearcoat = a, mat->clearcoat_roughness = b, mat->extensions |= SKS_MATERIAL_CLEARCOAT;
+      break;
+    case 1:
+      ok = ok && ext_color3(e, "sheenColorFactor", 0, col) && ext_float(e, "sheenRoughnessFactor", 0, 0, 1, &b);
+      if (ok) memcpy(mat->sheen_color, col, sizeof col), mat->sheen_roughness = b, mat->extensions |= SKS_MATERIAL_SHEEN;
+      break;
+    case 2:
+      ok = ok && ext_float(e, "transmissionFactor", 0, 0, 1, &a);
+      if (ok) mat->transmission = a, mat->extensions |= SKS_MATERIAL_TRANSMISSION;
+      break;
+    case 3: {
+      const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "attenuationDistance");
+      ok = ok && ext_float(e, "thicknessFactor", 0, 0, 3.4e38, &a) && ext_color3(e, "attenuationColor", 1, col) &&
+           (!d || (ext_float(e, "attenuationDistance", 0, 0, 3.4e38, &b) && b > 0));
+      if (ok) {
+        mat->thickness = a, mat->attenuation_distance = b;
+        memcpy(mat->attenuation_color, col, sizeof col);
+        mat->extensions |= SKS_MATERIAL_VOLUME;
+      }
+      break;
+    }
+    default:
+      ok = ok && ext_float(e, "ior", 1.5f, 0, 3.4e38, &a) && (a == 0 || a >= 1);
+      if (ok) mat->ior = a, mat->extensions |= SKS_MATERIAL_IOR;
+      break;
+    }
+    sks_result r;
+    if (!ok && (r = gl_note(c, m, "the model's materials (the file keeps it)",
+                            "material %zu '%s': %s is not an object of factors in their ranges", i, name, names[k])))
+      return r;
+  }
+  return SKS_OK;
+}
+
 static sks_result read_materials(gl_ctx *c, sks_model *m) {
   sks_result r;
   if (!c->n_materials) return SKS_OK;
@@ -971,6 +1053,7 @@ static sks_result read_materials(gl_ctx *c, sks_model *m) {
       name = buf;
     }
     if (!(mat->name = gl_strdup(c, name))) return c->status;
+    if ((r = read_material_extensions(c, m, ext, i, mat->name, mat))) return r;
   }
   return SKS_OK;
 }
@@ -1252,9 +1335,6 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
 }
 
 /* Appends "file: message — left out of TAIL" to the model's load warnings. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
 static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...) {
   char msg[900], line[1024];
   va_list ap;
@@ -1989,7 +2069,7 @@ static void texture_transform(const cJSON *info, sks_texture_ref *ref) {
  * each material (base colour, metallic-roughness, normal, occlusion,
  * emissive and the KHR_materials_clearcoat / sheen / transmission / volume
  * textures: textureInfo -> textures[].source, with the texture's sampler;
- * the extensions' factors stay in the kept document, not in the model),
+ * the extensions' factors are read by read_material_extensions),
  * so a model written from scratch keeps its textures. Images are referenced,
  * never decoded; each used image is copied once, charged against the budget.
  * What cannot be carried is a warning, never an error (the kept document
