@@ -311,6 +311,24 @@ sks_result sks_repair(sks_model *model, sks_repair_report *report, sks_error *er
 /* Keeps the max_influences largest weights per vertex and renormalises. */
 sks_result sks_limit_influences(sks_model *model, uint32_t max_influences, sks_error *err);
 
+/* glTF TANGENT for a part from its positions, normals, indices and the UV
+ * set uv_set (0: uvs, 1: uvs1): per triangle the direction of +u in the
+ * triangle's plane (Lengyel), summed per vertex (larger triangles weigh
+ * more), made orthogonal to the normal and unit length; w = +1 or -1 the
+ * handedness in glTF's convention (bitangent = cross(normal, tangent) * w
+ * points along -v of glTF's top-left UV origin, as MikkTSpace with
+ * three.js' negateSign gives). A vertex no triangle with a UV area reaches
+ * gets a unit vector orthogonal to its normal, w = 1. SKS_ERR_ARGUMENT
+ * when the part has no normals, no such UV set or already has tangents. */
+sks_result sks_mesh_part_generate_tangents(sks_mesh_part *part, int uv_set, sks_error *err);
+
+/* Generates tangents (above) for every part whose material samples a
+ * normal map (normalTexture or KHR_materials_clearcoat's
+ * clearcoatNormalTexture) and that has none, from the UV set that map
+ * samples; a part without normals or that UV set is left as it is. *count
+ * (may be NULL): the parts given tangents. */
+sks_result sks_model_generate_needed_tangents(sks_model *model, size_t *count, sks_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2132,6 +2132,9 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
   if (r == SKS_OK) r = build_name_index(&im);
   if (r == SKS_OK) r = import_materials(&im);
   if (r == SKS_OK) r = import_meshes(&im);
+  /* a normal map with no tangents in the file: glTF needs TANGENT (the
+   * validator's MESH_PRIMITIVE_GENERATED_TANGENT_SPACE / NO_TANGENT_SPACE) */
+  if (r == SKS_OK) r = sks_model_generate_needed_tangents(out, NULL, err);
   if (r == SKS_OK) r = import_clips(&im);
   x_unmap(&im);
   free((void *)im.nodes);
