@@ -1400,6 +1400,51 @@ static cJSON **item_vec(cJSON *arr, size_t *n) {
   return v;
 }
 
+/* cJSON prints a number with 15 significant digits when they parse back
+ * within a relative DBL_EPSILON of it, so a value of the file's JSON could
+ * come out one bit off ("-6.599351763725281e-06" as "...528e-06"). A
+ * number 15 digits do not give back exactly becomes a raw item of the
+ * fewest digits (16 or 17) that do, so every number is written as read.
+ * Iterative (the kept document may nest as deep as cJSON parses); non-finite
+ * numbers are left to cJSON. Returns 0, or -1 out of memory. */
+static int exact_numbers(cJSON *root) {
+  size_t cap = 64, depth = 0;
+  cJSON **stack = malloc(cap * sizeof *stack); /* the next sibling to visit at each level */
+  if (!stack) return -1;
+  cJSON *it = root;
+  while (it) {
+    if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%1.15g", it->valuedouble);
+      if (strtod(buf, NULL) != it->valuedouble) {
+        snprintf(buf, sizeof buf, "%1.16g", it->valuedouble);
+        if (strtod(buf, NULL) != it->valuedouble) snprintf(buf, sizeof buf, "%1.17g", it->valuedouble);
+        size_t n = strlen(buf) + 1;
+        char *raw = malloc(n);
+        if (!raw) { free(stack); return -1; }
+        memcpy(raw, buf, n);
+        it->type = (it->type & ~0xFF) | cJSON_Raw;
+        it->valuestring = raw;
+      }
+    }
+    cJSON *next = it == root ? NULL : it->next;
+    if ((cJSON_IsArray(it) || cJSON_IsObject(it)) && it->child) {
+      if (depth == cap) {
+        cJSON **grown = realloc(stack, 2 * cap * sizeof *stack);
+        if (!grown) { free(stack); return -1; }
+        stack = grown, cap *= 2;
+      }
+      stack[depth++] = next;
+      it = it->child;
+      continue;
+    }
+    it = next;
+    while (!it && depth) it = stack[--depth];
+  }
+  free(stack);
+  return 0;
+}
+
 static void obj_set(cJSON *obj, const char *key, cJSON *value) {
   if (cJSON_GetObjectItemCaseSensitive(obj, key)) cJSON_ReplaceItemInObjectCaseSensitive(obj, key, value);
   else cJSON_AddItemToObject(obj, key, value);
@@ -1846,8 +1891,8 @@ static sks_result build_from_source(gw_state *s, const sks_gltf_write_options *o
         memcpy(bin + pos, base + vs[v].offset, vs[v].length);
       }
       obj_set(vv[v], "buffer", num_i(0));
-      if (pos) obj_set(vv[v], "byteOffset", num_i((long)pos));
-      else cJSON_DeleteItemFromObjectCaseSensitive(vv[v], "byteOffset");
+      /* an explicit "byteOffset": 0 stays (only what must change does) */
+      if (pos || cJSON_GetObjectItemCaseSensitive(vv[v], "byteOffset")) obj_set(vv[v], "byteOffset", num_i((long)pos));
       pos += vs[v].length;
     }
     while (bin && (pos & 3u)) bin[pos++] = 0;
@@ -1911,6 +1956,8 @@ sks_result sks_glb_encode(const char *path, const sks_model *model, const sks_gl
     bin = s.bin;
     blen = s.bin_size; /* a multiple of 4 */
   }
+  if (r == SKS_OK && exact_numbers(root) != 0)
+    r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   char *json = r == SKS_OK ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (r == SKS_OK && !json) r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
