@@ -376,7 +376,7 @@ static void one_influence_block_edges(sks_skinning_isa isa) {
   sks_mat4 palette[P];
   for (int i = 0; i < P; ++i)
     palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
-  const size_t ns[] = {1, 2, 3, 5, 7, 8, 9, 11, 16, 17, MAXN};
+  const size_t ns[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, MAXN};
   for (int strided = 0; strided < 2; ++strided) {
     const size_t js = strided ? 2 : 1, ws = strided ? 3 : 1, ips = strided ? 5 : 3, ops = strided ? 4 : 3;
     const size_t ins = strided ? 7 : 3, ons = strided ? 6 : 3;

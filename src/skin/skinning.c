@@ -340,12 +340,136 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
   (void)ins; (void)ons; (void)nin; (void)nout;
 }
 
+/* One influence, 4 vertices a block (the scheme of lbs1_loop in
+ * skinning_avx2.c, 4 wide and without FMA): the matrix is used as loaded,
+ * each vertex's coordinates are one 4-float load splat by shuffles, the
+ * point is (c0 x + c1 y) + (c2 z + c3) (3 mul + 3 add) and the weight
+ * multiplies every result. Packed positions are stored as one 4-float store
+ * per vertex in ascending order, each overwriting the previous vertex's 4th
+ * lane (the last one's is vertex v + 4's first float, which a later block or
+ * the tail stores again); strided outputs as 2 + 1 floats. Normals: the 4
+ * blended normals transposed to x, y, z of the 4 vertices, weighted and
+ * renormalised 4 wide (rsqrt + one Newton step) and stored packed as 3
+ * registers (store3x4), or transposed back for strided outputs; with
+ * skip_normalize they are weighted and stored like the positions. Each
+ * vertex goes through the same operations as lbs_one (K == 1) and the
+ * per-vertex tail: results do not depend on where a range starts. */
+SKS_INLINE __m128 lbs1_point_sse2(const float *restrict m, const float *restrict p, const __m128 w) {
+  const __m128 c = _mm_loadu_ps(p);
+  const __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m), _mm_shuffle_ps(c, c, 0x00)),
+                                         _mm_mul_ps(_mm_loadu_ps(m + 4), _mm_shuffle_ps(c, c, 0x55))),
+                              _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m + 8), _mm_shuffle_ps(c, c, 0xAA)), _mm_loadu_ps(m + 12)));
+  return _mm_mul_ps(r, w);
+}
+
+/* The unweighted blended normal (lanes x, y, z; lane 3 unused). */
+SKS_INLINE __m128 lbs1_normal_sse2(const float *restrict m, const float *restrict n) {
+  const __m128 c = _mm_loadu_ps(n);
+  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m), _mm_shuffle_ps(c, c, 0x00)),
+                               _mm_mul_ps(_mm_loadu_ps(m + 4), _mm_shuffle_ps(c, c, 0x55))),
+                    _mm_mul_ps(_mm_loadu_ps(m + 8), _mm_shuffle_ps(c, c, 0xAA)));
+}
+
+SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end, const int N,
+                          const int PACKED, const int NORM) {
+  const float *restrict pal = job->palette[0].m;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  size_t v = begin;
+  /* A block loads 4 floats at each vertex's position and normal and, packed,
+   * stores 4 floats per vertex: for the block's last vertex the 4th is
+   * vertex v + 4's first float, so a block needs v + 4 < end. */
+  for (; v + 4 < end; v += 4) {
+    __m128 w[4];
+    if (PACKED) {
+      const __m128 W4 = _mm_loadu_ps(weights + v);
+      w[0] = _mm_shuffle_ps(W4, W4, 0x00); w[1] = _mm_shuffle_ps(W4, W4, 0x55);
+      w[2] = _mm_shuffle_ps(W4, W4, 0xAA); w[3] = _mm_shuffle_ps(W4, W4, 0xFF);
+    } else {
+      SKS_UNROLL
+      for (int i = 0; i < 4; ++i) w[i] = _mm_set1_ps(weights[(v + (size_t)i) * ws]);
+    }
+    __m128 q[4];
+    SKS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const size_t u = v + (size_t)i;
+      const float *m = pal + 16 * (size_t)joints[u * js];
+      const __m128 r = lbs1_point_sse2(m, pin + u * ips, w[i]);
+      if (PACKED) _mm_storeu_ps(pout + 3 * u, r);
+      else store3(pout + u * ops, r);
+      if (N) q[i] = lbs1_normal_sse2(m, nin + u * ins);
+    }
+    if (!N) continue;
+    if (!NORM) {
+      SKS_UNROLL
+      for (int i = 0; i < 4; ++i) {
+        const __m128 r = _mm_mul_ps(q[i], w[i]);
+        if (PACKED) _mm_storeu_ps(nout + 3 * (v + (size_t)i), r);
+        else store3(nout + (v + (size_t)i) * ons, r);
+      }
+      continue;
+    }
+    const __m128 W4 = PACKED ? _mm_loadu_ps(weights + v) : _mm_unpacklo_ps(_mm_unpacklo_ps(w[0], w[2]), _mm_unpacklo_ps(w[1], w[3]));
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of the 4 vertices, q1 = y, q2 = z */
+    __m128 x = _mm_mul_ps(q[0], W4), y = _mm_mul_ps(q[1], W4), z = _mm_mul_ps(q[2], W4);
+    const __m128 s = rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z)));
+    x = _mm_mul_ps(x, s); y = _mm_mul_ps(y, s); z = _mm_mul_ps(z, s);
+    if (PACKED) {
+      store3x4(nout + 3 * v, x, y, z);
+      continue;
+    }
+    __m128 t = _mm_setzero_ps();
+    _MM_TRANSPOSE4_PS(x, y, z, t);
+    store3(nout + v * ons, x); store3(nout + (v + 1) * ons, y);
+    store3(nout + (v + 2) * ons, z); store3(nout + (v + 3) * ons, t);
+  }
+  for (; v < end; ++v) {
+    __m128 q = lbs_one(job->palette, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
+                       pout + v * ops, 1);
+    if (N) {
+      if (NORM) { /* the blocks' arithmetic */
+        const __m128 x = _mm_shuffle_ps(q, q, 0x00), y = _mm_shuffle_ps(q, q, 0x55), z = _mm_shuffle_ps(q, q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z))));
+      }
+      store3(nout + v * ons, q);
+    }
+  }
+  (void)ins; (void)ons; (void)nin; (void)nout;
+}
+
+SKS_INLINE void lbs1_kernel_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
+                                 const int N) {
+  const int packed = a->js == 1 && a->ws == 1 && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  if (!N) {
+    if (packed) lbs1_sse2(job, a, begin, end, 0, 1, 0);
+    else lbs1_sse2(job, a, begin, end, 0, 0, 0);
+  } else if (packed) {
+    if (a->normalize) lbs1_sse2(job, a, begin, end, 1, 1, 1);
+    else lbs1_sse2(job, a, begin, end, 1, 1, 0);
+  } else {
+    if (a->normalize) lbs1_sse2(job, a, begin, end, 1, 0, 1);
+    else lbs1_sse2(job, a, begin, end, 1, 0, 0);
+  }
+}
+
 /* Each (K, normals) variant its own function (SKS_NOINLINE, skin_internal.h). */
 #define SKS_LBS_FN(K, N)                                                                                      \
   SKS_NOINLINE void lbs_sse2_##K##_##N(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) { \
     lbs_kernel_sse2(job, a, begin, end, K, N);                                                                \
   }
-SKS_LBS_FN(1, 0) SKS_LBS_FN(1, 1) SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
+SKS_NOINLINE void lbs_sse2_1_0(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) {
+  lbs1_kernel_sse2(job, a, begin, end, 0);
+}
+SKS_NOINLINE void lbs_sse2_1_1(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) {
+  lbs1_kernel_sse2(job, a, begin, end, 1);
+}
+SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
 SKS_LBS_FN(4, 0) SKS_LBS_FN(4, 1) SKS_LBS_FN(5, 0) SKS_LBS_FN(5, 1) SKS_LBS_FN(6, 0) SKS_LBS_FN(6, 1)
 SKS_LBS_FN(7, 0) SKS_LBS_FN(7, 1) SKS_LBS_FN(8, 0) SKS_LBS_FN(8, 1)
 #undef SKS_LBS_FN
