@@ -387,7 +387,7 @@ SKS_INLINE __m128 lbs1_normal_sse2(const __m128 *restrict t, const float *restri
 
 /* x, y, z of one vertex, lane 3 zero, reading 3 floats only. */
 SKS_INLINE __m128 load3(const float *p) {
-  return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)), _mm_load_ss(p + 2));
+  return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
 }
 
 SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab, size_t begin,
