@@ -18,7 +18,9 @@
  * count (1..8) and with/without normals (compile-time constants, so each is
  * fully unrolled). LBS blends the 3x4 part of the palette matrices: with SSE2
  * as four column vectors (normals normalised 4 vertices at a time), else as
- * 12 scalars. DQS converts the palette to dual quaternions once per run into
+ * 12 scalars; one influence with SSE2 has its own loop (lbs1_sse2: 4
+ * vertices a block, palettes of up to 256 joints through a per-call stack
+ * table of each 3x3 by diagonals). DQS converts the palette to dual quaternions once per run into
  * a stack table (palettes of up to SKS_DQ_TABLE joints; larger palettes use
  * the reference loop) and, with SSE2, skins 4 vertices per step in SSE lanes.
  * The kernels are chosen per call (job.isa, AUTO = the best the CPU runs:
