@@ -18,7 +18,9 @@
  * count (1..8) and with/without normals (compile-time constants, so each is
  * fully unrolled). LBS blends the 3x4 part of the palette matrices: with SSE2
  * as four column vectors (normals normalised 4 vertices at a time), else as
- * 12 scalars. DQS converts the palette to dual quaternions once per run into
+ * 12 scalars; one influence with SSE2 has its own loop (lbs1_sse2: 4
+ * vertices a block, palettes of up to 256 joints through a per-call stack
+ * table of each 3x3 by diagonals). DQS converts the palette to dual quaternions once per run into
  * a stack table (palettes of up to SKS_DQ_TABLE joints; larger palettes use
  * the reference loop) and, with SSE2, skins 4 vertices per step in SSE lanes.
  * The kernels are chosen per call (job.isa, AUTO = the best the CPU runs:
@@ -340,12 +342,181 @@ SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a,
   (void)ins; (void)ons; (void)nin; (void)nout;
 }
 
+/* One influence, 4 vertices a block (the scheme of lbs1_loop in
+ * skinning_avx2.c, 4 wide and without FMA). Each vertex's coordinates are
+ * one 4-float load p = [x y z _]; the weight multiplies every result.
+ * TAB (palettes of up to SKS_LBS1_TABLE joints): a stack table holds each
+ * matrix's 3x3 by diagonals, d0 = [m00 m11 m22 0], d1 = [m01 m12 m20 0],
+ * d2 = [m02 m10 m21 0], and its column 3, so the point is
+ * (d0 p + d1 [y z x]) + (d2 [z x y] + c3): 2 shuffles and 3 aligned
+ * memory-operand multiplies, not 3 splats of p and 4 unaligned loads of the
+ * matrix. Without the table the matrix is used as loaded, c0 x + c1 y + c2 z
+ * + c3 with x, y, z splat from p (the same association as lbs_one).
+ * Packed positions are stored as one 4-float store per vertex in ascending
+ * order, each overwriting the previous vertex's 4th lane (the last one's is
+ * vertex v + 4's first float, which a later block or the tail stores again);
+ * strided outputs as 2 + 1 floats. Normals: the 4 blended normals
+ * transposed to x, y, z of the 4 vertices, weighted and renormalised 4 wide
+ * (rsqrt + one Newton step), stored packed as 3 registers (store3x4) or
+ * transposed back for strided outputs; with skip_normalize they are
+ * weighted and stored like the positions. The tail runs the same arithmetic
+ * one vertex at a time (without reading past it): results do not depend on
+ * where a range starts (the table choice depends on the palette alone). */
+enum { SKS_LBS1_TABLE = 256 };
+#define SKS_SHUF(x, imm) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(x), (imm)))
+
+/* The weighted point (w splat) and the unweighted normal of one vertex:
+ * t = its 4 table rows (TAB) or m = its matrix. */
+SKS_INLINE __m128 lbs1_point_sse2(const __m128 *restrict t, const float *restrict m, const __m128 p, const __m128 w,
+                                  const int TAB) {
+  __m128 r;
+  if (TAB)
+    r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(t[0], p), _mm_mul_ps(t[1], SKS_SHUF(p, _MM_SHUFFLE(3, 0, 2, 1)))),
+                   _mm_add_ps(_mm_mul_ps(t[2], SKS_SHUF(p, _MM_SHUFFLE(3, 1, 0, 2))), t[3]));
+  else
+    r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m), SKS_SHUF(p, 0x00)), _mm_mul_ps(_mm_loadu_ps(m + 4), SKS_SHUF(p, 0x55))),
+                   _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m + 8), SKS_SHUF(p, 0xAA)), _mm_loadu_ps(m + 12)));
+  return _mm_mul_ps(r, w);
+}
+
+SKS_INLINE __m128 lbs1_normal_sse2(const __m128 *restrict t, const float *restrict m, const __m128 n, const int TAB) {
+  if (TAB)
+    return _mm_add_ps(_mm_add_ps(_mm_mul_ps(t[0], n), _mm_mul_ps(t[1], SKS_SHUF(n, _MM_SHUFFLE(3, 0, 2, 1)))),
+                      _mm_mul_ps(t[2], SKS_SHUF(n, _MM_SHUFFLE(3, 1, 0, 2))));
+  return _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m), SKS_SHUF(n, 0x00)), _mm_mul_ps(_mm_loadu_ps(m + 4), SKS_SHUF(n, 0x55))),
+                    _mm_mul_ps(_mm_loadu_ps(m + 8), SKS_SHUF(n, 0xAA)));
+}
+
+/* x, y, z of one vertex, lane 3 zero, reading 3 floats only. */
+SKS_INLINE __m128 load3(const float *p) {
+  return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
+}
+
+SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab, size_t begin,
+                          size_t end, const int N, const int PACKED, const int NORM, const int TAB) {
+  const float *restrict pal = job->palette[0].m;
+  const uint16_t *restrict joints = job->joints;
+  const float *restrict weights = job->weights;
+  const float *restrict pin = job->in_positions;
+  const float *restrict nin = job->in_normals;
+  float *restrict pout = job->out_positions;
+  float *restrict nout = job->out_normals;
+  const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
+  const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
+  size_t v = begin;
+  /* A block loads 4 floats at each vertex's position and normal and, packed,
+   * stores 4 floats per vertex: for the block's last vertex the 4th is
+   * vertex v + 4's first float, so a block needs v + 4 < end. */
+  for (; v + 4 < end; v += 4) {
+    __m128 w[4];
+    if (PACKED) {
+      const __m128 W4 = _mm_loadu_ps(weights + v);
+      w[0] = SKS_SHUF(W4, 0x00); w[1] = SKS_SHUF(W4, 0x55); w[2] = SKS_SHUF(W4, 0xAA); w[3] = SKS_SHUF(W4, 0xFF);
+    } else {
+      SKS_UNROLL
+      for (int i = 0; i < 4; ++i) w[i] = _mm_set1_ps(weights[(v + (size_t)i) * ws]);
+    }
+    __m128 q[4];
+    SKS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const size_t u = v + (size_t)i, j = joints[u * js];
+      const __m128 *t = TAB ? tab + 4 * j : NULL;
+      const float *m = pal + 16 * j;
+      const __m128 r = lbs1_point_sse2(t, m, _mm_loadu_ps(pin + u * ips), w[i], TAB);
+      if (PACKED) _mm_storeu_ps(pout + 3 * u, r);
+      else store3(pout + u * ops, r);
+      if (N) q[i] = lbs1_normal_sse2(t, m, _mm_loadu_ps(nin + u * ins), TAB);
+    }
+    if (!N) continue;
+    if (!NORM) {
+      SKS_UNROLL
+      for (int i = 0; i < 4; ++i) {
+        const __m128 r = _mm_mul_ps(q[i], w[i]);
+        if (PACKED) _mm_storeu_ps(nout + 3 * (v + (size_t)i), r);
+        else store3(nout + (v + (size_t)i) * ons, r);
+      }
+      continue;
+    }
+    const __m128 W4 = PACKED ? _mm_loadu_ps(weights + v)
+                             : _mm_unpacklo_ps(_mm_unpacklo_ps(w[0], w[2]), _mm_unpacklo_ps(w[1], w[3]));
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of the 4 vertices, q1 = y, q2 = z */
+    __m128 x = _mm_mul_ps(q[0], W4), y = _mm_mul_ps(q[1], W4), z = _mm_mul_ps(q[2], W4);
+    const __m128 s = rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z)));
+    x = _mm_mul_ps(x, s); y = _mm_mul_ps(y, s); z = _mm_mul_ps(z, s);
+    if (PACKED) {
+      store3x4(nout + 3 * v, x, y, z);
+      continue;
+    }
+    __m128 t3 = _mm_setzero_ps();
+    _MM_TRANSPOSE4_PS(x, y, z, t3);
+    store3(nout + v * ons, x); store3(nout + (v + 1) * ons, y);
+    store3(nout + (v + 2) * ons, z); store3(nout + (v + 3) * ons, t3);
+  }
+  for (; v < end; ++v) {
+    const size_t j = joints[v * js];
+    const __m128 *t = TAB ? tab + 4 * j : NULL;
+    const float *m = pal + 16 * j;
+    store3(pout + v * ops, lbs1_point_sse2(t, m, load3(pin + v * ips), _mm_set1_ps(weights[v * ws]), TAB));
+    if (N) {
+      __m128 q = _mm_mul_ps(lbs1_normal_sse2(t, m, load3(nin + v * ins), TAB), _mm_set1_ps(weights[v * ws]));
+      if (NORM) { /* the blocks' arithmetic */
+        const __m128 x = SKS_SHUF(q, 0x00), y = SKS_SHUF(q, 0x55), z = SKS_SHUF(q, 0xAA);
+        q = _mm_mul_ps(q, rsqrt_nr_sse2(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z))));
+      }
+      store3(nout + v * ons, q);
+    }
+  }
+  (void)ins; (void)ons; (void)nin; (void)nout; (void)pal; (void)tab;
+}
+
+SKS_INLINE void lbs1_variant_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab,
+                                  size_t begin, size_t end, const int N, const int TAB) {
+  const int packed = a->js == 1 && a->ws == 1 && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  if (!N) {
+    if (packed) lbs1_sse2(job, a, tab, begin, end, 0, 1, 0, TAB);
+    else lbs1_sse2(job, a, tab, begin, end, 0, 0, 0, TAB);
+  } else if (packed) {
+    if (a->normalize) lbs1_sse2(job, a, tab, begin, end, 1, 1, 1, TAB);
+    else lbs1_sse2(job, a, tab, begin, end, 1, 1, 0, TAB);
+  } else {
+    if (a->normalize) lbs1_sse2(job, a, tab, begin, end, 1, 0, 1, TAB);
+    else lbs1_sse2(job, a, tab, begin, end, 1, 0, 0, TAB);
+  }
+}
+
+/* The diagonal table for palettes of up to SKS_LBS1_TABLE joints (built per
+ * call: ~20 instructions a joint), else the matrices as loaded. */
+SKS_INLINE void lbs1_kernel_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
+                                 const int N) {
+  const size_t pc = job->palette_count;
+  if (pc > SKS_LBS1_TABLE) {
+    lbs1_variant_sse2(job, a, NULL, begin, end, N, 0);
+    return;
+  }
+  __m128 tab[4 * SKS_LBS1_TABLE];
+  for (size_t i = 0; i < pc; ++i) {
+    const float *m = job->palette[i].m;
+    tab[4 * i + 0] = _mm_setr_ps(m[0], m[5], m[10], 0.0f);
+    tab[4 * i + 1] = _mm_setr_ps(m[4], m[9], m[2], 0.0f);
+    tab[4 * i + 2] = _mm_setr_ps(m[8], m[1], m[6], 0.0f);
+    tab[4 * i + 3] = _mm_loadu_ps(m + 12);
+  }
+  lbs1_variant_sse2(job, a, tab, begin, end, N, 1);
+}
+#undef SKS_SHUF
+
 /* Each (K, normals) variant its own function (SKS_NOINLINE, skin_internal.h). */
 #define SKS_LBS_FN(K, N)                                                                                      \
   SKS_NOINLINE void lbs_sse2_##K##_##N(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) { \
     lbs_kernel_sse2(job, a, begin, end, K, N);                                                                \
   }
-SKS_LBS_FN(1, 0) SKS_LBS_FN(1, 1) SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
+SKS_NOINLINE void lbs_sse2_1_0(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) {
+  lbs1_kernel_sse2(job, a, begin, end, 0);
+}
+SKS_NOINLINE void lbs_sse2_1_1(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end) {
+  lbs1_kernel_sse2(job, a, begin, end, 1);
+}
+SKS_LBS_FN(2, 0) SKS_LBS_FN(2, 1) SKS_LBS_FN(3, 0) SKS_LBS_FN(3, 1)
 SKS_LBS_FN(4, 0) SKS_LBS_FN(4, 1) SKS_LBS_FN(5, 0) SKS_LBS_FN(5, 1) SKS_LBS_FN(6, 0) SKS_LBS_FN(6, 1)
 SKS_LBS_FN(7, 0) SKS_LBS_FN(7, 1) SKS_LBS_FN(8, 0) SKS_LBS_FN(8, 1)
 #undef SKS_LBS_FN
