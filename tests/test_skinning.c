@@ -360,25 +360,27 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
   free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
 }
 
-/* One influence at the edges of the SIMD kernels' 8-vertex blocks (the AVX2
+/* k = 1..8 influences at the edges of the SIMD kernels' blocks (2-8: the
+ * AVX2 / SSE2 kernels' 4-vertex normals blocks and one-vertex tail; 1: the
+ * 8-vertex blocks of the AVX2
  * kernel transforms 2 vertices per register, v + i and v + 4 + i, and needs
  * v + 8 < n for a block; the tail goes one vertex at a time): vertex counts
- * 1, 2, 3, 5, 7, 8, 9, 11, 16, 17 and 1027, packed and strided (joints 2,
- * weights 3, positions 5 in / 4 out, normals 7 in / 6 out: gaps that must
- * stay untouched), positions only and with normals (renormalised or not),
- * against run_reference. Weights are not 1 (0.2 .. 1.8, some negative and
- * one 0): the weight scales the result of the one influence, so a kernel
- * that skipped it fails. Each buffer is exactly n vertices long (a read or
- * write past the last vertex shows under ASan). A sub-range starting at an
+ * 1, 2, 3, 5, 7, 8, 9, 11, 16, 17 and 1027, packed and strided (joints
+ * k + 1, weights k + 2, positions 5 in / 4 out, normals 7 in / 6 out: gaps
+ * that must stay untouched), positions only and with normals (renormalised
+ * or not), against run_reference. Weights do not sum to 1 ((0.2 .. 1.8) / k
+ * each, some negative, one 0): a kernel that renormalised or skipped them
+ * fails. Each buffer is exactly n vertices long (a read or write past the
+ * last vertex shows under ASan). A sub-range starting at an
  * odd vertex gives the floats of the whole run (blocks and tail agree). */
-static void one_influence_block_edges(sks_skinning_isa isa, size_t P) {
+static void block_edges(sks_skinning_isa isa, uint32_t k, size_t P) {
   enum { MAXP = 300, MAXN = 1027 };
   sks_mat4 palette[MAXP];
   for (size_t i = 0; i < P; ++i)
     palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
   const size_t ns[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, MAXN};
   for (int strided = 0; strided < 2; ++strided) {
-    const size_t js = strided ? 2 : 1, ws = strided ? 3 : 1, ips = strided ? 5 : 3, ops = strided ? 4 : 3;
+    const size_t js = strided ? k + 1 : k, ws = strided ? k + 2 : k, ips = strided ? 5 : 3, ops = strided ? 4 : 3;
     const size_t ins = strided ? 7 : 3, ons = strided ? 6 : 3;
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni) {
       const size_t n = ns[ni];
@@ -393,15 +395,17 @@ static void one_influence_block_edges(sks_skinning_isa isa, size_t P) {
       for (size_t i = 0; i < n * ips; ++i) pos[i] = 99.0f;
       for (size_t i = 0; i < n * ins; ++i) nrm[i] = 99.0f;
       for (size_t v = 0; v < n; ++v) {
-        joints[v * js] = (uint16_t)(frand() * P);
-        weights[v * ws] = (v % 5 == 3 ? -1.0f : 1.0f) * (0.2f + 1.6f * frand());
-        if (v == 6) weights[v * ws] = 0.0f;
+        for (uint32_t i = 0; i < k; ++i) { /* weights as given: not summing to 1, some negative, one 0 */
+          joints[v * js + i] = (uint16_t)(frand() * P);
+          weights[v * ws + i] = (v % 5 == 3 && i == 0 ? -1.0f : 1.0f) * (0.2f + 1.6f * frand()) / (float)k;
+          if (v == 6 && i == k - 1) weights[v * ws + i] = 0.0f;
+        }
         const sks_vec3 nv = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
         for (int c = 0; c < 3; ++c) pos[v * ips + (size_t)c] = 3 * srand1();
         nrm[v * ins] = nv.x; nrm[v * ins + 1] = nv.y; nrm[v * ins + 2] = nv.z;
       }
       for (int mode = 0; mode < 3; ++mode) { /* positions only, normals, normals with skip_normalize */
-        sks_skinning_job job = base_job(SKS_SKIN_LBS, n, 1, palette, P, joints, weights, pos, rp);
+        sks_skinning_job job = base_job(SKS_SKIN_LBS, n, k, palette, P, joints, weights, pos, rp);
         job.joints_stride = js; job.weights_stride = ws;
         job.in_positions_stride = ips; job.out_positions_stride = ops;
         if (mode) {
@@ -427,8 +431,8 @@ static void one_influence_block_edges(sks_skinning_isa isa, size_t P) {
           dn = fmax(dn, fabs(rn[i] - on[i]));
         }
         CHECK_MSG(dp < 1e-4 && dn < 1e-5 && gaps,
-                  "%s LBS k=1 P=%zu %s n=%zu mode=%d: max |reference - kernel| positions %.3g normals %.3g, gaps %s",
-                  isa_name(isa), P, strided ? "strided" : "packed", n, mode, dp, dn, gaps ? "untouched" : "WRITTEN");
+                  "%s LBS k=%u P=%zu %s n=%zu mode=%d: max |reference - kernel| positions %.3g normals %.3g, gaps %s",
+                  isa_name(isa), k, P, strided ? "strided" : "packed", n, mode, dp, dn, gaps ? "untouched" : "WRITTEN");
         if (n > 3) { /* from vertex 3 on: the blocks fall on other vertices */
           float *sp = malloc(sizeof(float) * n * ops), *sn = malloc(sizeof(float) * n * ons);
           if (!sp || !sn) { CHECK(0); return; }
@@ -444,13 +448,13 @@ static void one_influence_block_edges(sks_skinning_isa isa, size_t P) {
               same &= memcmp(&sp[v * ops + (size_t)c], &op[v * ops + (size_t)c], sizeof(float)) == 0;
               if (mode) same &= memcmp(&sn[v * ons + (size_t)c], &on[v * ons + (size_t)c], sizeof(float)) == 0;
             }
-          CHECK_MSG(same, "%s LBS k=1 P=%zu %s n=%zu mode=%d: a sub-range gives other floats", isa_name(isa),
+          CHECK_MSG(same, "%s LBS k=%u P=%zu %s n=%zu mode=%d: a sub-range gives other floats", isa_name(isa), k,
                     P, strided ? "strided" : "packed", n, mode);
           free(sp); free(sn);
         }
         if (n == MAXN)
-          printf("%s LBS k=1 block edges P=%zu %s mode=%d: max |reference - kernel| positions %.3g normals %.3g\n",
-                 isa_name(isa), P, strided ? "strided" : "packed", mode, dp, dn);
+          printf("%s LBS k=%u block edges P=%zu %s mode=%d: max |reference - kernel| positions %.3g normals %.3g\n",
+                 isa_name(isa), k, P, strided ? "strided" : "packed", mode, dp, dn);
       }
       free(joints); free(weights); free(pos); free(nrm); free(rp); free(rn); free(op); free(on);
     }
@@ -921,8 +925,8 @@ int main(void) {
     kernels_agree((sks_skinning_isa)isa);
     packed_kernels_agree((sks_skinning_isa)isa, 40);
     packed_kernels_agree((sks_skinning_isa)isa, 100);
-    one_influence_block_edges((sks_skinning_isa)isa, 24);  /* SSE2: the diagonal table */
-    one_influence_block_edges((sks_skinning_isa)isa, 300); /* SSE2: more joints than its table */
+    for (uint32_t k = 1; k <= 8; ++k) block_edges((sks_skinning_isa)isa, k, 24); /* SSE2 k=1: the diagonal table */
+    block_edges((sks_skinning_isa)isa, 1, 300); /* SSE2 k=1: more joints than its table */
   }
   pool_matches_run();
   validation();
