@@ -46,6 +46,16 @@
 #define SKS_UNROLL
 #endif
 
+/* A kernel's view of the job's arrays (restrict: validation refuses
+ * overlapping inputs and outputs). */
+#define SKS_JOB_ARRAYS(job)                                  \
+  const uint16_t *restrict joints = (job)->joints;           \
+  const float *restrict weights = (job)->weights;            \
+  const float *restrict pin = (job)->in_positions;           \
+  const float *restrict nin = (job)->in_normals;             \
+  float *restrict pout = (job)->out_positions;               \
+  float *restrict nout = (job)->out_normals
+
 /* Resolved strides (floats / indices per vertex). */
 typedef struct sks_skin_args {
   size_t js, ws, ips, ins, ops, ons;

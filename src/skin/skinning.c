@@ -294,12 +294,7 @@ SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *rest
 SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
                                 const uint32_t K, const int N) {
   const sks_mat4 *restrict palette = job->palette;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   size_t v = begin;
   if (N) {
@@ -395,12 +390,7 @@ SKS_INLINE __m128 load3(const float *p) {
 SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab, size_t begin,
                           size_t end, const int N, const int PACKED, const int NORM, const int TAB) {
   const float *restrict pal = job->palette[0].m;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   size_t v = begin;
@@ -526,12 +516,7 @@ SKS_LBS_FN(7, 0) SKS_LBS_FN(7, 1) SKS_LBS_FN(8, 0) SKS_LBS_FN(8, 1)
 SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
                              const uint32_t K, const int N) {
   const sks_mat4 *restrict palette = job->palette;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;
@@ -577,12 +562,7 @@ SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, si
 
 SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
                            size_t begin, size_t end, const uint32_t K, const int N) {
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;

@@ -116,12 +116,7 @@ SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
 SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
                          const uint32_t K, const int N, const int PACKED, const int NORM) {
   const float *restrict pal = job->palette[0].m;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
@@ -223,12 +218,7 @@ SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, 
 SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end, const int N,
                           const int PACKED, const int NORM) {
   const float *restrict pal = job->palette[0].m;
-  const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights;
-  const float *restrict pin = job->in_positions;
-  const float *restrict nin = job->in_normals;
-  float *restrict pout = job->out_positions;
-  float *restrict nout = job->out_normals;
+  SKS_JOB_ARRAYS(job);
   const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
