@@ -1321,6 +1321,7 @@ static int rotonly_setup(const sks_model *m, target_setup *t, const sks_solve_pr
 #define REGISTER_MARGIN 0.1 /* see the choice among registered candidates */
 #define REGISTER_FULL 2          /* candidates registered to convergence */
 #define REGISTER_ROUNDS 40       /* closest-point rounds of a full registration */
+#define REGISTER_AVERAGE 40      /* rounds more of a full registration, averaged */
 #define REGISTER_STILL 1e-5 /* a round that moves no point farther (x source D) has converged */
 
 static int cmp_double(const void *a, const void *b) {
@@ -1347,9 +1348,11 @@ static void reg_warm_free(reg_warm *w) {
  * constraint vertex is pulled to its closest point on the target's bind
  * surface (tix, built once) and by the target points whose closest point on
  * the posed source lies nearest it; the worst 10 % of each direction's pairs
- * pull on nothing. Stops when a round moves no bone more than REGISTER_STILL
- * x D. warm (may be NULL): starts from its state when it holds one, and
- * keeps the state found. N_P: the pose's skin matrices per palette entry;
+ * pull on nothing (smoothly, sks_trim_weight). Stops when a round moves no
+ * bone more than REGISTER_STILL x D; a full registration still moving
+ * after its rounds runs REGISTER_AVERAGE more and keeps their mean pose.
+ * warm (may be NULL): starts from its state when it holds one, and keeps
+ * the state found. N_P: the pose's skin matrices per palette entry;
  * posed: the source's surface in P (source bind space). */
 static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, int rounds,
                                 const sks_surface_index *tix, reg_warm *warm, sks_daffine *N_P, double *posed,
@@ -1376,8 +1379,11 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
   double *qall = malloc((Vs ? Vs : 1) * 3 * sizeof(double)), *zb = malloc((nb ? nb : 1) * 3 * sizeof(double));
   double *ysum = malloc((n ? n : 1) * 3 * sizeof(double)), *fd = malloc((n ? n : 1) * sizeof(double));
   double *bd = malloc((nb ? nb : 1) * sizeof(double)), *tmpd = malloc(((n > nb ? n : nb) + 1) * sizeof(double));
-  uint32_t *slot = malloc((Vs ? Vs : 1) * sizeof(uint32_t)), *ycount = malloc((n ? n : 1) * sizeof(uint32_t));
+  uint32_t *slot = malloc((Vs ? Vs : 1) * sizeof(uint32_t));
+  double *ywsum = malloc((n ? n : 1) * sizeof(double));
   double *cbind = malloc((n ? n : 1) * 3 * sizeof(double));
+  sks_dquat *avg_q = malloc((B ? B : 1) * sizeof(sks_dquat));
+  double *avg_t = malloc((B ? B : 1) * 3 * sizeof(double));
   sks_correspondence cb;
   memset(&cb, 0, sizeof cb);
   sks_solve_state st = {malloc((B ? B : 1) * sizeof(sks_dquat)), malloc((B ? B : 1) * 9 * sizeof(double)),
@@ -1386,7 +1392,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
   uint32_t *sub_start = NULL, *sub_bones = NULL, *touched = NULL;
   sks_daffine *rmodels = NULL;
   if (!ids || !Ab || !z || !y || !q || !cur || !qa || !qall || !zb || !ysum || !fd || !bd || !tmpd || !slot ||
-      !ycount || !cbind || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
+      !ywsum || !cbind || !avg_q || !avg_t || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
       !sks_solve_problem_build(&sp, &ss.full, B, ids, n, sv->diagonal > 0 ? sv->diagonal : 1)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
     goto done;
@@ -1427,7 +1433,18 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     for (size_t i = 0; i < nb; ++i) memcpy(&zb[3 * i], &z[3 * (i * Vt / nb)], 3 * sizeof(double));
   }
   if (paired) rounds = 1;
-  for (int it = 0; it < rounds; ++it) {
+  /* A full registration of two bodies rarely settles: in the flat
+   * directions of a closest-point fit (a limb sliding along its
+   * counterpart) each round still moves some bone ~0.1 % D after
+   * REGISTER_ROUNDS, wandering about the basin's middle, and where it
+   * stops depends on the float rounding of the files (a re-export's numbers
+   * moved by up to 0.07 quality points). Its REGISTER_AVERAGE rounds more
+   * are averaged (each bone's rotation and position, then the bones put
+   * back at their lengths): the middle of the wander, which the rounding
+   * moves far less. A round that settles ends it as before. */
+  int average = !paired && rounds >= REGISTER_ROUNDS ? REGISTER_AVERAGE : 0, averaged = 0;
+  for (size_t b = 0; b < B && average; ++b) { avg_q[b] = (sks_dquat){0, 0, 0, 0}; memset(&avg_t[3 * b], 0, 3 * sizeof(double)); }
+  for (int it = 0; it < rounds + average; ++it) {
     /* the posed source at the constraint vertices */
     for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
     for (size_t k = 0; k < n; ++k) {
@@ -1488,29 +1505,43 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
         bd[i] = sqrt(sks_d3_dist2(p, &zb[3 * i]));
       }
       /* trimmed both ways (the worst 10 % of each direction's pairs pull on
-       * nothing: parts one body has and the other lacks) */
+       * nothing: parts one body has and the other lacks), smoothly: a pair's
+       * weight falls from 1 to 0 between 0.75 and 1.25 times its
+       * direction's 90th percentile, a target point's pull is shared by its
+       * closest triangle's corners (their constraint vertices) by the
+       * barycentrics, and a vertex is pulled in full only once its pairs
+       * weigh 1. Every pull then moves continuously with the pose, so the
+       * rounds settle on a pose instead of wandering within a hard
+       * trim's and an assignment's flips (which made the pose found, and
+       * every number after it, change with the float rounding of a
+       * re-exported file) */
       double ft = DBL_MAX, bt = DBL_MAX;
       if (n) { memcpy(tmpd, fd, n * sizeof(double)); qsort(tmpd, n, sizeof(double), cmp_double); ft = tmpd[(size_t)(0.9 * (double)(n - 1))]; }
       if (nb) { memcpy(tmpd, bd, nb * sizeof(double)); qsort(tmpd, nb, sizeof(double), cmp_double); bt = tmpd[(size_t)(0.9 * (double)(nb - 1))]; }
       for (size_t k = 0; k < n; ++k) {
-        ycount[k] = fd[k] <= ft;
-        for (int a = 0; a < 3; ++a) ysum[3 * k + a] = fd[k] <= ft ? y[3 * k + a] : 0;
+        double wf = sks_trim_weight(fd[k], ft, 0.75, 1.25);
+        ywsum[k] = wf;
+        for (int a = 0; a < 3; ++a) ysum[3 * k + a] = wf * y[3 * k + a];
       }
       for (size_t i = 0; i < nb; ++i) {
-        if (bd[i] > bt) continue;
-        int m = 0;
-        for (int e = 1; e < 3; ++e)
-          if (cb.bary[3 * i + e] > cb.bary[3 * i + m]) m = e;
-        uint32_t k = slot[cb.idx[3 * i + m]];
+        double wb = sks_trim_weight(bd[i], bt, 0.75, 1.25);
+        if (!(wb > 0)) continue;
         double p[3];
         for (int a = 0; a < 3; ++a)
           p[a] = cb.bary[3 * i] * qall[3 * cb.idx[3 * i] + a] + cb.bary[3 * i + 1] * qall[3 * cb.idx[3 * i + 1] + a] +
                  cb.bary[3 * i + 2] * qall[3 * cb.idx[3 * i + 2] + a];
-        for (int a = 0; a < 3; ++a) ysum[3 * k + a] += zb[3 * i + a] + (q[3 * k + a] - p[a]);
-        ycount[k]++;
+        for (int e = 0; e < 3; ++e) {
+          double we = wb * cb.bary[3 * i + e];
+          if (!(we > 0)) continue;
+          uint32_t k = slot[cb.idx[3 * i + e]];
+          for (int a = 0; a < 3; ++a) ysum[3 * k + a] += we * (zb[3 * i + a] + (q[3 * k + a] - p[a]));
+          ywsum[k] += we;
+        }
       }
-      for (size_t k = 0; k < n; ++k)
-        for (int a = 0; a < 3; ++a) y[3 * k + a] = ycount[k] ? ysum[3 * k + a] / ycount[k] : q[3 * k + a];
+      for (size_t k = 0; k < n; ++k) {
+        double W = ywsum[k], f = W < 1 ? W : 1;
+        for (int a = 0; a < 3; ++a) y[3 * k + a] = W > 0 ? q[3 * k + a] + f * (ysum[3 * k + a] / W - q[3 * k + a]) : q[3 * k + a];
+      }
     }
     sks_solve_stats stats = {0, 0};
     /* articulated: joint rotations about the rig's own joints (bones keep
@@ -1522,7 +1553,31 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
       sks_daffine a = sks_state_rigid(&sp, &st, b);
       for (int k = 0; k < 3; ++k) moved = fmax(moved, fabs(a.t[k] - Ab[b].t[k]));
     }
-    if (moved < REGISTER_STILL * sv->diagonal) break;
+    if (moved < REGISTER_STILL * sv->diagonal) { averaged = 0; break; }
+    if (it >= rounds) {
+      for (size_t b = 0; b < B; ++b) {
+        sks_daffine a = sks_state_rigid(&sp, &st, b);
+        double m[9], sc = cbrt(fabs(sks_dm3_det(a.l)));
+        for (int k = 0; k < 9; ++k) m[k] = a.l[k] / (sc > 0 ? sc : 1);
+        sks_dquat qb = sks_dq_from_m3(m);
+        double dot = qb.x * avg_q[b].x + qb.y * avg_q[b].y + qb.z * avg_q[b].z + qb.w * avg_q[b].w;
+        double sg = dot < 0 ? -1 : 1;
+        avg_q[b].x += sg * qb.x; avg_q[b].y += sg * qb.y; avg_q[b].z += sg * qb.z; avg_q[b].w += sg * qb.w;
+        for (int k = 0; k < 3; ++k) avg_t[3 * b + k] += a.t[k];
+      }
+      ++averaged;
+    }
+  }
+  if (averaged > 0) {
+    for (size_t b = 0; b < B; ++b) {
+      sks_daffine a;
+      double m[9];
+      sks_dq_to_m3(sks_dq_normalize(avg_q[b]), m);
+      memcpy(a.l, m, sizeof m);
+      for (int k = 0; k < 3; ++k) a.t[k] = avg_t[3 * b + k] / averaged;
+      sks_state_set_rigid(&sp, &st, b, &a);
+    }
+    sks_rotonly_project(&sp, &st, &ro);
   }
   if (warm) {
     if (warm->B != B || !warm->st.q) {
@@ -1565,7 +1620,7 @@ done:
   target_setup_free(&ss);
   sks_solve_problem_free(&sp);
   sks_correspondence_free(&cb);
-  free(qall); free(zb); free(ysum); free(fd); free(bd); free(tmpd); free(slot); free(ycount); free(cbind);
+  free(qall); free(zb); free(ysum); free(fd); free(bd); free(tmpd); free(slot); free(ywsum); free(cbind); free(avg_q); free(avg_t);
   free(ids); free(Ab); free(z); free(y); free(q); free(qa); free(cur); free(scratch);
   free(st.q); free(st.R); free(st.u); free(st.sc);
   free(vscratch); free(sub_start); free(sub_bones); free(touched); free(rmodels);

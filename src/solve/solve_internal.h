@@ -10,6 +10,7 @@
 #ifndef SKS_SOLVE_INTERNAL_H
 #define SKS_SOLVE_INTERNAL_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -410,6 +411,16 @@ sks_result sks_diag_finish(const sks_diag_acc *a, double diagonal, sks_diagnosis
 void sks_diag_free(sks_diag_acc *a);
 
 /* ---- alignment (align.c) ------------------------------------------------------ */
+
+/* A trimmed closest-point fit's pair weight at distance d, t the distances'
+ * 90th percentile: 1 up to lo t, 0 from hi t, linear between (a hard trim at
+ * t, made continuous: a pair crossing the line no longer flips the fit, so
+ * the rounds settle instead of wandering between flips). */
+static inline double sks_trim_weight(double d, double t, double lo, double hi) {
+  if (!(t < DBL_MAX)) return 1;
+  double w = (hi * t - d) / ((hi - lo) * t);
+  return w >= 1 ? 1 : (w > 0 ? w : 0);
+}
 
 #define SKS_ALIGN_ALTERNATIVES 11 /* runners-up the articulated registration tries */
 typedef struct sks_alignment {

@@ -454,7 +454,13 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
               for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += sw;
           }
         }
-      for (size_t i = 0; i < n; ++i) dd[i] = H[i * n + i];
+      /* isotropic per 3 unknowns (a joint's rotation, a root's
+       * translation): the mean of the block's diagonal. Each entry alone
+       * (Marquardt's scaling) depends on the axes of the bind space, so a
+       * file whose vertex data an export rotated took another path to
+       * another point of a flat minimum (a registration's) */
+      for (size_t i = 0; i + 2 < n; i += 3) dd[i] = dd[i + 1] = dd[i + 2] = (H[i * n + i] + H[(i + 1) * n + i + 1] + H[(i + 2) * n + i + 2]) / 3;
+      for (size_t i = n - n % 3; i < n; ++i) dd[i] = H[i * n + i];
       for (size_t i = 0; i < n; ++i) { /* H's envelope (what dense_solve reads), then the second-order term */
         const size_t ri = (size_t)perm[i] * n;
         for (size_t j = w.first[i]; j <= i; ++j) Hs[ri + perm[j]] = H[ri + perm[j]];
