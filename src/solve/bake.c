@@ -1653,7 +1653,6 @@ static int same_bind_surface(const bake_ctx *c) {
 }
 
 /* Stage: align + correspond. Fills c->corr and the result's alignment. */
-
 static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
   const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
   const sks_skinview *sv = &c->s.view, *tv = &c->tv;
