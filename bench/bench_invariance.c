@@ -53,7 +53,8 @@ int main(int argc, char **argv) {
   }
   const char *clip = NULL;
   unsigned seed = 7;
-  for (int i = 4; i + 1 < argc; i += 2) {
+  for (int i = 4; i < argc; i += 2) {
+    if (i + 1 >= argc) { fprintf(stderr, "bench_invariance: %s needs a value\n", argv[i]); return 2; }
     if (!strcmp(argv[i], "--clip")) clip = argv[i + 1];
     else if (!strcmp(argv[i], "--seed")) seed = (unsigned)strtoul(argv[i + 1], NULL, 10);
     else { fprintf(stderr, "bench_invariance: unknown option %s\n", argv[i]); return 2; }
