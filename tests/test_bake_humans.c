@@ -155,13 +155,15 @@ int main(void) {
   }
 
   /* the other direction, mannequiny onto CesiumMan: the registration's
-   * pulls are weighed smoothly (no pair flips in or out of the trim), and
-   * the rotation-only solver's damping is isotropic per joint, so a
-   * rotation and scale an export bakes into the target's data gives the
-   * same numbers to the rounding; baked into the source's data, the
-   * registration (a closest-point fit of two bodies, flat along the limbs)
-   * still lands within 0.03 quality point and 3 % of the worst vertex
-   * (measured over 4 random source-side variants; the issue asks 2 %) */
+   * pulls are weighed smoothly (no pair flips in or out of the trim), the
+   * rotation-only solver's damping is isotropic per joint, and closest-point
+   * ties (a seam's welded copies, an edge two triangles share) go to the
+   * lowest index whatever the tree's axes: a source turned by a half turn
+   * (bit-exact data) gives the same numbers to the rounding, as a target
+   * does; a rotation and scale baked into either file's data (float
+   * rounding) stay within the issue's 0.05 point and 2 %. Before the tie
+   * rule the half turn moved quality 0.014 point and the worst vertex 2.2 %,
+   * and source-side rounding up to 2.7 % */
   if (full) {
     sks_variant_numbers mc = sks_variant_bake("mannequiny -> CesiumMan", &manq, &cesium, NULL);
     CHECK_MSG(mc.ok && mc.q > 96.8 && mc.worst < 6, "mannequiny -> CesiumMan: %.4f %% / %.5f / %.4f %%D", mc.q, mc.mean, mc.worst);
@@ -171,10 +173,14 @@ int main(void) {
     sks_model_free(&b);
     sks_model_clone(&manq, &a, &err);
     sks_variant_transform_data(&a, sks_variant_axis_angle(-0.4, 0.2, 0.9, 343), 0.127f, (sks_vec3){1, 2, 3});
-    sks_variant_numbers ms = sks_variant_bake("... src data rot343 x0.127", &a, &cesium, NULL);
-    CHECK_MSG(ms.ok && fabs(ms.q - mc.q) <= 0.05 && fabs(ms.mean - mc.mean) <= 0.02 * mc.mean &&
-                  fabs(ms.worst - mc.worst) <= 0.035 * mc.worst,
-              "mannequiny: src data rot343 x0.127: %.4f %% / %.5f / %.4f %%D vs %.4f / %.5f / %.4f", ms.q, ms.mean, ms.worst,
+    sks_variant_same("mannequiny: src data rot343 x0.127", sks_variant_bake("... src data rot343 x0.127", &a, &cesium, NULL), mc);
+    sks_model_free(&a);
+    sks_model_clone(&manq, &a, &err);
+    sks_variant_transform_data(&a, sks_variant_axis_angle(0, 0, 1, 180), 1.0f, (sks_vec3){0, 0, 0});
+    sks_variant_numbers mh = sks_variant_bake("... src data half turn about z (exact)", &a, &cesium, NULL);
+    CHECK_MSG(mh.ok && fabs(mh.q - mc.q) <= 1e-6 && fabs(mh.mean - mc.mean) <= 1e-6 * mc.mean &&
+                  fabs(mh.worst - mc.worst) <= 1e-6 * mc.worst,
+              "mannequiny: src data half turn: %.8f %% / %.8f / %.8f %%D vs %.8f / %.8f / %.8f", mh.q, mh.mean, mh.worst,
               mc.q, mc.mean, mc.worst);
     sks_model_free(&a);
   }

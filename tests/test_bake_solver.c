@@ -1,5 +1,5 @@
 /* Solver internals: Jacobi 4x4, Horn fit, closest point / grid correspondence
- * against brute force, and BCD + Levenberg-Marquardt recovering random poses
+ * against brute force and independent of the data's orientation (ties), and BCD + Levenberg-Marquardt recovering random poses
  * of a procedural chain rig exactly (known answer). */
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +114,74 @@ static void test_correspondence(void) {
   free(src); free(q); free(tris);
 }
 
+/* Ties go to the lowest index, whatever the tree visits first: a grid of
+ * quads (two triangles each, sharing their diagonal) with a seam (its middle
+ * column of vertices duplicated at the same positions, the triangles right
+ * of it using the copies), queried at every vertex and above every edge's
+ * midpoint, gives the same vertex / triangle for the mesh as given and
+ * turned about random axes (mesh and queries together: the ties stay exact
+ * for the quarter and half turns, within rounding for the others). The
+ * tree's splits follow the axes, so before the tie rule a file turned by
+ * 180 degrees got other closest points at the seam, and the registration
+ * of two bodies another pose. */
+static void test_correspondence_ties(void) {
+  enum { G = 24, S = G / 2 };
+  size_t nv = (size_t)(G + 1) * (G + 1) + (G + 1), nt = 2 * G * G, nq = 0;
+  double *pts = malloc(nv * 3 * sizeof(double)), *rp = malloc(nv * 3 * sizeof(double));
+  uint32_t *tris = malloc(nt * 3 * sizeof(uint32_t));
+  double *q = malloc((nv + 3 * nt) * 3 * sizeof(double)), *rq = malloc((nv + 3 * nt) * 3 * sizeof(double));
+  for (int i = 0; i <= G; ++i)
+    for (int j = 0; j <= G; ++j) {
+      double *v = &pts[3 * (size_t)(i * (G + 1) + j)];
+      v[0] = i * 0.25 - 3; v[1] = j * 0.25 - 3; v[2] = 0.1 * sin(0.7 * i) * cos(0.4 * j);
+    }
+  for (int j = 0; j <= G; ++j) /* the seam's copies */
+    memcpy(&pts[3 * (size_t)((G + 1) * (G + 1) + j)], &pts[3 * (size_t)(S * (G + 1) + j)], 3 * sizeof(double));
+  size_t t = 0;
+  for (int i = 0; i < G; ++i)
+    for (int j = 0; j < G; ++j) {
+      uint32_t a = (uint32_t)(i * (G + 1) + j), b = a + 1, c = a + G + 1, d = c + 1;
+      if (i == S) { a = (uint32_t)((G + 1) * (G + 1) + j); b = a + 1; } /* right of the seam: the copies */
+      uint32_t tr[6] = {a, c, d, a, d, b};
+      memcpy(&tris[3 * t], tr, sizeof tr);
+      t += 2;
+    }
+  for (size_t v = 0; v < nv; ++v, ++nq) memcpy(&q[3 * nq], &pts[3 * v], 3 * sizeof(double));
+  for (size_t k = 0; k < nt; ++k)
+    for (int e = 0; e < 3; ++e, ++nq)
+      for (int a = 0; a < 3; ++a)
+        q[3 * nq + a] = 0.5 * (pts[3 * tris[3 * k + (size_t)e] + a] + pts[3 * tris[3 * k + (size_t)(e + 1) % 3] + a]) +
+                        (a == 2 ? 0.05 : 0);
+  for (int kind = 0; kind < 2; ++kind) {
+    sks_correspondence c0;
+    sks_correspondence_kind kd = kind ? SKS_CORRESPOND_CLOSEST_POINT : SKS_CORRESPOND_NEAREST_VERTEX;
+    CHECK(sks_correspondence_build(&c0, kd, pts, nv, tris, nt, q, nq, 10.0, NULL));
+    int seam_low = 1; /* on the seam the original (lower) vertex is taken */
+    for (int j = 0; j <= G && !kind; ++j) seam_low &= c0.idx[3 * (size_t)((G + 1) * (G + 1) + j)] == (uint32_t)(S * (G + 1) + j);
+    CHECK_MSG(seam_low, "nearest vertex: a seam copy does not resolve to the lower index");
+    for (int turn = 0; turn < 8; ++turn) {
+      double R[9];
+      if (turn < 3) { /* exact: half turns about z, x and a quarter turn about y */
+        double H[3][9] = {{-1, 0, 0, 0, -1, 0, 0, 0, 1}, {1, 0, 0, 0, -1, 0, 0, 0, -1}, {0, 0, 1, 0, 1, 0, -1, 0, 0}};
+        memcpy(R, H[turn], sizeof R);
+      } else {
+        sks_dq_to_m3(random_quat(3.1), R);
+      }
+      for (size_t v = 0; v < nv; ++v) sks_dm3_apply(R, &pts[3 * v], &rp[3 * v]);
+      for (size_t k = 0; k < nq; ++k) sks_dm3_apply(R, &q[3 * k], &rq[3 * k]);
+      sks_correspondence c;
+      CHECK(sks_correspondence_build(&c, kd, rp, nv, tris, nt, rq, nq, 10.0, NULL));
+      size_t differ = 0;
+      for (size_t k = 0; k < nq; ++k) differ += memcmp(&c.idx[3 * k], &c0.idx[3 * k], 3 * sizeof(uint32_t)) != 0;
+      CHECK_MSG(differ == 0, "kind %d, turn %d: %zu of %zu queries take another %s", kind, turn, differ, nq,
+                kind ? "triangle" : "vertex");
+      sks_correspondence_free(&c);
+    }
+    sks_correspondence_free(&c0);
+  }
+  free(pts); free(rp); free(tris); free(q); free(rq);
+}
+
 /* A chain of `nb` bones along x; a tube mesh with smooth two-bone weights. */
 static void test_chain_recovery(void) {
   const size_t nb = 6, rings = 60, seg = 10;
@@ -215,6 +283,7 @@ int main(void) {
   test_jacobi();
   test_horn();
   test_correspondence();
+  test_correspondence_ties();
   test_chain_recovery();
   return sks_test_finish();
 }

@@ -1551,7 +1551,7 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     double moved = 0;
     for (size_t b = 0; b < B; ++b) {
       sks_daffine a = sks_state_rigid(&sp, &st, b);
-      for (int k = 0; k < 3; ++k) moved = fmax(moved, fabs(a.t[k] - Ab[b].t[k]));
+      moved = fmax(moved, sqrt(sks_d3_dist2(a.t, Ab[b].t))); /* a distance: the same in any axes */
     }
     if (moved < REGISTER_STILL * sv->diagonal) { averaged = 0; break; }
     if (it >= rounds) {

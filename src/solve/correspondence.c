@@ -203,6 +203,17 @@ typedef struct corr_run {
   const uint8_t *allowed; /* per group: 1 = its triangles may be taken */
 } corr_run;
 
+/* Ties: items as near as the one taken (squared distances within CORR_TIE
+ * relative: a point on an edge two triangles share, a vertex welded on a
+ * seam) go to the lowest index, never to whichever the tree visits first.
+ * The tree's shape follows the data's orientation, so without this a file
+ * turned by 180 degrees (bit-exact data) got other closest points. */
+#define CORR_TIE 1e-9
+static int corr_better(double d2, uint32_t it, double best, uint32_t bt) {
+  if (d2 < best * (1 - CORR_TIE)) return 1;
+  return d2 <= best * (1 + CORR_TIE) && it < bt;
+}
+
 static void closest_points(void *user, size_t piece, unsigned thread) {
   (void)thread;
   const corr_run *cr = user;
@@ -217,13 +228,13 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
   for (size_t j = j0; j < j1 && tests <= cr->budget; ++j) {
     const double *q = &cr->dst[3 * j];
     double best = DBL_MAX, bb[3] = {1, 0, 0};
-    uint32_t bi[3] = {0, 0, 0};
+    uint32_t bi[3] = {0, 0, 0}, bt = UINT32_MAX; /* bt: the item (triangle or vertex) taken */
     size_t sp = 0;
     stack[sp] = 0;
     stack_d2[sp++] = box_dist2(&h->nodes[0], q);
     while (sp) {
       --sp;
-      if (stack_d2[sp] >= best) continue;
+      if (stack_d2[sp] > best * (1 + CORR_TIE)) continue;
       const bvh_node *nd = &h->nodes[stack[sp]];
       if (nd->count) {
         tests += nd->count;
@@ -237,15 +248,16 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
                                (cr->group[t[2]] >= 0 && cr->allowed[cr->group[t[2]]])))
               continue;
             double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
-            if (d2 < best) {
+            if (corr_better(d2, it, best, bt)) {
               best = d2;
+              bt = it;
               bi[0] = t[0]; bi[1] = t[1]; bi[2] = t[2];
               bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
             }
           } else {
             if (cr->group && !(cr->group[it] >= 0 && cr->allowed[cr->group[it]])) continue;
             double d2 = sks_d3_dist2(q, &src[3 * it]);
-            if (d2 < best) { best = d2; bi[0] = bi[1] = bi[2] = it; }
+            if (corr_better(d2, it, best, bt)) { best = d2; bt = it; bi[0] = bi[1] = bi[2] = it; }
           }
         }
         continue;
@@ -254,8 +266,8 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
       double d0 = box_dist2(&h->nodes[c0], q), d1 = box_dist2(&h->nodes[c1], q);
       if (d0 > d1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = d1; d1 = td; }
       /* push the farther first so the nearer is taken next */
-      if (d1 < best) { stack[sp] = c1; stack_d2[sp++] = d1; }
-      if (d0 < best) { stack[sp] = c0; stack_d2[sp++] = d0; }
+      if (d1 <= best * (1 + CORR_TIE)) { stack[sp] = c1; stack_d2[sp++] = d1; }
+      if (d0 <= best * (1 + CORR_TIE)) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
     if (best == DBL_MAX) { bi[0] = bi[1] = bi[2] = UINT32_MAX; best = 0; } /* restricted: none allowed */
     memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
