@@ -5,11 +5,13 @@
  * loads ([col0|col1], [col2|col3]) blended with one FMA each under a
  * broadcast weight; the point is then c0 x + c1 y + c2 z + c3 with the
  * coordinates broadcast from memory, stored as 2 + 1 floats (the 4th float
- * after a vertex belongs to the caller). One influence has its own loop
+ * after a vertex belongs to the caller), or, packed (stride 3), 4 vertices
+ * as 3 full rows (store_rows4). One influence has its own loop
  * (lbs1_loop): 8 vertices a block, two per register, the matrix used as
  * loaded and the weight scaling the result.
  * Normals: 4 vertices at a time, transposed, renormalised with rsqrt + one
- * Newton step (|n| = 1 to ~2e-7), transposed back.
+ * Newton step (|n| = 1 to ~2e-7), transposed back (packed: straight into
+ * the 3 rows, store_soa_rows4).
  *
  * DQS: the dual quaternion of each influence is one 8-float register
  * [r | d]; blending is one FMA per influence (sign from a 4-lane dot with the
@@ -32,11 +34,11 @@ int sks_skin_avx2_compiled(void) { return 1; }
 
 /* ---- LBS ------------------------------------------------------------------ */
 
-/* Blends one vertex's K palette matrices, stores its position and returns its
- * (unnormalised) blended normal when N. */
+/* Blends one vertex's K palette matrices, stores its position (po; po NULL:
+ * into *pr) and returns its (unnormalised) blended normal when N. */
 SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict jv, const float *restrict wv,
                              const float *restrict p, const float *restrict n, float *restrict po,
-                             const __m128i m3, const uint32_t K, const int N) {
+                             const __m128i m3, const uint32_t K, const int N, __m128 *pr) {
   __m128 c0, c1, c2, c3;
   if (K == 1) {
     const float *m = pal + 16 * (size_t)jv[0];
@@ -58,7 +60,8 @@ SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict
   __m128 r = _mm_fmadd_ps(c0, _mm_broadcast_ss(p),
                           _mm_fmadd_ps(c1, _mm_broadcast_ss(p + 1), _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), c3)));
   if (K == 1) r = _mm_mul_ps(r, _mm_broadcast_ss(wv));
-  SKS_STORE3(po, m3, r);
+  if (po) SKS_STORE3(po, m3, r);
+  else *pr = r; /* the caller stores it (packed rows) */
   if (!N) return r;
   __m128 q = _mm_fmadd_ps(c0, _mm_broadcast_ss(n),
                           _mm_fmadd_ps(c1, _mm_broadcast_ss(n + 1), _mm_mul_ps(c2, _mm_broadcast_ss(n + 2))));
@@ -110,6 +113,25 @@ SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
   _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(r14, r25, 0x31));
 }
 
+/* 4 packed (stride 3) vectors from x y z _ registers: 3 stores
+ * [x0 y0 z0 x1] [y1 z1 x2 y2] [z2 x3 y3 z3] in place of 8. */
+SKS_INLINE void store_rows4(float *p, const __m128 *r) {
+  const __m128 a = _mm_blend_ps(r[0], _mm_permute_ps(r[1], 0x00), 0x8);
+  const __m128 b = _mm_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
+  const __m128 c = _mm_blend_ps(_mm_permute_ps(r[3], _MM_SHUFFLE(2, 1, 0, 0)), _mm_movehl_ps(r[2], r[2]), 0x1);
+  _mm_storeu_ps(p, a); _mm_storeu_ps(p + 4, b); _mm_storeu_ps(p + 8, c);
+}
+
+/* The same from x, y, z of the 4 vectors. */
+SKS_INLINE void store_soa_rows4(float *p, __m128 x, __m128 y, __m128 z) {
+  const __m128 xy = _mm_unpacklo_ps(x, y), xy2 = _mm_unpackhi_ps(x, y); /* x0 y0 x1 y1 / x2 y2 x3 y3 */
+  const __m128 zx = _mm_unpacklo_ps(z, x), zx2 = _mm_unpackhi_ps(z, x); /* z0 x0 z1 x1 / z2 x2 z3 x3 */
+  const __m128 yz = _mm_unpacklo_ps(y, z), yz2 = _mm_unpackhi_ps(y, z); /* y0 z0 y1 z1 / y2 z2 y3 z3 */
+  _mm_storeu_ps(p, _mm_shuffle_ps(xy, zx, _MM_SHUFFLE(3, 0, 1, 0)));
+  _mm_storeu_ps(p + 4, _mm_shuffle_ps(yz, xy2, _MM_SHUFFLE(1, 0, 3, 2)));
+  _mm_storeu_ps(p + 8, _mm_shuffle_ps(zx2, yz2, _MM_SHUFFLE(3, 2, 3, 0)));
+}
+
 /* PACKED: every stride is the tight one (known at compile time, so the
  * 4-vertex block addresses one pointer per array instead of spilling 24).
  * NORM: renormalise normals. */
@@ -121,20 +143,34 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
   size_t v = begin;
-  if (N) {
+  if (N || PACKED) {
     for (; v + 4 <= end; v += 4) {
-      __m128 q[4];
+      __m128 q[4], r[4];
       SKS_UNROLL
       for (int l = 0; l < 4; ++l) {
         const size_t u = v + (size_t)l;
-        q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, nin + u * ins, pout + u * ops, m3,
-                          K, 1);
+        q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, N ? nin + u * ins : NULL,
+                          PACKED ? NULL : pout + u * ops, m3, K, N, &r[l]);
       }
+      if (PACKED) store_rows4(pout + v * 3, r);
+      if (!N) continue;
       if (NORM) {
-        _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of 4 vertices, q1 = y, q2 = z */
-        const __m128 s = rsqrt_nr4(_mm_fmadd_ps(q[0], q[0], _mm_fmadd_ps(q[1], q[1], _mm_mul_ps(q[2], q[2]))));
-        q[0] = _mm_mul_ps(q[0], s); q[1] = _mm_mul_ps(q[1], s); q[2] = _mm_mul_ps(q[2], s);
+        /* x, y, z of the 4 normals (the 4th lanes are not needed) */
+        const __m128 t0 = _mm_unpacklo_ps(q[0], q[1]), t1 = _mm_unpacklo_ps(q[2], q[3]);
+        const __m128 t2 = _mm_unpackhi_ps(q[0], q[1]), t3 = _mm_unpackhi_ps(q[2], q[3]);
+        __m128 x = _mm_movelh_ps(t0, t1), y = _mm_movehl_ps(t1, t0), z = _mm_movelh_ps(t2, t3);
+        const __m128 s = rsqrt_nr4(_mm_fmadd_ps(x, x, _mm_fmadd_ps(y, y, _mm_mul_ps(z, z))));
+        x = _mm_mul_ps(x, s); y = _mm_mul_ps(y, s); z = _mm_mul_ps(z, s);
+        if (PACKED) {
+          store_soa_rows4(nout + v * 3, x, y, z);
+          continue;
+        }
+        q[0] = x; q[1] = y; q[2] = z; q[3] = _mm_setzero_ps();
         _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+      }
+      if (PACKED) {
+        store_rows4(nout + v * 3, q);
+        continue;
       }
       SKS_UNROLL
       for (int l = 0; l < 4; ++l) SKS_STORE3(nout + (v + (size_t)l) * ons, m3, q[l]);
@@ -142,7 +178,7 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
-                          pout + v * ops, m3, K, N);
+                          pout + v * ops, m3, K, N, NULL);
     if (N) {
       if (NORM) { /* same arithmetic as the 4-vertex blocks: results do not depend on the split */
         const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
@@ -266,7 +302,7 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
-                          pout + v * ops, m3, 1, N);
+                          pout + v * ops, m3, 1, N, NULL);
     if (N) {
       if (NORM) {
         const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
