@@ -180,6 +180,33 @@ static void test_correspondence_ties(void) {
     sks_correspondence_free(&c0);
   }
   free(pts); free(rp); free(tris); free(q); free(rq);
+
+  /* many items at one point (a file's unused vertices parked at the origin,
+   * degenerate triangles there): the tie rule looks at a bounded number of
+   * them, so queries there stay within the per-query work bound */
+  enum { C = 6000 };
+  double *cp = malloc(2 * C * 3 * sizeof(double)), *cq = malloc(C * 3 * sizeof(double));
+  uint32_t *ct = malloc(C * 3 * sizeof(uint32_t));
+  for (size_t i = 0; i < 2 * C; ++i)
+    for (int a = 0; a < 3; ++a) cp[3 * i + (size_t)a] = i < C ? 0.25 : rnds(); /* C coincident, C scattered */
+  for (size_t i = 0; i < C; ++i) {
+    for (int a = 0; a < 3; ++a) cq[3 * i + (size_t)a] = 0.25 + (i % 2 ? 1e-3 * (a + 1) : 0);
+    ct[3 * i] = (uint32_t)i; ct[3 * i + 1] = (uint32_t)((i + 1) % C); ct[3 * i + 2] = (uint32_t)((i + 2) % C);
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    sks_correspondence c;
+    int ok = sks_correspondence_build(&c, kind ? SKS_CORRESPOND_CLOSEST_POINT : SKS_CORRESPOND_NEAREST_VERTEX, cp, 2 * C,
+                                      ct, C, cq, C, 10.0, NULL);
+    CHECK_MSG(ok, "kind %d: %d items at one point: the query %s", kind, C, c.over_budget ? "went over its work bound" : "failed");
+    if (ok) {
+      int at = 1;
+      for (size_t i = 0; i < C; ++i) at &= c.idx[3 * i] < C;
+      CHECK_MSG(at, "kind %d: a query at the coincident items took another", kind);
+      printf("%d items at one point, kind %d: %.1f tests per query\n", C, kind, (double)c.tests / C);
+    }
+    sks_correspondence_free(&c);
+  }
+  free(cp); free(cq); free(ct);
 }
 
 /* A chain of `nb` bones along x; a tube mesh with smooth two-bone weights. */

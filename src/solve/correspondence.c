@@ -209,9 +209,21 @@ typedef struct corr_run {
  * The tree's shape follows the data's orientation, so without this a file
  * turned by 180 degrees (bit-exact data) got other closest points. */
 #define CORR_TIE 1e-9
-static int corr_better(double d2, uint32_t it, double best, uint32_t bt) {
-  if (d2 < best * (1 - CORR_TIE)) return 1;
-  return d2 <= best * (1 + CORR_TIE) && it < bt;
+/* Ties looked at per query before boxes at the best distance are pruned
+ * again: a point where thousands of vertices or degenerate triangles
+ * coincide (a file's unused vertices parked at the origin) costs a bounded
+ * search, never one over all of them (SKS_CORR_TESTS_PER_QUERY). */
+#define CORR_TIES_MAX 32
+static int corr_better(double d2, uint32_t it, double best, uint32_t bt, unsigned *ties) {
+  if (d2 < best * (1 - CORR_TIE)) { *ties = 0; return 1; }
+  if (!(d2 <= best * (1 + CORR_TIE))) return 0;
+  ++*ties;
+  return it < bt;
+}
+/* A box still worth opening: nearer than the best, or as near while ties
+ * are still looked at. */
+static int corr_open(double box_d2, double best, unsigned ties) {
+  return ties < CORR_TIES_MAX ? box_d2 <= best * (1 + CORR_TIE) : box_d2 < best;
 }
 
 static void closest_points(void *user, size_t piece, unsigned thread) {
@@ -229,12 +241,13 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
     const double *q = &cr->dst[3 * j];
     double best = DBL_MAX, bb[3] = {1, 0, 0};
     uint32_t bi[3] = {0, 0, 0}, bt = UINT32_MAX; /* bt: the item (triangle or vertex) taken */
+    unsigned ties = 0;
     size_t sp = 0;
     stack[sp] = 0;
     stack_d2[sp++] = box_dist2(&h->nodes[0], q);
     while (sp) {
       --sp;
-      if (stack_d2[sp] > best * (1 + CORR_TIE)) continue;
+      if (!corr_open(stack_d2[sp], best, ties)) continue;
       const bvh_node *nd = &h->nodes[stack[sp]];
       if (nd->count) {
         tests += nd->count;
@@ -248,7 +261,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
                                (cr->group[t[2]] >= 0 && cr->allowed[cr->group[t[2]]])))
               continue;
             double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
-            if (corr_better(d2, it, best, bt)) {
+            if (corr_better(d2, it, best, bt, &ties)) {
               best = d2;
               bt = it;
               bi[0] = t[0]; bi[1] = t[1]; bi[2] = t[2];
@@ -257,7 +270,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
           } else {
             if (cr->group && !(cr->group[it] >= 0 && cr->allowed[cr->group[it]])) continue;
             double d2 = sks_d3_dist2(q, &src[3 * it]);
-            if (corr_better(d2, it, best, bt)) { best = d2; bt = it; bi[0] = bi[1] = bi[2] = it; }
+            if (corr_better(d2, it, best, bt, &ties)) { best = d2; bt = it; bi[0] = bi[1] = bi[2] = it; }
           }
         }
         continue;
@@ -266,8 +279,8 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
       double d0 = box_dist2(&h->nodes[c0], q), d1 = box_dist2(&h->nodes[c1], q);
       if (d0 > d1) { uint32_t t = c0; c0 = c1; c1 = t; double td = d0; d0 = d1; d1 = td; }
       /* push the farther first so the nearer is taken next */
-      if (d1 <= best * (1 + CORR_TIE)) { stack[sp] = c1; stack_d2[sp++] = d1; }
-      if (d0 <= best * (1 + CORR_TIE)) { stack[sp] = c0; stack_d2[sp++] = d0; }
+      if (corr_open(d1, best, ties)) { stack[sp] = c1; stack_d2[sp++] = d1; }
+      if (corr_open(d0, best, ties)) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
     if (best == DBL_MAX) { bi[0] = bi[1] = bi[2] = UINT32_MAX; best = 0; } /* restricted: none allowed */
     memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
