@@ -12,10 +12,11 @@
  * SIGKILL: where the file system supports O_TMPFILE (Linux ext4, xfs,
  * btrfs, tmpfs) the data is written to an unnamed file, which the kernel
  * drops if the process dies; only once every output is complete and
- * fsynced is it linked as ".NAME.tmpXXXXXX" and renamed over NAME, right
- * before its own rename, so a kill leaves at most a complete hidden temp for
- * the microseconds between one link and rename. Elsewhere a named mkstemp
- * temp is used, as before. */
+ * fsynced is it linked: straight as NAME when NAME does not exist (no temp
+ * name ever), else as ".NAME.tmpXXXXXX" renamed over NAME right away (the
+ * two system calls back to back), so a kill leaves at most a complete
+ * hidden temp for the instant between that link and rename. Elsewhere a
+ * named mkstemp temp is used, as before. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,9 @@ sks_result sks_stage_output(sks_staged_output *s, const char *path, const void *
   return SKS_OK;
 }
 
-/* Gives an unnamed staged file its hidden name (unique by retry). */
+/* Gives an unnamed staged file its hidden name (unique by retry). The fd
+ * stays open (closed by staged_release, after the rename: nothing between
+ * the link and the rename but the rename). */
 static int link_unnamed(sks_staged_output *s) {
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
@@ -148,10 +151,15 @@ static int link_unnamed(sks_staged_output *s) {
     e = errno;
     if (e != EEXIST) break;
   }
-  int c = close(s->fd);
-  s->fd = -1;
-  if (!e && c != 0) e = errno;
   return e;
+}
+
+/* A destination that does not exist yet: the unnamed file is linked there
+ * directly, so no temp name ever exists (1; 0: it exists, or no link). */
+static int link_new(sks_staged_output *s) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
+  return linkat(AT_FDCWD, proc, AT_FDCWD, s->path, AT_SYMLINK_FOLLOW) == 0;
 }
 
 void sks_discard_outputs(sks_staged_output *s, size_t n) {
@@ -181,10 +189,10 @@ sks_result sks_commit_outputs(sks_staged_output *s, size_t n, sks_error *err) {
       const char *pause = getenv("SKS_TEST_PAUSE_BETWEEN_RENAMES");
       if (pause && pause[0] == '1') raise(SIGSTOP);
     }
-    int e = 0;
-    if (r == SKS_OK && s[i].fd >= 0 && (e = link_unnamed(&s[i])) != 0)
+    int e = 0, direct = r == SKS_OK && s[i].fd >= 0 && !s[i].named && link_new(&s[i]);
+    if (r == SKS_OK && !direct && s[i].fd >= 0 && (e = link_unnamed(&s[i])) != 0)
       r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path, strerror(e));
-    if (r == SKS_OK && rename(s[i].tmp, s[i].path) != 0) {
+    if (r == SKS_OK && !direct && rename(s[i].tmp, s[i].path) != 0) {
       e = errno;
       r = sks_error_set(err, SKS_ERR_IO, "%s: cannot write: %s", s[i].path, strerror(e));
     }
