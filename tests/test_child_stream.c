@@ -312,6 +312,10 @@ static void test_endings(void) {
   put_error(&s, 99, "what");
   CHECK(decode(&s, &exited, &h, &m, &err) == SKS_ERR_PARSE && strstr(err.message, "malformed error record"));
   s.n = 0;
+  put_error(&s, SKS_ERR_IO, ""); /* an error without its message (found by fuzz_stream): the failure must say what */
+  CHECK_MSG(decode(&s, &exited, &h, &m, &err) == SKS_ERR_PARSE && strstr(err.message, "malformed error record"), "%s",
+            err.message);
+  s.n = 0;
   put_str(&s, "a.mtl");
   put(&s, "O", 1);
   r = decode(&s, &exited, &h, &m, &err);

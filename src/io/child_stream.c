@@ -117,8 +117,8 @@ sks_result sks_child_stream_decode(const uint8_t *bytes, size_t size, const sks_
     uint32_t code, len;
     memcpy(&code, rec + 1, 4);
     memcpy(&len, rec + 5, 4);
-    if (len != rn - 9 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND ||
-        memchr(rec + 9, 0, len))
+    if (len != rn - 9 || len == 0 || len >= sizeof err->message || code == SKS_OK || code > SKS_ERR_NOT_FOUND ||
+        memchr(rec + 9, 0, len)) /* an empty message is malformed too: every failure says what */
       res = sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp failed (a malformed error record)", path);
     else
       res = sks_error_set(err, (sks_result)code, "%.*s", (int)len, (const char *)rec + 9);
