@@ -199,9 +199,11 @@ static void test_correspondence_ties(void) {
                                       ct, C, cq, C, 10.0, NULL);
     CHECK_MSG(ok, "kind %d: %d items at one point: the query %s", kind, C, c.over_budget ? "went over its work bound" : "failed");
     if (ok) {
-      int at = 1;
-      for (size_t i = 0; i < C; ++i) at &= c.idx[3 * i] < C;
-      CHECK_MSG(at, "kind %d: a query at the coincident items took another", kind);
+      if (!kind) { /* (the triangles all use the coincident points: nothing else to take) */
+        int at = 1;
+        for (size_t i = 0; i < C; ++i) at &= c.idx[3 * i] < C;
+        CHECK_MSG(at, "a query at the coincident points took another");
+      }
       printf("%d items at one point, kind %d: %.1f tests per query\n", C, kind, (double)c.tests / C);
     }
     sks_correspondence_free(&c);
