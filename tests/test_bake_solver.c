@@ -5,6 +5,7 @@
 #include <string.h>
 #include "sks_test.h"
 #include "solve/solve_internal.h"
+#include "solve/solver_gn_kernels.h"
 
 static unsigned long long rng = 88172645463325252ull;
 static double rnd(void) { /* xorshift, [0,1) */
@@ -212,16 +213,34 @@ static void test_correspondence_ties(void) {
 }
 
 /* A chain of `nb` bones along x; a tube mesh with smooth two-bone weights. */
+/* V vertices of up to K influences each. */
+static void influences_alloc(sks_influences *full, size_t V, size_t K) {
+  full->vertex_count = V;
+  full->start = malloc((V + 1) * sizeof(uint32_t));
+  full->bone = malloc(V * K * sizeof(uint32_t));
+  full->w = malloc(V * K * sizeof(double));
+  full->p = malloc(V * K * 3 * sizeof(double));
+  if (!full->start || !full->bone || !full->w || !full->p) { fprintf(stderr, "out of memory\n"); exit(1); }
+}
+
+/* Closes full (start[V] = o) and builds the problem on all its vertices. */
+static int build_all_vertices(sks_influences *full, size_t o, size_t nb, double D, sks_solve_problem *p) {
+  size_t V = full->vertex_count;
+  full->start[V] = (uint32_t)o;
+  uint32_t *ids = malloc(V * sizeof(uint32_t));
+  if (!ids) return 0;
+  for (size_t v = 0; v < V; ++v) ids[v] = (uint32_t)v;
+  int ok = sks_solve_problem_build(p, full, nb, ids, V, D);
+  free(ids);
+  return ok;
+}
+
 static void test_chain_recovery(void) {
   const size_t nb = 6, rings = 60, seg = 10;
   const size_t V = rings * seg;
   const double L = 1.0, D = sqrt(nb * L * nb * L + 0.8 * 0.8 * 2);
   sks_influences full;
-  full.vertex_count = V;
-  full.start = malloc((V + 1) * sizeof(uint32_t));
-  full.bone = malloc(V * 2 * sizeof(uint32_t));
-  full.w = malloc(V * 2 * sizeof(double));
-  full.p = malloc(V * 6 * sizeof(double));
+  influences_alloc(&full, V, 2);
   size_t o = 0;
   for (size_t r = 0; r < rings; ++r)
     for (size_t s = 0; s < seg; ++s) {
@@ -246,11 +265,8 @@ static void test_chain_recovery(void) {
         ++o;
       }
     }
-  full.start[V] = (uint32_t)o;
-  uint32_t *ids = malloc(V * sizeof(uint32_t));
-  for (size_t v = 0; v < V; ++v) ids[v] = (uint32_t)v;
   sks_solve_problem p;
-  CHECK(sks_solve_problem_build(&p, &full, nb, ids, V, D));
+  CHECK(build_all_vertices(&full, o, nb, D, &p));
   sks_solve_state st, truth;
   st.q = malloc(nb * sizeof(sks_dquat)); st.R = malloc(nb * 9 * sizeof(double)); st.u = malloc(nb * 3 * sizeof(double));
   truth.q = malloc(nb * sizeof(sks_dquat)); truth.R = malloc(nb * 9 * sizeof(double)); truth.u = malloc(nb * 3 * sizeof(double));
@@ -301,11 +317,171 @@ static void test_chain_recovery(void) {
              stats.iterations);
     }
   }
-  free(scratch); free(y); free(cur); free(ids);
+  free(scratch); free(y); free(cur);
   free(st.q); free(st.R); free(st.u); free(truth.q); free(truth.R); free(truth.u); free(st.sc); free(truth.sc);
   free(st.stretch); free(truth.stretch);
   sks_solve_problem_free(&p);
   sks_influences_free(&full);
+}
+
+/* The LM factorisation and moment sums in both builds of their kernels
+ * (solver_gn_kernels.h: SSE2 / C and, where the CPU has it, AVX2 + FMA) on
+ * a ring of bones, whose elimination makes fill blocks (the chain has
+ * none): rigid (K = 6), similarity (K = 7) and affine (K = 12) unknowns.
+ * Each build must recover random poses exactly, and the two agree. */
+static void test_gn_kernels_ring(void) {
+  const size_t nb = 8, per = 50, V = nb * per;
+  const double D = 4.0;
+  sks_influences full;
+  influences_alloc(&full, V, 3);
+  size_t o = 0;
+  for (size_t v = 0; v < V; ++v) {
+    size_t b0 = v / per;
+    double ang = 2 * 3.14159265358979 * ((double)v + 0.5) / (double)V;
+    double pos[3] = {1.5 * cos(ang) + 0.3 * rnds(), 1.5 * sin(ang) + 0.3 * rnds(), 0.4 * rnds()};
+    size_t bs[3] = {b0, (b0 + 1) % nb, (b0 + 3) % nb};
+    double ws[3] = {0.6, 0.3, v % 7 == 0 ? 0.1 : 0.0};
+    full.start[v] = (uint32_t)o;
+    for (int k = 0; k < 3; ++k) {
+      if (ws[k] <= 0) continue;
+      full.bone[o] = (uint32_t)bs[k];
+      full.w[o] = ws[k] / (ws[0] + ws[1] + ws[2]);
+      memcpy(&full.p[3 * o], pos, sizeof pos); /* IBM = identity */
+      ++o;
+    }
+  }
+  sks_solve_problem p;
+  CHECK(build_all_vertices(&full, o, nb, D, &p));
+  CHECK_MSG(p.gn.slot_count > p.gn.pair_blocks, "the ring's factor has fill blocks (%zu slots, %zu pairs)",
+            p.gn.slot_count, p.gn.pair_blocks);
+  const int have_avx2 = (p.gn.isa = SKS_GN_ISA_AUTO, sks_gn_use_avx2(&p.gn));
+  printf("gn kernels: AVX2 + FMA %s\n", have_avx2 ? "compared with SSE2 / C" : "not on this CPU (SSE2 / C only)");
+  sks_solve_state st[2], truth;
+  memset(st, 0, sizeof st); memset(&truth, 0, sizeof truth);
+  sks_solve_state *all[3] = {&st[0], &st[1], &truth};
+  for (int i = 0; i < 3; ++i) {
+    all[i]->q = malloc(nb * sizeof(sks_dquat)); all[i]->R = malloc(nb * 9 * sizeof(double));
+    all[i]->u = malloc(nb * 3 * sizeof(double)); all[i]->sc = malloc(nb * sizeof(double));
+  }
+  double *y = malloc(V * 3 * sizeof(double)), *cur = malloc(V * 3 * sizeof(double));
+  static const char *const names[3] = {"rigid", "similarity", "affine"};
+  for (int mode = 0; mode < 3; ++mode) {
+    if (mode == 1) p.similarity = 1;
+    if (mode == 2) {
+      for (size_t b = 0; b < nb; ++b) p.affine[b] = b % 2;
+      p.affine_count = nb / 2;
+      for (int i = 0; i < 3; ++i) CHECK(sks_state_prepare_affine(&p, all[i]));
+    }
+    size_t scount = sks_solve_gn_scratch_count(&p) * (mode == 2 ? 4 : 1);
+    double *scratch = malloc(scount * sizeof(double));
+    for (int pose = 0; pose < 4; ++pose) {
+      for (size_t b = 0; b < nb; ++b) {
+        sks_daffine a;
+        sks_dq_to_m3(random_quat(0.7), a.l);
+        if (mode == 2 && b % 2)
+          for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) a.l[r * 3 + k] *= k == 0 ? 1.2 : (k == 1 ? 0.85 : 1.05);
+        for (int k = 0; k < 3; ++k) a.t[k] = 0.3 * rnds();
+        sks_state_set_rigid(&p, &truth, b, &a);
+      }
+      sks_solve_skin(&p, &truth, y);
+      size_t its[2] = {0, 0};
+      for (int isa = 0; isa < 2; ++isa) {
+        for (size_t b = 0; b < nb; ++b) { /* bind */
+          sks_daffine a = sks_daff_identity();
+          sks_state_set_rigid(&p, &st[isa], b, &a);
+        }
+        p.gn.isa = isa ? SKS_GN_ISA_AUTO : SKS_GN_ISA_PORTABLE;
+        sks_solve_stats stats;
+        CHECK(sks_solve_gn(&p, y, &st[isa], 100, 1e-12, &stats, scratch, scount));
+        its[isa] = stats.iterations;
+        sks_solve_skin(&p, &st[isa], cur);
+        double worst = 0;
+        for (size_t v = 0; v < V; ++v) worst = fmax(worst, sqrt(sks_d3_dist2(&cur[3 * v], &y[3 * v])));
+        CHECK_MSG(worst < 1e-7 * D, "%s pose %d, %s kernels: worst %g D after %zu iterations", names[mode], pose,
+                  isa ? "auto" : "portable", worst / D, stats.iterations);
+        /* a wrong factorisation still descends (the gradient is right) but
+         * needs far more steps: Newton's converge in a few */
+        CHECK_MSG(stats.iterations <= 25, "%s pose %d, %s kernels: %zu iterations", names[mode], pose,
+                  isa ? "auto" : "portable", stats.iterations);
+      }
+      double diff = 0;
+      for (size_t b = 0; b < nb; ++b) {
+        sks_daffine a0 = sks_state_rigid(&p, &st[0], b), a1 = sks_state_rigid(&p, &st[1], b);
+        for (int k = 0; k < 9; ++k) diff = fmax(diff, fabs(a0.l[k] - a1.l[k]) * D);
+        for (int k = 0; k < 3; ++k) diff = fmax(diff, fabs(a0.t[k] - a1.t[k]));
+      }
+      CHECK_MSG(diff < 1e-9 * D, "%s pose %d: portable and auto kernels differ by %g D", names[mode], pose, diff / D);
+      printf("gn kernels, %-10s pose %d: %zu / %zu iterations (portable / auto), solutions differ by %.2g D\n",
+             names[mode], pose, its[0], its[1], diff / D);
+    }
+    free(scratch);
+  }
+  for (int i = 0; i < 3; ++i) { free(all[i]->q); free(all[i]->R); free(all[i]->u); free(all[i]->sc); free(all[i]->stretch); }
+  free(y); free(cur);
+  sks_solve_problem_free(&p);
+  sks_influences_free(&full);
+}
+
+/* The rotation-only solver's envelope Cholesky (solver_gn_kernels.h), in
+ * the portable build and, where the CPU has it, the AVX2 + FMA one, against
+ * Gaussian elimination: a random diagonally dominant matrix whose permuted
+ * lower triangle has a random envelope (row i zero left of first[i]). */
+static void test_envelope_solve(void) {
+  enum { N = 45 };
+  static double Hp[N * N], H[N * N], L[N * N], A[N * (N + 1)];
+  double dd[N], g[N], x[N], z[N], ref[N];
+  uint32_t perm[N], first[N];
+  for (size_t i = 0; i < N; ++i) perm[i] = (uint32_t)i;
+  for (size_t i = N; i-- > 1;) { size_t j = (size_t)(rnd() * (double)(i + 1)); uint32_t t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
+  memset(Hp, 0, sizeof Hp);
+  for (size_t i = 0; i < N; ++i) {
+    first[i] = (uint32_t)(i < 3 ? 0 : (size_t)(rnd() * (double)i));
+    double row = 0;
+    for (size_t j = first[i]; j < i; ++j) Hp[i * N + j] = Hp[j * N + i] = rnds();
+    for (size_t j = 0; j < N; ++j) row += fabs(Hp[i * N + j]);
+    Hp[i * N + i] = row + 1.0 + rnd();
+  }
+  for (size_t i = 0; i < N; ++i) { /* fix the rows' sums after the symmetric fill: dominance */
+    double row = 0;
+    for (size_t j = 0; j < N; ++j) row += j == i ? 0 : fabs(Hp[i * N + j]);
+    if (Hp[i * N + i] <= row) Hp[i * N + i] = row + 1.0;
+  }
+  for (size_t i = 0; i < N; ++i)
+    for (size_t j = 0; j < N; ++j) H[(size_t)perm[i] * N + perm[j]] = Hp[i * N + j];
+  for (size_t i = 0; i < N; ++i) { dd[i] = H[i * N + i]; g[i] = rnds(); }
+  /* reference: (H + 1e-12 diag(H)) x = -g by Gaussian elimination (the solve's
+   * 1e-30 max(dd) floor is far below rounding here) */
+  for (size_t i = 0; i < N; ++i) {
+    for (size_t j = 0; j < N; ++j) A[i * (N + 1) + j] = H[i * N + j] + (i == j ? 1e-12 * dd[i] : 0.0);
+    A[i * (N + 1) + N] = -g[i];
+  }
+  for (size_t c = 0; c < N; ++c)
+    for (size_t r = c + 1; r < N; ++r) {
+      double f = A[r * (N + 1) + c] / A[c * (N + 1) + c];
+      for (size_t k = c; k <= N; ++k) A[r * (N + 1) + k] -= f * A[c * (N + 1) + k];
+    }
+  for (size_t r = N; r-- > 0;) {
+    double v = A[r * (N + 1) + N];
+    for (size_t k = r + 1; k < N; ++k) v -= A[r * (N + 1) + k] * ref[k];
+    ref[r] = v / A[r * (N + 1) + r];
+  }
+  for (int isa = 0; isa < 2; ++isa) {
+    if (isa && !(sks_gn_avx2_compiled() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+      printf("envelope solve: AVX2 + FMA not on this CPU, portable only\n");
+      break;
+    }
+    memset(L, 0, sizeof L);
+    int ok = isa ? sks_envelope_solve_avx2(H, dd, g, N, 0.0, perm, first, L, x, z)
+                 : envelope_solve_impl(H, dd, g, N, 0.0, perm, first, L, x, z);
+    CHECK(ok);
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < N; ++i) { worst = fmax(worst, fabs(x[i] - ref[i])); scale = fmax(scale, fabs(ref[i])); }
+    CHECK_MSG(worst < 1e-12 * scale, "envelope solve (%s): off the reference by %g of %g", isa ? "AVX2" : "portable",
+              worst, scale);
+    printf("envelope solve (%s), n = %d: max |x - reference| %.2g (|x| up to %.2g)\n", isa ? "AVX2" : "portable", N,
+           worst, scale);
+  }
 }
 
 int main(void) {
@@ -314,5 +490,7 @@ int main(void) {
   test_correspondence();
   test_correspondence_ties();
   test_chain_recovery();
+  test_gn_kernels_ring();
+  test_envelope_solve();
   return sks_test_finish();
 }

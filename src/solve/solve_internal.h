@@ -58,7 +58,11 @@ typedef struct sks_gn_pattern {
   uint32_t *col_start;  /* nb + 1: blocks of column k = [col_start[k], col_start[k+1]) */
   uint32_t *row;        /* slot_count: the block's row (elimination position) */
   uint32_t *pair_slot;  /* pair_count: slot of pair k's block (UINT32_MAX: inactive) */
-  uint8_t *pair_trans;  /* pair_count: 1 = the block is stored transposed */
+  uint8_t *pair_trans;  /* pair_count: 1 = pos b < pos c (slot (pos c, pos b), the block
+                           Jb^T Jc stored as is; solver_gn.c store_block) */
+  size_t pair_blocks;   /* slots holding a pair's block (the others are fill) */
+  int isa;              /* kernels: SKS_GN_ISA_AUTO (AVX2 + FMA when the CPU has both),
+                           SKS_GN_ISA_PORTABLE (SSE2 / C; tests compare the two) */
   uint32_t *upd_start;  /* nb + 1: Schur updates of column k */
   uint32_t *upd;        /* 3 per update: target slot, slot (i,k), slot (j,k) */
 } sks_gn_pattern;
@@ -205,6 +209,16 @@ size_t sks_solve_gn_scratch_count(const sks_solve_problem *p);
  * ybar_b = sum w y (3 per bone); returns sum |y|^2. One pass over the
  * constraints. */
 double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar);
+/* The kernels of solver_gn_kernels.h: pt->isa and the CPU choose; the AVX2 +
+ * FMA builds (solver_gn_avx2.c) exist when sks_gn_avx2_compiled(). */
+enum { SKS_GN_ISA_AUTO = 0, SKS_GN_ISA_PORTABLE = 1 };
+int sks_gn_use_avx2(const sks_gn_pattern *pt);
+int sks_gn_avx2_compiled(void);
+int sks_gn_damped_solve_avx2(const sks_gn_pattern *pt, const double *Hb, int K, const double *g, double lam,
+                             double floor_, double *Lb, double *y, double *x);
+double sks_moments_frame_avx2(const sks_solve_problem *p, const double *y, double *Y, double *ybar);
+int sks_envelope_solve_avx2(const double *H, const double *dd, const double *g, size_t n, double lam,
+                            const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z);
 /* F = sum |cur - y|^2 for the state (R, u) from the frame and pair moments
  * only (exact to ~1e-15 of sum |y|^2), and per active bone b (K values at
  * K * act[b]): sum w (R pl) x e, sum w e (and, K = 7, the scale term). */

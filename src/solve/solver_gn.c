@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solve/solve_internal.h"
+#include "solve/solver_gn_kernels.h"
 
-#define SKS_GN_MAX_BONES 256
 
 /* K unknowns per bone: 6 rigid, 7 similarity, 12 when some bone is affine
  * (every bone then gets a 12-slot block; a rigid bone's unused slots are
@@ -121,6 +121,7 @@ int sks_gn_pattern_build(sks_solve_problem *p) {
     for (size_t k = 0; ok && k < p->pair_count; ++k) {
       int32_t a = g->act[p->pairs[k].b], c = g->act[p->pairs[k].c];
       if (a < 0 || c < 0) { g->pair_slot[k] = UINT32_MAX; continue; }
+      g->pair_blocks++;
       size_t I = g->pos[a], J = g->pos[c];
       g->pair_trans[k] = I < J;
       g->pair_slot[k] = I >= J ? slot_of[I * nb + J] : slot_of[J * nb + I];
@@ -197,47 +198,39 @@ double sks_moments_eval(const sks_solve_problem *p, const double *Y, const doubl
   return F;
 }
 
-double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {
-  size_t B = p->bone_count;
-  double yy = 0;
-  for (size_t b = 0; b < B; ++b) {
-    /* local sums: Y and ybar may alias y, so sums kept in them went through
-     * memory at every entry (15 % of a bake) */
-    double s00 = 0, s01 = 0, s02 = 0, s10 = 0, s11 = 0, s12 = 0, s20 = 0, s21 = 0, s22 = 0;
-    double t0 = 0, t1 = 0, t2 = 0;
-    for (uint32_t en = p->bstart[b]; en < p->bstart[b + 1]; ++en) {
-      const double *yv3 = &y[3 * p->bvertex[en]], *pl = &p->bp[3 * en];
-      double w = p->bw[en], y0 = yv3[0], y1 = yv3[1], y2 = yv3[2];
-      double p0 = w * pl[0], p1 = w * pl[1], p2 = w * pl[2];
-      s00 += p0 * y0; s01 += p0 * y1; s02 += p0 * y2;
-      s10 += p1 * y0; s11 += p1 * y1; s12 += p1 * y2;
-      s20 += p2 * y0; s21 += p2 * y1; s22 += p2 * y2;
-      t0 += w * y0; t1 += w * y1; t2 += w * y2;
-    }
-    double *Yb = &Y[9 * b], *yb = &ybar[3 * b];
-    Yb[0] = s00; Yb[1] = s01; Yb[2] = s02; Yb[3] = s10; Yb[4] = s11; Yb[5] = s12;
-    Yb[6] = s20; Yb[7] = s21; Yb[8] = s22;
-    yb[0] = t0; yb[1] = t1; yb[2] = t2;
-  }
-  for (size_t k = 0; k < 3 * p->inf.vertex_count; ++k) yy += y[k] * y[k];
-  return yy;
+int sks_gn_use_avx2(const sks_gn_pattern *pt) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  return pt->isa == SKS_GN_ISA_AUTO && sks_gn_avx2_compiled() && __builtin_cpu_supports("avx2") &&
+         __builtin_cpu_supports("fma");
+#else
+  (void)pt;
+  return 0;
+#endif
 }
 
-/* J^T J in KxK blocks, in the slots of the factor's pattern (p->gn): pair
- * (b, c)'s block Jb^T Jc goes to slot (pos b, pos c) when pos b >= pos c,
- * else transposed to (pos c, pos b); fill blocks are zero. Each slot holds
- * at most one pair (pairs are unique). */
-static void store_block(const sks_gn_pattern *pt, size_t k, const double *blk, int K, double *Hb) {
+double sks_moments_frame(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {
+  if (sks_gn_use_avx2(&p->gn)) return sks_moments_frame_avx2(p, y, Y, ybar);
+  return moments_frame_impl(p, y, Y, ybar);
+}
+
+/* J^T J in KxK blocks, in the slots of the factor's pattern (p->gn): slot
+ * (I, J), I > J, holds block H_IJ (rows: I's unknowns) transposed, i.e. H_JI
+ * row by row, so the factorisation's row updates read contiguous rows
+ * (damped_solve_impl); a diagonal slot holds H_II. Pair (b, c)'s block
+ * Jb^T Jc is H_(pos b)(pos c): stored as is when pos b < pos c (slot
+ * (pos c, pos b)) or b == c, else transposed. Fill blocks are zero. Each
+ * slot holds at most one pair (pairs are unique). */
+static void store_block(const sks_gn_pattern *pt, size_t k, const double *blk, int K, int diag, double *Hb) {
   double *dst = &Hb[(size_t)pt->pair_slot[k] * (size_t)(K * K)];
-  if (!pt->pair_trans[k]) { memcpy(dst, blk, (size_t)(K * K) * sizeof(double)); return; }
+  if (diag || pt->pair_trans[k]) { memcpy(dst, blk, (size_t)(K * K) * sizeof(double)); return; }
   for (int i = 0; i < K; ++i)
     for (int j = 0; j < K; ++j) dst[j * K + i] = blk[i * K + j];
 }
 
 static void assemble(const sks_solve_problem *p, const double *R, int K, double *Hb) {
   const sks_gn_pattern *pt = &p->gn;
-  const int32_t *act = pt->act;
-  memset(Hb, 0, pt->slot_count * (size_t)(K * K) * sizeof(double));
+  const size_t KK = (size_t)(K * K);
+  if (pt->slot_count > pt->pair_blocks) memset(Hb, 0, pt->slot_count * KK * sizeof(double)); /* fill blocks */
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
     if (pt->pair_slot[k] == UINT32_MAX) continue;
@@ -256,13 +249,17 @@ static void assemble(const sks_solve_problem *p, const double *R, int K, double 
     sks_dm3_apply(Rc, pm->mc, mc);
     skew(ma, Sa);
     skew(mc, Sc);
-    double blk[49] = {0};
+    /* every entry of the block written straight to its slot (as store_block
+     * lays it out: row-major, or transposed), no temporary */
+    double *dst = &Hb[(size_t)pt->pair_slot[k] * KK];
+    const int trans = pm->b != pm->c && !pt->pair_trans[k];
+    const int si = trans ? 1 : K, sj = trans ? K : 1; /* entry (i, j) at i si + j sj */
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
-        blk[i * K + j] += (i == j ? tr : 0.0) - Q[i * 3 + j];
-        blk[i * K + 3 + j] += Sa[i * 3 + j];
-        blk[(3 + i) * K + j] -= Sc[i * 3 + j];
-        blk[(3 + i) * K + 3 + j] += i == j ? pm->s : 0.0;
+        dst[i * si + j * sj] = (i == j ? tr : 0.0) - Q[i * 3 + j];
+        dst[i * si + (3 + j) * sj] = Sa[i * 3 + j];
+        dst[(3 + i) * si + j * sj] = -Sc[i * 3 + j];
+        dst[(3 + i) * si + (3 + j) * sj] = i == j ? pm->s : 0.0;
       }
     if (K == 7) { /* scale: J_s = w a */
       double Qt[9], axa[3];
@@ -270,16 +267,14 @@ static void assemble(const sks_solve_problem *p, const double *R, int K, double 
         for (int j = 0; j < 3; ++j) Qt[i * 3 + j] = Q[j * 3 + i];
       cross_of(Qt, axa); /* sum wb wc a x a' */
       for (int i = 0; i < 3; ++i) {
-        blk[i * K + 6] += axa[i];
-        blk[(3 + i) * K + 6] += mc[i];
-        blk[6 * K + i] -= axa[i];
-        blk[6 * K + 3 + i] += ma[i];
+        dst[i * si + 6 * sj] = axa[i];
+        dst[(3 + i) * si + 6 * sj] = mc[i];
+        dst[6 * si + i * sj] = -axa[i];
+        dst[6 * si + (3 + i) * sj] = ma[i];
       }
-      blk[6 * K + 6] += tr;
+      dst[6 * si + 6 * sj] = tr;
     }
-    store_block(pt, k, blk, K, Hb);
   }
-  (void)act;
 }
 
 /* ---- the generic path (some bone affine): K = 12 ------------------------- */
@@ -417,7 +412,7 @@ static void assemble_generic(const sks_solve_problem *p, const double *E, double
           for (int j = 0; j < K; ++j) blk[i * K + j] += t * En[r * 12 + j];
         }
     }
-    store_block(pt, k, blk, K, Hb);
+    store_block(pt, k, blk, K, pm->b == pm->c, Hb);
   }
   /* a rigid bone's unused slots: identity rows (g = 0 there, so x = 0) */
   for (size_t b = 0; b < p->bone_count; ++b) {
@@ -427,122 +422,9 @@ static void assemble_generic(const sks_solve_problem *p, const double *E, double
   }
 }
 
-/* The factorisation below runs once per LM trial and dominated the solve
- * (56-76 % of a bake): its block kernels are compiled once per block size
- * (K = 6 rigid, 7 similarity, 12 affine) so the KxK loops unroll, and the
- * triangular solves multiply by inverse pivots instead of dividing. (An
- * axpy-ordered Schur update on transposed copies measured 40 % slower.) */
-#if defined(__GNUC__)
-#define SKS_GN_INLINE static inline __attribute__((always_inline))
-#else
-#define SKS_GN_INLINE static inline
-#endif
-
-/* Dense KxK Cholesky in place (lower); inv[k] = 1 / L_kk. */
-SKS_GN_INLINE int cholK(double *a, const int K, double *inv) {
-  for (int j = 0; j < K; ++j) {
-    double s = a[j * K + j];
-    for (int k = 0; k < j; ++k) s -= a[j * K + k] * a[j * K + k];
-    if (!(s > 0)) return 0;
-    double d = sqrt(s), id = 1.0 / d;
-    a[j * K + j] = d;
-    inv[j] = id;
-    for (int i = j + 1; i < K; ++i) {
-      double v = a[i * K + j];
-      for (int k = 0; k < j; ++k) v -= a[i * K + k] * a[j * K + k];
-      a[i * K + j] = v * id;
-    }
-    for (int k = j + 1; k < K; ++k) a[j * K + k] = 0;
-  }
-  return 1;
-}
-
-/* Solves (H + (lam + 1e-12) diag(H) + floor) x = -g by the block Cholesky of
- * the pattern (p->gn): the slots are copied into L (one memcpy, fill
- * included), then each column is factorised, its blocks scaled and its
- * precomputed Schur updates applied; no zero block is visited. */
-SKS_GN_INLINE int damped_solve_impl(const sks_gn_pattern *pt, const double *Hb, const int K,
-                                    const double *g, double lam, double floor_, double *Lb,
-                                    double *y, double *x) {
-  const size_t KK = (size_t)(K * K), nb = pt->nb;
-  double inv[12 * SKS_GN_MAX_BONES];
-  memcpy(Lb, Hb, pt->slot_count * KK * sizeof(double));
-  for (size_t i = 0; i < nb; ++i) {
-    double *d = &Lb[pt->col_start[i] * KK];
-    for (int k = 0; k < K; ++k) d[k * (K + 1)] += (lam + 1e-12) * d[k * (K + 1)] + floor_;
-  }
-  for (size_t k = 0; k < nb; ++k) {
-    double *Lkk = &Lb[pt->col_start[k] * KK], *ik = &inv[K * k];
-    if (!cholK(Lkk, K, ik)) return 0;
-    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
-      double *A = &Lb[sl * KK]; /* A <- A Lkk^-T: rows solve Lkk z = a */
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) {
-          double v = A[r * K + c];
-          for (int q = 0; q < c; ++q) v -= A[r * K + q] * Lkk[c * K + q];
-          A[r * K + c] = v * ik[c];
-        }
-    }
-    for (uint32_t u = pt->upd_start[k]; u < pt->upd_start[k + 1]; ++u) { /* T_ij -= L_ik L_jk^T */
-      double *T = &Lb[pt->upd[3 * u] * KK];
-      const double *Li = &Lb[pt->upd[3 * u + 1] * KK], *Lj = &Lb[pt->upd[3 * u + 2] * KK];
-      /* two interleaved partial sums (K is even but for 7): one packed
-       * register instead of a chain of K dependent scalar adds, the
-       * factorisation's hot loop */
-      double P[144]; /* the product first: T may alias Li, Lj for the compiler */
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) {
-          double v0 = 0, v1 = 0;
-          int q = 0;
-          for (; q + 2 <= K; q += 2) {
-            v0 += Li[r * K + q] * Lj[c * K + q];
-            v1 += Li[r * K + q + 1] * Lj[c * K + q + 1];
-          }
-          if (q < K) v0 += Li[r * K + q] * Lj[c * K + q];
-          P[r * K + c] = v0 + v1;
-        }
-      for (size_t e = 0; e < KK; ++e) T[e] -= P[e];
-    }
-  }
-  /* permuted right-hand side */
-  for (size_t a = 0; a < nb; ++a)
-    for (int k = 0; k < K; ++k) y[K * (size_t)pt->pos[a] + k] = -g[K * a + k];
-  for (size_t k = 0; k < nb; ++k) { /* forward, by columns: L y = b */
-    double *yk = &y[K * k];
-    const double *D = &Lb[pt->col_start[k] * KK];
-    for (int r = 0; r < K; ++r) {
-      double v = yk[r];
-      for (int c = 0; c < r; ++c) v -= D[r * K + c] * yk[c];
-      yk[r] = v * inv[K * k + r];
-    }
-    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
-      const double *A = &Lb[sl * KK];
-      double *yi = &y[K * (size_t)pt->row[sl]];
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) yi[r] -= A[r * K + c] * yk[c];
-    }
-  }
-  for (size_t k = nb; k-- > 0;) { /* backward: L^T x = y */
-    double *yk = &y[K * k];
-    for (uint32_t sl = pt->col_start[k] + 1; sl < pt->col_start[k + 1]; ++sl) {
-      const double *A = &Lb[sl * KK], *yi = &y[K * (size_t)pt->row[sl]];
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < K; ++c) yk[r] -= A[c * K + r] * yi[c];
-    }
-    const double *D = &Lb[pt->col_start[k] * KK];
-    for (int r = K - 1; r >= 0; --r) {
-      double v = yk[r];
-      for (int c = r + 1; c < K; ++c) v -= D[c * K + r] * yk[c];
-      yk[r] = v * inv[K * k + r];
-    }
-  }
-  for (size_t a = 0; a < nb; ++a)
-    for (int k = 0; k < K; ++k) x[K * a + k] = y[K * (size_t)pt->pos[a] + k];
-  return 1;
-}
-
 static int damped_solve(const sks_gn_pattern *pt, const double *Hb, int K, const double *g, double lam,
                         double floor_, double *Lb, double *y, double *x) {
+  if (sks_gn_use_avx2(pt)) return sks_gn_damped_solve_avx2(pt, Hb, K, g, lam, floor_, Lb, y, x);
   switch (K) {
   case 6: return damped_solve_impl(pt, Hb, 6, g, lam, floor_, Lb, y, x);
   case 7: return damped_solve_impl(pt, Hb, 7, g, lam, floor_, Lb, y, x);

@@ -19,72 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solve/solve_internal.h"
+#include "solve/solver_gn_kernels.h"
 
-/* dd: the damping's scale per unknown (diag of J^T J: H's own diagonal may be
- * lowered by the second-order term). The factor is of H permuted by perm
- * (position -> unknown: children before parents, each root's translation
- * right after its rotation), an envelope Cholesky: row i of L is zero left
- * of first[i], the first structural nonzero of row i of the permuted H
- * (envelope_of, once per solve), so only the envelope is copied and every
- * dot product starts there. In parent-first order the root's row and
- * column are full and its elimination filled the whole factor; children
- * first, a joint couples with its own subtree (contiguous before it in a
- * depth-first skeleton) and the few bones it shares vertices with, and a
- * root's translation with its own tree only (with every translation last,
- * a rig of many trees, RobotExpressive's 14, had 3x the envelope).
- * mannequiny (rotation-only control, n = 159 unknowns) factors in a
- * fraction of the dense work. z: n scratch. */
-static int dense_solve(const double *H, const double *dd, const double *g, size_t n, double lam,
-                       const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z) {
-  double inv[900]; /* 1 / L_ii; n <= 900 (sks_solve_rotonly_gn) */
-  double maxd = 0;
-  for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, dd[i]);
-  for (size_t i = 0; i < n; ++i) { /* the permuted lower triangle's envelope */
-    const double *hr = &H[(size_t)perm[i] * n];
-    double *li = &L[i * n];
-    for (size_t j = first[i]; j <= i; ++j) li[j] = hr[perm[j]];
-  }
-  for (size_t i = 0; i < n; ++i) {
-    double *li = &L[i * n];
-    size_t fi = first[i];
-    for (size_t j = fi; j <= i; ++j) {
-      double s = li[j];
-      if (i == j) s += (lam + 1e-12) * dd[perm[i]] + 1e-30 * maxd + 1e-300;
-      { /* four partial sums: the single chain of dependent adds was the
-         * solver's hot loop; L[i][k] = 0 for k < first[i], L[j][k] for k < first[j] */
-        const double *lj = &L[j * n];
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        size_t k = fi > first[j] ? fi : first[j];
-        for (; k + 4 <= j; k += 4) {
-          s0 += li[k] * lj[k]; s1 += li[k + 1] * lj[k + 1];
-          s2 += li[k + 2] * lj[k + 2]; s3 += li[k + 3] * lj[k + 3];
-        }
-        for (; k < j; ++k) s0 += li[k] * lj[k];
-        s -= (s0 + s1) + (s2 + s3);
-      }
-      if (i == j) {
-        if (!(s > 0)) return 0;
-        li[i] = sqrt(s);
-        inv[i] = 1.0 / li[i];
-      } else {
-        li[j] = s * inv[j]; /* a multiply: the division was a tenth of the solve */
-      }
-    }
-  }
-  for (size_t i = 0; i < n; ++i) { /* L z = -g (permuted) */
-    const double *li = &L[i * n];
-    double s = -g[perm[i]];
-    for (size_t k = first[i]; k < i; ++k) s -= li[k] * z[k];
-    z[i] = s * inv[i];
-  }
-  for (size_t i = n; i-- > 0;) { /* L^T y = z, row by row of L (y in z) */
-    const double *li = &L[i * n];
-    double yi = z[i] * inv[i];
-    z[i] = yi;
-    for (size_t k = first[i]; k < i; ++k) z[k] -= li[k] * yi;
-  }
-  for (size_t i = 0; i < n; ++i) x[perm[i]] = z[i];
-  return 1;
+/* dense_solve: the rotation-only LM's envelope Cholesky, envelope_solve_impl
+ * in solver_gn_kernels.h (also built with AVX2 + FMA, solver_gn_avx2.c). */
+static int dense_solve(const sks_solve_problem *p, const double *H, const double *dd, const double *g, size_t n,
+                       double lam, const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z) {
+  if (sks_gn_use_avx2(&p->gn)) return sks_envelope_solve_avx2(H, dd, g, n, lam, perm, first, L, x, z);
+  return envelope_solve_impl(H, dd, g, n, lam, perm, first, L, x, z);
 }
 
 /* first[i] for dense_solve: the first position (in perm order) of any block
@@ -365,27 +307,29 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       for (size_t k = 0; k < p->pair_count; ++k) {
         const sks_pair_moments *pm = &p->pairs[k];
         if (ridx[pm->b] < 0 || ridx[pm->c] < 0) continue;
-        for (int swap = 0; swap < (pm->b == pm->c ? 1 : 2); ++swap) {
-          uint32_t c1 = swap ? pm->c : pm->b, c2 = swap ? pm->b : pm->c;
-          const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2], *u1 = &s->u[3 * c1], *u2 = &s->u[3 * c2];
-          double m1[3], m2[3], PR[9];
-          sks_dm3_apply(R1, swap ? pm->mc : pm->mb, m1);
-          sks_dm3_apply(R2, swap ? pm->mb : pm->mc, m2);
-          for (int i = 0; i < 3; ++i) /* R1 P12, P12 = sum w1 w2 p1 p2^T (P or P^T) */
-            for (int j = 0; j < 3; ++j) {
-              double v = 0;
-              for (int q = 0; q < 3; ++q) v += R1[i * 3 + q] * (swap ? pm->P[j * 3 + q] : pm->P[q * 3 + j]);
-              PR[i * 3 + j] = v;
-            }
-          double *A = &Am[((size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3)) * 16];
+        /* (b, c) once; (c, b) is its transpose: X^T, alpha and beta swapped */
+        const uint32_t c1 = pm->b, c2 = pm->c;
+        const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2], *u1 = &s->u[3 * c1], *u2 = &s->u[3 * c2];
+        double m1[3], m2[3], PR[9], X[9], al[3], be[3];
+        sks_dm3_apply(R1, pm->mb, m1);
+        sks_dm3_apply(R2, pm->mc, m2);
+        for (int i = 0; i < 3; ++i) /* R1 P, P = sum w1 w2 p1 p2^T */
+          for (int j = 0; j < 3; ++j)
+            PR[i * 3 + j] = R1[i * 3] * pm->P[j] + R1[i * 3 + 1] * pm->P[3 + j] + R1[i * 3 + 2] * pm->P[6 + j];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            X[i * 3 + j] = PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2] +
+                           u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
+        for (int i = 0; i < 3; ++i) { al[i] = m1[i] + pm->s * u1[i]; be[i] = m2[i] + pm->s * u2[i]; }
+        double *A = &Am[((size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3)) * 16];
+        for (int e = 0; e < 9; ++e) A[e] += X[e];
+        for (int i = 0; i < 3; ++i) { A[9 + i] += al[i]; A[12 + i] += be[i]; }
+        A[15] += pm->s;
+        if (c1 != c2) {
+          A = &Am[((size_t)(ridx[c2] / 3) * nA + (size_t)(ridx[c1] / 3)) * 16];
           for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              A[i * 3 + j] += PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2] +
-                              u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
-          for (int i = 0; i < 3; ++i) {
-            A[9 + i] += m1[i] + pm->s * u1[i];
-            A[12 + i] += m2[i] + pm->s * u2[i];
-          }
+            for (int j = 0; j < 3; ++j) A[i * 3 + j] += X[j * 3 + i];
+          for (int i = 0; i < 3; ++i) { A[9 + i] += be[i]; A[12 + i] += al[i]; }
           A[15] += pm->s;
         }
       }
@@ -432,15 +376,19 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           size_t a = abone[ka], b = abone[kb];
           int ia = ridx[a], ta = tidx[a], ib = ridx[b], tb = tidx[b];
           const double *oa = &piv[3 * a], *ob = &piv[3 * b];
-          double G[9];
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              G[i * 3 + j] = A[i * 3 + j] - oa[i] * be[j] - al[i] * ob[j] + sw * oa[i] * ob[j];
-          double trG = G[0] + G[4] + G[8];
-          /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T */
-          for (int r = 0; r < 3; ++r)
-            for (int cc = 0; cc < 3; ++cc)
-              H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
+          /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T; only
+           * where the factor reads it (the permuted lower triangle: rows
+           * at or after the column; the block (b, a) is its transpose) */
+          if (ipos[ia] >= ipos[ib]) {
+            double G[9];
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                G[i * 3 + j] = A[i * 3 + j] - oa[i] * be[j] - al[i] * ob[j] + sw * oa[i] * ob[j];
+            double trG = G[0] + G[4] + G[8];
+            for (int r = 0; r < 3; ++r)
+              for (int cc = 0; cc < 3; ++cc)
+                H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
+          }
           /* rot a - trans b: [va]x, va = sum w1 w2 (x1 - o_a); trans a - trans b: s I */
           if (tb >= 0) {
             double va[3] = {al[0] - sw * oa[0], al[1] - sw * oa[1], al[2] - sw * oa[2]};
@@ -471,7 +419,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
        * Gauss-Newton matrix for the rest of the iteration */
       int solved = 0, newton = 1;
       for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
-        if (!dense_solve(newton ? Hs : H, dd, g, n, lm.lam, perm, w.first, L, dx, w.z)) {
+        if (!dense_solve(p, newton ? Hs : H, dd, g, n, lm.lam, perm, w.first, L, dx, w.z)) {
           if (newton) { newton = 0; continue; }
           lm.lam = fmax(lm.lam * 10, 1e-9);
           continue;
