@@ -221,10 +221,14 @@ int sks_envelope_solve_avx2(const double *H, const double *dd, const double *g, 
                             const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z);
 /* F = sum |cur - y|^2 for the state (R, u) from the frame and pair moments
  * only (exact to ~1e-15 of sum |y|^2), and per active bone b (K values at
- * K * act[b]): sum w (R pl) x e, sum w e (and, K = 7, the scale term). */
+ * K * act[b]): sum w (R pl) x e, sum w e (and, K = 7, the scale term).
+ * pc (NULL: not wanted): per pair k, SKS_GN_PAIR_CACHE doubles at
+ * SKS_GN_PAIR_CACHE k: Q = Rc P^T Rb^T, Rb mb, Rc mc (the free solver's
+ * J^T J at this R reuses them). */
+enum { SKS_GN_PAIR_CACHE = 15 };
 double sks_moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
                         double yy, const double *R, const double *u, const int32_t *act,
-                        size_t nb, int K, double *g);
+                        size_t nb, int K, double *g, double *pc);
 
 /* Rotation-only Levenberg-Marquardt (subtree rotations about joint origins,
  * free root translations). The state must satisfy the rotation-only

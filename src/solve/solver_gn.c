@@ -25,7 +25,8 @@ static size_t scratch_for(const sks_solve_problem *p, size_t K) {
   size_t B = p->bone_count < SKS_GN_MAX_BONES ? p->bone_count : SKS_GN_MAX_BONES;
   size_t n = K * B;
   return 2 * B * B * K * K + B * B / 4 + 8 + 5 * n + 28 * p->bone_count +
-         (K == 12 ? (144 + 12) * p->bone_count : 0);
+         (K == 12 ? (144 + 12) * p->bone_count : 0) + 2 * SKS_GN_PAIR_CACHE * p->pair_count +
+         4 * p->bone_count;
 }
 
 size_t sks_solve_gn_scratch_count(const sks_solve_problem *p) { return scratch_for(p, 7); }
@@ -149,7 +150,7 @@ static void cross_of(const double *M, double *v) { /* sum a x b from M = sum a b
  * per-pair moments. No pass over the vertices. */
 double sks_moments_eval(const sks_solve_problem *p, const double *Y, const double *ybar,
                         double yy, const double *R, const double *u, const int32_t *act,
-                        size_t nb, int K, double *g) {
+                        size_t nb, int K, double *g, double *pc) {
   double F = yy;
   memset(g, 0, K * nb * sizeof(double));
   for (size_t b = 0; b < p->bone_count; ++b) {
@@ -179,6 +180,10 @@ double sks_moments_eval(const sks_solve_problem *p, const double *Y, const doubl
     double ma[3], mc[3];
     sks_dm3_apply(Rb, pm->mb, ma);
     sks_dm3_apply(Rc, pm->mc, mc);
+    if (pc) { /* for the J^T J at this R (assemble) */
+      double *o = &pc[SKS_GN_PAIR_CACHE * k];
+      memcpy(o, Q, sizeof Q); memcpy(o + 9, ma, sizeof ma); memcpy(o + 12, mc, sizeof mc);
+    }
     double mult = pm->b == pm->c ? 1.0 : 2.0;
     F += mult * (Q[0] + Q[4] + Q[8] + sks_d3_dot(ma, uc) + sks_d3_dot(ub, mc) + pm->s * sks_d3_dot(ub, uc));
     double c1[3], c2[3];
@@ -227,26 +232,18 @@ static void store_block(const sks_gn_pattern *pt, size_t k, const double *blk, i
     for (int j = 0; j < K; ++j) dst[j * K + i] = blk[i * K + j];
 }
 
-static void assemble(const sks_solve_problem *p, const double *R, int K, double *Hb) {
+/* pc: Q = Rc P^T Rb^T, Rb mb and Rc mc of every pair, as sks_moments_eval
+ * left them at this R (the same arithmetic, so the same bits). */
+static void assemble(const sks_solve_problem *p, const double *pc, int K, double *Hb) {
   const sks_gn_pattern *pt = &p->gn;
   const size_t KK = (size_t)(K * K);
   if (pt->slot_count > pt->pair_blocks) memset(Hb, 0, pt->slot_count * KK * sizeof(double)); /* fill blocks */
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
     if (pt->pair_slot[k] == UINT32_MAX) continue;
-    const double *Rb = &R[9 * pm->b], *Rc = &R[9 * pm->c];
-    /* Q = Rc P^T Rb^T */
-    double T[9], Q[9];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) /* T = Rc P^T */
-        T[i * 3 + j] = Rc[i * 3] * pm->P[j * 3] + Rc[i * 3 + 1] * pm->P[j * 3 + 1] + Rc[i * 3 + 2] * pm->P[j * 3 + 2];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) /* Q = T Rb^T */
-        Q[i * 3 + j] = T[i * 3] * Rb[j * 3] + T[i * 3 + 1] * Rb[j * 3 + 1] + T[i * 3 + 2] * Rb[j * 3 + 2];
+    const double *Q = &pc[SKS_GN_PAIR_CACHE * k], *ma = Q + 9, *mc = Q + 12;
     double tr = Q[0] + Q[4] + Q[8];
-    double ma[3], mc[3], Sa[9], Sc[9];
-    sks_dm3_apply(Rb, pm->mb, ma);
-    sks_dm3_apply(Rc, pm->mc, mc);
+    double Sa[9], Sc[9];
     skew(ma, Sa);
     skew(mc, Sc);
     /* every entry of the block written straight to its slot (as store_block
@@ -462,13 +459,18 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     G = E + 144 * B;
     E2 = Lb; /* trial bases reuse L (free between factorisations): 144 B <= B B 144 */
   }
+  /* the pairs' Q, Rb mb, Rc mc at the current state and at the trial one
+   * (the J^T J assembly reuses what the objective's evaluation computed) */
+  double *pcur = sct + B + (B * B / 4 + 8) + (generic ? 156 * B : 0);
+  double *ptrial = pcur + SKS_GN_PAIR_CACHE * p->pair_count;
+  sks_dquat *qt = (sks_dquat *)(void *)(ptrial + SKS_GN_PAIR_CACHE * p->pair_count); /* trial rotations */
   double d = p->scale > 0 ? p->scale : 1.0;
   /* this frame's moments: the only pass over the constraints */
   double yy = sks_moments_frame(p, y, Y, ybar);
   /* F comes from moments, so it is exact only to ~1e-15 of yy */
   double noise = 1e-13 * yy + 1e-300;
   double F = generic ? eval_generic(p, Y, ybar, yy, s->R, s->u, act, nb, E, G, g)
-                     : sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g);
+                     : sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, nb, K, g, pcur);
   sks_lm_control lm = {1e-6, 1e300, tol, d,
                        (double)p->inf.vertex_count * (1e-6 * d) * (1e-6 * d) + noise, 0};
   size_t it = 0;
@@ -478,7 +480,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     double maxdiag = 0;
     int solved = 0;
     if (generic) assemble_generic(p, E, Hb);
-    else assemble(p, s->R, K, Hb);
+    else assemble(p, pcur, K, Hb);
     for (size_t i = 0; i < nb; ++i)
       for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(size_t)pt->col_start[i] * KK + k * (K + 1)]);
     for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
@@ -504,7 +506,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
           continue;
         }
         sks_dquat dq = sks_dq_from_rotvec(xb);
-        sks_dquat qn = sks_dq_normalize(sks_dq_mul(dq, s->q[b]));
+        sks_dquat qn = qt[b] = sks_dq_normalize(sks_dq_mul(dq, s->q[b]));
         double ds = p->similarity ? xb[6] : 0.0;
         ds = ds > 0.5 ? 0.5 : (ds < -0.5 ? -0.5 : ds);
         sct[b] = s->sc[b] * exp(ds);
@@ -516,24 +518,24 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
         if (sb > step) step = sb;
       }
       double Ft = generic ? eval_generic(p, Y, ybar, yy, Rt, ut, act, nb, E2, G, g2)
-                          : sks_moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, K, g2);
+                          : sks_moments_eval(p, Y, ybar, yy, Rt, ut, act, nb, K, g2, ptrial);
       if (Ft < F + noise || step < tol * d) {
         double decrease = F - Ft;
         for (size_t b = 0; b < B; ++b) {
           if (act[b] < 0) continue;
-          const double *xb = &x[K * act[b]];
           if (generic && p->affine[b]) {
             sks_state_set_linear(s, b, &Rt[9 * b], s->q[b]);
-          } else {
-            sks_dquat dq = sks_dq_from_rotvec(xb);
-            s->q[b] = sks_dq_normalize(sks_dq_mul(dq, s->q[b]));
+          } else { /* the trial's rotation; its R too when nothing else multiplies it */
+            s->q[b] = qt[b];
             s->sc[b] = sct[b];
-            sks_state_update_R(s, b);
+            if (s->stretch) sks_state_update_R(s, b);
+            else memcpy(&s->R[9 * b], &Rt[9 * b], 9 * sizeof(double));
           }
           memcpy(&s->u[3 * b], &ut[3 * b], 3 * sizeof(double));
         }
         memcpy(g, g2, n * sizeof(double));
         if (generic) memcpy(E, E2, 144 * nb * sizeof(double));
+        double *sw = pcur; pcur = ptrial; ptrial = sw;
         F = Ft;
         solved = 1;
         converged = sks_lm_accepted(&lm, step, decrease, F);

@@ -266,7 +266,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     double yy = sks_moments_frame(p, y, Y, ybar);
     /* F from the moments too (exact to ~1e-15 of yy, like the free LM): a
      * pass over the vertices per trial was a fifth of the solve */
-    F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec);
+    F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec, NULL);
     double noise = 1e-13 * yy + 1e-300;
     sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise, 0};
     int converged = 0;
@@ -432,7 +432,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (sb > step) step = sb;
         }
         apply_step(p, ro, ridx, tidx, dx, s, &tr);
-        double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2);
+        double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, NULL);
         if (Ft < F + noise || step < tol * d) {
           double decrease = F - Ft;
           memcpy(s->q, tr.q, B * sizeof(sks_dquat));
