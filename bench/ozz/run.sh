@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 9 on the machine at hand: ozz-animation's SkinningJob and our
+# bench_skinning (auto kernels) on the same workload, run alternately, with the
+# ratio computed from figures measured in the same run (not run in CI).
+# Usage: bash bench/ozz/run.sh OZZ_SRC_DIR [ROUNDS]
+#   OZZ_SRC_DIR: a checkout of ozz-animation 0.16 (github.com/guillaumeblanc/
+#     ozz-animation, tag 0.16.x) that you provide; only
+#     src/geometry/runtime/skinning_job.cc and include/ are read. Nothing is
+#     downloaded and no ozz file belongs in this repository.
+#   ROUNDS (default 5): each round runs the ozz harness, then bench_skinning,
+#     each as its own process with SKS_BENCH_ROUNDS=${SKS_OZZ_INNER:-3} (every
+#     case's best call of 3 x 10). The table gives, per case, the median over
+#     rounds of each process's best call, and the ratio of those medians.
+#   SKS_BENCH_SKINNING: bench_skinning binary (default build/bench_skinning).
+# ozz is built as its CMake Release build does with g++: -O3 -DNDEBUG at the
+# C++ standard its compiler_settings.cmake sets, and no -m flags, so SSE2 only
+# on x86-64 (ozz turns on SSE4/AVX/FMA paths only when the compiler already
+# targets them; its build adds no such flag) and no fast-math.
+set -eu
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+ozz="${1:-}"
+rounds="${2:-5}"
+inner="${SKS_OZZ_INNER:-3}"
+sks="${SKS_BENCH_SKINNING:-$repo/build/bench_skinning}"
+if [ -z "$ozz" ] || [ ! -f "$ozz/src/geometry/runtime/skinning_job.cc" ] || [ ! -d "$ozz/include/ozz" ]; then
+  echo "usage: bash bench/ozz/run.sh OZZ_SRC_DIR [ROUNDS]" >&2
+  echo "OZZ_SRC_DIR must be an ozz-animation 0.16 checkout (with src/geometry/runtime/skinning_job.cc" >&2
+  echo "and include/ozz/), e.g. a clone of github.com/guillaumeblanc/ozz-animation at tag 0.16.0;" >&2
+  echo "this script downloads nothing." >&2
+  exit 2
+fi
+[ -x "$sks" ] || { echo "missing $sks: build it (cmake --build build --target bench_skinning) or set SKS_BENCH_SKINNING" >&2; exit 2; }
+std=11
+cs="$ozz/build-utils/cmake/compiler_settings.cmake"
+if [ -f "$cs" ]; then
+  s="$(sed -n 's/.*set(CMAKE_CXX_STANDARD \([0-9][0-9]*\)).*/\1/p' "$cs" | head -1)"
+  [ -n "$s" ] && std="$s"
+fi
+flags="-std=c++$std -O3 -DNDEBUG"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+${CXX:-g++} $flags -I"$ozz/include" -c "$ozz/src/geometry/runtime/skinning_job.cc" -o "$tmp/skinning_job.o"
+${CXX:-g++} $flags -I"$ozz/include" "$here/bench_ozz_skinning.cc" "$tmp/skinning_job.o" -o "$tmp/bench_ozz"
+echo "ozz: $ozz, $(${CXX:-g++} --version | head -1), $flags"
+for r in $(seq "$rounds"); do
+  SKS_BENCH_ROUNDS="$inner" "$tmp/bench_ozz" > "$tmp/ozz$r.txt"
+  SKS_BENCH_ROUNDS="$inner" "$sks" > "$tmp/sks$r.txt"
+  # ozz lines: ozz,LBS,k,pos|pos+nrm,Mverts/s; bench_skinning rows:
+  # "LBS k infl pos|pos+nrm floor ref C SSE2 auto ...", auto is field 9.
+  awk -F, -v r="$r" '$1 == "ozz" { print r, $3, $4, "ozz", $5 }' "$tmp/ozz$r.txt"
+  awk -v r="$r" '$1 == "LBS" && $3 == "infl" { print r, $2, $4, "sks", $9 }' "$tmp/sks$r.txt"
+  echo "round $r/$rounds done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+done > "$tmp/all.txt"
+echo "$rounds alternating rounds, each process the best call of $inner x 10 per case (thread CPU time); median over rounds;"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+printf "%-20s %14s %14s %7s\n" "case" "skinsolve auto" "ozz" "ratio"
+for k in 1 4 8; do
+  for o in pos pos+nrm; do
+    med() { awk -v k="$k" -v o="$o" -v w="$1" '$2 == k && $3 == o && $4 == w { print $5 }' "$tmp/all.txt" | sort -g |
+      awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    s="$(med sks)"; z="$(med ozz)"
+    printf "%-20s %14.1f %14.1f %6.2fx\n" "LBS $k infl $o" "$s" "$z" "$(awk -v s="$s" -v z="$z" 'BEGIN { print s / z }')"
+  done
+done
