@@ -4,7 +4,7 @@
 #   bash bench/dembones/run.sh DEMBONES_INCLUDE_DIR
 #
 # DEMBONES_INCLUDE_DIR: a user-provided Dem Bones checkout
-# (github.com/electronicarts/dem-bones, header-only; measured with 1.2.x) or
+# (electronicarts/dem-bones on GitHub, header-only; measured with 1.2.x) or
 # its include/ folder: the one holding DemBones/DemBones.h. Nothing of Dem
 # Bones is in this repository and nothing is downloaded here. Eigen 3 comes
 # from /usr/include/eigen3 (Debian: apt-get install libeigen3-dev).
@@ -28,7 +28,7 @@ inc="$1"
 [ -f "$inc/include/DemBones/DemBones.h" ] && inc="$inc/include"
 if [ ! -f "$inc/DemBones/DemBones.h" ]; then
   echo "error: no DemBones/DemBones.h under '$1'. Give the path of a Dem Bones checkout" >&2
-  echo "(github.com/electronicarts/dem-bones, header-only) or of its include/ folder;" >&2
+  echo "(electronicarts/dem-bones on GitHub, header-only) or of its include/ folder;" >&2
   echo "this script never downloads it." >&2
   exit 2
 fi

@@ -3,7 +3,7 @@
 # bench_skinning (auto kernels) on the same workload, run alternately, with the
 # ratio computed from figures measured in the same run (not run in CI).
 # Usage: bash bench/ozz/run.sh OZZ_SRC_DIR [ROUNDS]
-#   OZZ_SRC_DIR: a checkout of ozz-animation 0.16 (github.com/guillaumeblanc/
+#   OZZ_SRC_DIR: a checkout of ozz-animation 0.16 (guillaumeblanc/
 #     ozz-animation, tag 0.16.x) that you provide; only
 #     src/geometry/runtime/skinning_job.cc and include/ are read. Nothing is
 #     downloaded and no ozz file belongs in this repository.
@@ -26,7 +26,7 @@ sks="${SKS_BENCH_SKINNING:-$repo/build/bench_skinning}"
 if [ -z "$ozz" ] || [ ! -f "$ozz/src/geometry/runtime/skinning_job.cc" ] || [ ! -d "$ozz/include/ozz" ]; then
   echo "usage: bash bench/ozz/run.sh OZZ_SRC_DIR [ROUNDS]" >&2
   echo "OZZ_SRC_DIR must be an ozz-animation 0.16 checkout (with src/geometry/runtime/skinning_job.cc" >&2
-  echo "and include/ozz/), e.g. a clone of github.com/guillaumeblanc/ozz-animation at tag 0.16.0;" >&2
+  echo "and include/ozz/), e.g. a clone of guillaumeblanc/ozz-animation at tag 0.16.0;" >&2
   echo "this script downloads nothing." >&2
   exit 2
 fi
