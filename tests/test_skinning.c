@@ -372,7 +372,8 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
  * each, some negative, one 0): a kernel that renormalised or skipped them
  * fails. Each buffer is exactly n vertices long (a read or write past the
  * last vertex shows under ASan). A sub-range starting at an
- * odd vertex gives the floats of the whole run (blocks and tail agree). */
+ * odd vertex gives the floats of the whole run (blocks and tail agree), and
+ * one that ends before the last vertex writes nothing past its end. */
 static void block_edges(sks_skinning_isa isa, uint32_t k, size_t P) {
   enum { MAXP = 300, MAXN = 1027 };
   sks_mat4 palette[MAXP];
@@ -450,6 +451,30 @@ static void block_edges(sks_skinning_isa isa, uint32_t k, size_t P) {
             }
           CHECK_MSG(same, "%s LBS k=%u P=%zu %s n=%zu mode=%d: a sub-range gives other floats", isa_name(isa), k,
                     P, strided ? "strided" : "packed", n, mode);
+          /* vertices 3 .. n - 3 alone (a pool task's piece): the same floats, and
+           * not one float written outside them, above all the next vertex's first
+           * (another task writes it; the packed kernel stores 4 floats a vertex) */
+          if (n > 5) {
+            for (size_t i = 0; i < n * ops; ++i) sp[i] = -7.0f;
+            for (size_t i = 0; i < n * ons; ++i) sn[i] = -7.0f;
+            sub.vertex_count = n - 5;
+            CHECK(sks_skinning_job_run(&sub));
+            int inside = 1, outside = 1;
+            for (size_t v = 0; v < n; ++v) {
+              const int in = v >= 3 && v < n - 2;
+              for (size_t c = 0; c < ops; ++c) {
+                if (in && c < 3) inside &= memcmp(&sp[v * ops + c], &op[v * ops + c], sizeof(float)) == 0;
+                else outside &= sp[v * ops + c] == -7.0f;
+              }
+              for (size_t c = 0; c < ons; ++c) {
+                if (in && c < 3 && mode) inside &= memcmp(&sn[v * ons + c], &on[v * ons + c], sizeof(float)) == 0;
+                else outside &= sn[v * ons + c] == -7.0f;
+              }
+            }
+            CHECK_MSG(inside && outside, "%s LBS k=%u P=%zu %s n=%zu mode=%d: vertices 3..%zu alone: %s",
+                      isa_name(isa), k, P, strided ? "strided" : "packed", n, mode, n - 3,
+                      !inside ? "other floats" : "a float outside the range WRITTEN");
+          }
           free(sp); free(sn);
         }
         if (n == MAXN)
