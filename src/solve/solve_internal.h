@@ -219,6 +219,7 @@ int sks_gn_damped_solve_avx2(const sks_gn_pattern *pt, const double *Hb, int K, 
 double sks_moments_frame_avx2(const sks_solve_problem *p, const double *y, double *Y, double *ybar);
 int sks_envelope_solve_avx2(const double *H, const double *dd, const double *g, size_t n, double lam,
                             const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z);
+void sks_rotonly_block_adds_avx2(double *Am, const uint32_t *up, size_t count);
 /* F = sum |cur - y|^2 for the state (R, u) from the frame and pair moments
  * only (exact to ~1e-15 of sum |y|^2), and per active bone b (K values at
  * K * act[b]): sum w (R pl) x e, sum w e (and, K = 7, the scale term).

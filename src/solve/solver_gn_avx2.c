@@ -29,6 +29,8 @@ int sks_envelope_solve_avx2(const double *H, const double *dd, const double *g, 
                             const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z) {
   return envelope_solve_impl(H, dd, g, n, lam, perm, first, L, x, z);
 }
+
+void sks_rotonly_block_adds_avx2(double *Am, const uint32_t *up, size_t count) { block_adds_impl(Am, up, count); }
 #else
 int sks_gn_avx2_compiled(void) { return 0; }
 
@@ -47,5 +49,9 @@ int sks_envelope_solve_avx2(const double *H, const double *dd, const double *g, 
                             const uint32_t *perm, const uint32_t *first, double *L, double *x, double *z) {
   (void)H; (void)dd; (void)g; (void)n; (void)lam; (void)perm; (void)first; (void)L; (void)x; (void)z;
   return 0;
+}
+
+void sks_rotonly_block_adds_avx2(double *Am, const uint32_t *up, size_t count) {
+  (void)Am; (void)up; (void)count;
 }
 #endif

@@ -337,6 +337,22 @@ SKS_GN_INLINE int envelope_solve_impl(const double *H, const double *dd, const d
   return 1;
 }
 
+/* dst += src, 16 doubles (a rotation-only pair-moment block; never the same
+ * block): 4 AVX2 adds, or SSE2 pairs. Plain adds: the same bits either way. */
+SKS_GN_INLINE void block_add16(double *restrict dst, const double *restrict src) {
+#if defined(__AVX2__) && defined(__FMA__)
+  for (int e = 0; e < 16; e += 4) _mm256_storeu_pd(dst + e, _mm256_add_pd(_mm256_loadu_pd(dst + e), _mm256_loadu_pd(src + e)));
+#else
+  for (int e = 0; e < 16; ++e) dst[e] += src[e];
+#endif
+}
+
+/* The rotation-only tree sums' recorded adds, in their order: block
+ * up[2q] into block up[2q + 1] of Am (16 doubles each). */
+SKS_GN_INLINE void block_adds_impl(double *Am, const uint32_t *up, size_t count) {
+  for (size_t q = 0; q < count; ++q) block_add16(&Am[(size_t)up[2 * q + 1] * 16], &Am[(size_t)up[2 * q] * 16]);
+}
+
 /* Per frame, per bone b: Y_b = sum w pl y^T, ybar_b = sum w y over b's
  * constraint entries, and yy = sum |y|^2 (sks_moments_frame). */
 SKS_GN_INLINE double moments_frame_impl(const sks_solve_problem *p, const double *y, double *Y, double *ybar) {

@@ -99,8 +99,6 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
  * assembly) and E_c = sum w e (ec); sum w e d^T = G_c - E_c o_b^T. Only the
  * entries dense_solve reads are written (H's envelope copy, see its call):
  * row r, column c with ipos[r] >= ipos[c]. */
-#define SKS_H_ADD(r, c, v) \
-  do { if (ipos[(r)] >= ipos[(c)]) H[(size_t)(r) * n + (size_t)(c)] += (v); } while (0)
 static void second_order(const sks_solve_problem *p, const double *ec, const double *piv, const int32_t *ridx,
                          const uint32_t *anc_start, const uint32_t *anc, const double *Gm, const uint32_t *ipos,
                          double *H, size_t n) {
@@ -116,22 +114,29 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) M[i * 3 + j] = G[i * 3 + j] - E[i] * piv[3 * b + j]; /* sum w e d_b^T */
       tr = M[0] + M[4] + M[8];
+      /* (b, b): a block's 3 unknowns are consecutive in perm, so its
+       * permuted lower triangle is i >= j */
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          SKS_H_ADD(ib + i, ib + j, 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0));
+        for (int j = 0; j <= i; ++j)
+          H[(size_t)(ib + i) * n + (size_t)(ib + j)] += 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0);
       for (uint32_t qa = anc_start[c]; qa < qb; ++qa) { /* strict ancestors of b (the path above it) */
         int ia = ridx[anc[qa]];
+        /* (a, b) or its transpose (b, a), whichever is in the lower triangle */
+        const size_t rs = ipos[ia] >= ipos[ib] ? n : 1, cs = ipos[ia] >= ipos[ib] ? 1 : n;
         for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) {
-            double v = M[i * 3 + j] - (i == j ? tr : 0.0);
-            SKS_H_ADD(ia + i, ib + j, v);
-            SKS_H_ADD(ib + j, ia + i, v);
-          }
+          for (int j = 0; j < 3; ++j)
+            H[(size_t)(ia + i) * rs + (size_t)(ib + j) * cs] += M[i * 3 + j] - (i == j ? tr : 0.0);
       }
     }
   }
 }
-#undef SKS_H_ADD
+
+/* The tree sums' recorded adds (block_adds_impl in solver_gn_kernels.h, also
+ * built with AVX2, solver_gn_avx2.c: the same bits). */
+static void block_adds(const sks_solve_problem *p, double *Am, const uint32_t *up, size_t count) {
+  if (sks_gn_use_avx2(&p->gn)) sks_rotonly_block_adds_avx2(Am, up, count);
+  else block_adds_impl(Am, up, count);
+}
 
 /* The solve's arrays, carved from one block (16-byte aligned pieces): with
  * base NULL, only the size. n unknowns, nA constrained bones, nsub subtree
@@ -139,6 +144,14 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
 typedef struct rotonly_work {
   int32_t *ridx, *tidx, *root_of, *apar, *act;
   uint32_t *anc_start, *anc, *fill, *abone, *perm, *ipos, *first;
+  /* the pair moments' block pattern (fixed for a problem: the pairs' s),
+   * recorded at the first iteration and replayed by the others (at most nA^2
+   * blocks each, block indices ka nA + kb): gm_start / gm_blk the unsummed
+   * nonzero blocks per column, up the (src, dst) adds of the tree sums
+   * (columns, then rows), hb the summed nonzero blocks the H assembly reads,
+   * zb the blocks any of those write (zeroed per iteration), mark: zb's */
+  uint32_t *gm_start, *gm_blk, *up, *hb, *zb;
+  uint8_t *mark;
   double *H, *L, *Hs, *g, *Gm, *Am, *ec, *piv, *Y, *z;
   sks_solve_state tr;
 } rotonly_work;
@@ -169,6 +182,12 @@ static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t n
   w->abone = take(base, &off, nA * sizeof(uint32_t));
   w->apar = take(base, &off, nA * sizeof(int32_t));
   w->Am = take(base, &off, nA * nA * 16 * sizeof(double));
+  w->gm_start = take(base, &off, (nA + 1) * sizeof(uint32_t));
+  w->gm_blk = take(base, &off, nA * nA * sizeof(uint32_t));
+  w->up = take(base, &off, 4 * nA * nA * sizeof(uint32_t));
+  w->hb = take(base, &off, nA * nA * sizeof(uint32_t));
+  w->zb = take(base, &off, nA * nA * sizeof(uint32_t));
+  w->mark = take(base, &off, nA * nA);
   w->ec = take(base, &off, B1 * 12 * sizeof(double));
   w->piv = take(base, &off, B1 * 3 * sizeof(double));
   w->Y = take(base, &off, B1 * 12 * sizeof(double));
@@ -214,6 +233,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   rotonly_layout(base, B, n, nA, nsub, &w);
   int32_t *ridx = w.ridx, *tidx = w.tidx, *root_of = w.root_of, *apar = w.apar, *act = w.act;
   uint32_t *anc_start = w.anc_start, *anc = w.anc, *fill = w.fill, *abone = w.abone, *perm = w.perm, *ipos = w.ipos;
+  uint32_t *gm_start = w.gm_start, *gm_blk = w.gm_blk, *up = w.up, *hb = w.hb, *zb = w.zb;
+  uint8_t *mark = w.mark;
+  size_t nup = 0, nhb = 0, nzb = 0; /* the lists' lengths (the first iteration's) */
   double *H = w.H, *L = w.L, *Hs = w.Hs, *g = w.g, *dx = g + n, *dd = dx + n, *Gm = w.Gm, *Am = w.Am;
   /* per bone: [sum w (R pl) x e, sum w e] of the state and of the trial */
   double *ec = w.ec, *ec2 = ec + 6 * B, *piv = w.piv, *Y = w.Y, *ybar = Y + 9 * B;
@@ -272,7 +294,6 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     int converged = 0;
     while (it < max_iterations && !converged) {
       ++it;
-      memset(H, 0, n * n * sizeof(double));
       memset(g, 0, n * sizeof(double));
       /* joint origins (pivots) of the current state */
       for (size_t b = 0; b < B; ++b) {
@@ -303,7 +324,12 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
        * sum w1 w2 x2, s = sum w1 w2: those are summed per (c1, c2) once, then
        * up the tree (columns, then rows), nb^2 work instead of pairs x
        * depth^2 3x3 blocks (the rotation-only solve's hot loop). */
-      memset(Am, 0, nA * nA * 16 * sizeof(double));
+      if (it == 1) {
+        memset(Am, 0, nA * nA * 16 * sizeof(double));
+        memset(mark, 0, nA * nA);
+      } else {
+        for (size_t q = 0; q < nzb; ++q) memset(&Am[(size_t)zb[q] * 16], 0, 16 * sizeof(double));
+      }
       for (size_t k = 0; k < p->pair_count; ++k) {
         const sks_pair_moments *pm = &p->pairs[k];
         if (ridx[pm->b] < 0 || ridx[pm->c] < 0) continue;
@@ -321,12 +347,15 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
             X[i * 3 + j] = PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2] +
                            u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
         for (int i = 0; i < 3; ++i) { al[i] = m1[i] + pm->s * u1[i]; be[i] = m2[i] + pm->s * u2[i]; }
-        double *A = &Am[((size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3)) * 16];
+        const size_t b12 = (size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3);
+        const size_t b21 = (size_t)(ridx[c2] / 3) * nA + (size_t)(ridx[c1] / 3);
+        if (it == 1) mark[b12] = mark[b21] = 1;
+        double *A = &Am[b12 * 16];
         for (int e = 0; e < 9; ++e) A[e] += X[e];
         for (int i = 0; i < 3; ++i) { A[9 + i] += al[i]; A[12 + i] += be[i]; }
         A[15] += pm->s;
         if (c1 != c2) {
-          A = &Am[((size_t)(ridx[c2] / 3) * nA + (size_t)(ridx[c1] / 3)) * 16];
+          A = &Am[b21 * 16];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) A[i * 3 + j] += X[j * 3 + i];
           for (int i = 0; i < 3; ++i) { A[9 + i] += be[i]; A[12 + i] += al[i]; }
@@ -335,6 +364,15 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       }
       /* per bone c, G_c = sum w e x^T (the second-order term's) from the
        * unsummed X: sum_c1 X(c1, c) - sum w y x^T */
+      if (it == 1) { /* the unsummed pattern, per column */
+        size_t q = 0;
+        for (size_t kc = 0; kc < nA; ++kc) {
+          gm_start[kc] = (uint32_t)q;
+          for (size_t k1 = 0; k1 < nA; ++k1)
+            if (Am[(k1 * nA + kc) * 16 + 15] != 0) gm_blk[q++] = (uint32_t)(k1 * nA + kc);
+        }
+        gm_start[nA] = (uint32_t)q;
+      }
       for (size_t kc = 0; kc < nA; ++kc) {
         size_t c = abone[kc];
         const double *R = &s->R[9 * c], *Yc = &Y[9 * c], *u = &s->u[3 * c], *yb = &ybar[3 * c];
@@ -345,63 +383,83 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
             for (int q = 0; q < 3; ++q) v += Yc[q * 3 + i] * R[j * 3 + q];
             G[i * 3 + j] = -(v + yb[i] * u[j]);
           }
-        for (size_t k1 = 0; k1 < nA; ++k1) {
-          const double *A = &Am[(k1 * nA + kc) * 16];
-          if (A[15] == 0) continue;
+        for (uint32_t q = gm_start[kc]; q < gm_start[kc + 1]; ++q) {
+          const double *A = &Am[(size_t)gm_blk[q] * 16];
           for (int e = 0; e < 9; ++e) G[e] += A[e];
         }
       }
-      for (size_t k2 = nA; k2-- > 0;) /* columns: c2 up to its ancestors (children first) */
-        if (apar[k2] >= 0)
-          for (size_t k1 = 0; k1 < nA; ++k1) {
-            const double *src = &Am[(k1 * nA + k2) * 16];
-            if (src[15] == 0) continue; /* no pair (s = sum w1 w2 > 0 for any) */
-            double *dst = &Am[(k1 * nA + (size_t)apar[k2]) * 16];
-            for (int e = 0; e < 16; ++e) dst[e] += src[e];
+      if (it == 1) { /* the tree sums, recording their adds */
+        for (size_t k2 = nA; k2-- > 0;) /* columns: c2 up to its ancestors (children first) */
+          if (apar[k2] >= 0)
+            for (size_t k1 = 0; k1 < nA; ++k1) {
+              const size_t sb = k1 * nA + k2, db = k1 * nA + (size_t)apar[k2];
+              if (Am[sb * 16 + 15] == 0) continue; /* no pair (s = sum w1 w2 > 0 for any) */
+              block_add16(&Am[db * 16], &Am[sb * 16]);
+              up[nup++] = (uint32_t)sb;
+              up[nup++] = (uint32_t)db;
+              mark[db] = 1;
+            }
+        for (size_t k1 = nA; k1-- > 0;) /* rows */
+          if (apar[k1] >= 0)
+            for (size_t k2 = 0; k2 < nA; ++k2) {
+              const size_t sb = k1 * nA + k2, db = (size_t)apar[k1] * nA + k2;
+              if (Am[sb * 16 + 15] == 0) continue;
+              block_add16(&Am[db * 16], &Am[sb * 16]);
+              up[nup++] = (uint32_t)sb;
+              up[nup++] = (uint32_t)db;
+              mark[db] = 1;
+            }
+        envelope_of(Am, nA, abone, ridx, tidx, ipos, w.first); /* the pattern is the pairs' */
+        for (size_t ka = 0; ka < nA; ++ka) /* the blocks the H assembly writes from */
+          for (size_t kb = 0; kb < nA; ++kb) {
+            const size_t k = ka * nA + kb;
+            if (mark[k]) zb[nzb++] = (uint32_t)k;
+            if (Am[k * 16 + 15] == 0) continue;
+            int ia = ridx[abone[ka]], tb = tidx[abone[kb]];
+            if (ipos[ia] >= ipos[ridx[abone[kb]]] || tb >= 0) hb[nhb++] = (uint32_t)k;
           }
-      for (size_t k1 = nA; k1-- > 0;) /* rows */
-        if (apar[k1] >= 0)
-          for (size_t k2 = 0; k2 < nA; ++k2) {
-            const double *src = &Am[(k1 * nA + k2) * 16];
-            if (src[15] == 0) continue;
-            double *dst = &Am[((size_t)apar[k1] * nA + k2) * 16];
-            for (int e = 0; e < 16; ++e) dst[e] += src[e];
-          }
-      if (it == 1) envelope_of(Am, nA, abone, ridx, tidx, ipos, w.first); /* the pattern is the pairs' */
-      for (size_t ka = 0; ka < nA; ++ka)
-        for (size_t kb = 0; kb < nA; ++kb) {
-          const double *A = &Am[(ka * nA + kb) * 16], *al = A + 9, *be = A + 12;
-          double sw = A[15];
-          if (sw == 0) continue;
-          size_t a = abone[ka], b = abone[kb];
-          int ia = ridx[a], ta = tidx[a], ib = ridx[b], tb = tidx[b];
-          const double *oa = &piv[3 * a], *ob = &piv[3 * b];
-          /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T; only
-           * where the factor reads it (the permuted lower triangle: rows
-           * at or after the column; the block (b, a) is its transpose) */
-          if (ipos[ia] >= ipos[ib]) {
-            double G[9];
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j)
-                G[i * 3 + j] = A[i * 3 + j] - oa[i] * be[j] - al[i] * ob[j] + sw * oa[i] * ob[j];
-            double trG = G[0] + G[4] + G[8];
-            for (int r = 0; r < 3; ++r)
-              for (int cc = 0; cc < 3; ++cc)
-                H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
-          }
-          /* rot a - trans b: [va]x, va = sum w1 w2 (x1 - o_a); trans a - trans b: s I */
-          if (tb >= 0) {
-            double va[3] = {al[0] - sw * oa[0], al[1] - sw * oa[1], al[2] - sw * oa[2]};
-            double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
-            for (int r = 0; r < 3; ++r)
-              for (int cc = 0; cc < 3; ++cc) {
-                H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
-                H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
-              }
-            if (ta >= 0)
-              for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += sw;
-          }
+      } else {
+        block_adds(p, Am, up, nup / 2);
+      }
+      for (size_t i = 0; i < n; ++i) { /* zero H's envelope (what dense_solve reads and the assembly writes) */
+        const size_t ri = (size_t)perm[i] * n;
+        for (size_t j = w.first[i]; j <= i; ++j) H[ri + perm[j]] = 0;
+      }
+      for (size_t q = 0; q < nhb; ++q) {
+        const size_t ka = hb[q] / nA, kb = hb[q] % nA;
+        const double *A = &Am[(size_t)hb[q] * 16], *al = A + 9, *be = A + 12;
+        const double sw = A[15];
+        size_t a = abone[ka], b = abone[kb];
+        int ia = ridx[a], ta = tidx[a], ib = ridx[b], tb = tidx[b];
+        const double *oa = &piv[3 * a], *ob = &piv[3 * b];
+        /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T; only
+         * where the factor reads it (the permuted lower triangle: rows
+         * at or after the column; the block (b, a) is its transpose) */
+        if (ipos[ia] >= ipos[ib]) {
+          double G[9];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              G[i * 3 + j] = A[i * 3 + j] - oa[i] * be[j] - al[i] * ob[j] + sw * oa[i] * ob[j];
+          double trG = G[0] + G[4] + G[8];
+          for (int r = 0; r < 3; ++r)
+            for (int cc = 0; cc < 3; ++cc)
+              H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
         }
+        /* rot a - trans b: [va]x, va = sum w1 w2 (x1 - o_a); trans a - trans b: s I */
+        if (tb >= 0) {
+          double va[3] = {al[0] - sw * oa[0], al[1] - sw * oa[1], al[2] - sw * oa[2]};
+          double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
+          /* the lower (permuted) one of the two transposed blocks */
+          if (ipos[ia] >= ipos[tb])
+            for (int r = 0; r < 3; ++r)
+              for (int cc = 0; cc < 3; ++cc) H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
+          else
+            for (int r = 0; r < 3; ++r)
+              for (int cc = 0; cc < 3; ++cc) H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
+          if (ta >= 0 && ipos[ta] >= ipos[tb])
+            for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += sw;
+        }
+      }
       /* isotropic per 3 unknowns (a joint's rotation, a root's
        * translation): the mean of the block's diagonal. Each entry alone
        * (Marquardt's scaling) depends on the axes of the bind space, so a
