@@ -271,6 +271,58 @@ SKS_GN_INLINE double dot_range(const double *a, const double *b, size_t k, const
 #endif
 }
 
+/* dot_range(a0, b, k, k1), dot_range(a1, ...), dot_range(a2, ...) into
+ * o[0..3): the same operations in the same order per row (the same bits),
+ * interleaved so the rows share b's loads and their chains overlap. */
+SKS_GN_INLINE void dot3_range(const double *a0, const double *a1, const double *a2, const double *b, size_t k,
+                              const size_t k1, double *o) {
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256d s00 = _mm256_setzero_pd(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00;
+  for (; k + 8 <= k1; k += 8) {
+    const __m256d b0 = _mm256_loadu_pd(b + k), b1 = _mm256_loadu_pd(b + k + 4);
+    s00 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + k), b0, s00);
+    s10 = _mm256_fmadd_pd(_mm256_loadu_pd(a1 + k), b0, s10);
+    s20 = _mm256_fmadd_pd(_mm256_loadu_pd(a2 + k), b0, s20);
+    s01 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + k + 4), b1, s01);
+    s11 = _mm256_fmadd_pd(_mm256_loadu_pd(a1 + k + 4), b1, s11);
+    s21 = _mm256_fmadd_pd(_mm256_loadu_pd(a2 + k + 4), b1, s21);
+  }
+  if (k + 4 <= k1) {
+    const __m256d b0 = _mm256_loadu_pd(b + k);
+    s00 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + k), b0, s00);
+    s10 = _mm256_fmadd_pd(_mm256_loadu_pd(a1 + k), b0, s10);
+    s20 = _mm256_fmadd_pd(_mm256_loadu_pd(a2 + k), b0, s20);
+    k += 4;
+  }
+  s00 = _mm256_add_pd(s00, s01);
+  s10 = _mm256_add_pd(s10, s11);
+  s20 = _mm256_add_pd(s20, s21);
+  __m128d h0 = _mm_add_pd(_mm256_castpd256_pd128(s00), _mm256_extractf128_pd(s00, 1));
+  __m128d h1 = _mm_add_pd(_mm256_castpd256_pd128(s10), _mm256_extractf128_pd(s10, 1));
+  __m128d h2 = _mm_add_pd(_mm256_castpd256_pd128(s20), _mm256_extractf128_pd(s20, 1));
+  double t0 = _mm_cvtsd_f64(_mm_add_sd(h0, _mm_unpackhi_pd(h0, h0)));
+  double t1 = _mm_cvtsd_f64(_mm_add_sd(h1, _mm_unpackhi_pd(h1, h1)));
+  double t2 = _mm_cvtsd_f64(_mm_add_sd(h2, _mm_unpackhi_pd(h2, h2)));
+  for (; k < k1; ++k) {
+    t0 = fma(a0[k], b[k], t0);
+    t1 = fma(a1[k], b[k], t1);
+    t2 = fma(a2[k], b[k], t2);
+  }
+  o[0] = t0; o[1] = t1; o[2] = t2;
+#else
+  double s[3][4] = {{0}};
+  const double *a[3] = {a0, a1, a2};
+  for (; k + 4 <= k1; k += 4)
+    for (int r = 0; r < 3; ++r) {
+      s[r][0] += a[r][k] * b[k]; s[r][1] += a[r][k + 1] * b[k + 1];
+      s[r][2] += a[r][k + 2] * b[k + 2]; s[r][3] += a[r][k + 3] * b[k + 3];
+    }
+  for (; k < k1; ++k)
+    for (int r = 0; r < 3; ++r) s[r][0] += a[r][k] * b[k];
+  for (int r = 0; r < 3; ++r) o[r] = (s[r][0] + s[r][1]) + (s[r][2] + s[r][3]);
+#endif
+}
+
 /* z[k] += c a[k] for k0 <= k < k1. */
 SKS_GN_INLINE void axpy_range(double *z, const double *a, const double c, size_t k, const size_t k1) {
 #if defined(__AVX2__) && defined(__FMA__)
@@ -309,7 +361,23 @@ SKS_GN_INLINE int envelope_solve_impl(const double *H, const double *dd, const d
   for (size_t i = 0; i < n; ++i) {
     double *li = &L[i * n];
     size_t fi = first[i];
-    for (size_t j = fi; j <= i; ++j) {
+    size_t j0 = fi;
+    if (i % 3 == 0 && i + 2 < n && first[i + 1] == fi && first[i + 2] == fi) {
+      /* rows i..i+2 (a joint's block: one first) left of column i
+       * together, each entry as the loop below computes it */
+      double *l1 = li + n, *l2 = l1 + n, d[3];
+      for (size_t j = fi; j < i; ++j) {
+        dot3_range(li, l1, l2, &L[j * n], fi > first[j] ? fi : first[j], j, d);
+        li[j] = (li[j] - d[0]) * inv[j];
+        l1[j] = (l1[j] - d[1]) * inv[j];
+        l2[j] = (l2[j] - d[2]) * inv[j];
+      }
+      j0 = i;
+    } else if (i % 3 != 0 && i >= 1 && first[i - (i % 3)] == fi && i - (i % 3) + 2 < n &&
+               first[i - (i % 3) + 1] == fi && first[i - (i % 3) + 2] == fi) {
+      j0 = i - (i % 3); /* columns left of its block: done with the block's first row */
+    }
+    for (size_t j = j0; j <= i; ++j) {
       double s = li[j];
       if (i == j) s += (lam + 1e-12) * dd[perm[i]] + 1e-30 * maxd + 1e-300;
       /* L[i][k] = 0 for k < first[i], L[j][k] for k < first[j] */
