@@ -427,7 +427,7 @@ static void test_gn_kernels_ring(void) {
  * the portable build and, where the CPU has it, the AVX2 + FMA one, against
  * Gaussian elimination: a random diagonally dominant matrix whose permuted
  * lower triangle has a random envelope (row i zero left of first[i]). */
-static void test_envelope_solve(void) {
+static void test_envelope_solve(int blocks) {
   enum { N = 45 };
   static double Hp[N * N], H[N * N], L[N * N], A[N * (N + 1)];
   double dd[N], g[N], x[N], z[N], ref[N];
@@ -436,7 +436,9 @@ static void test_envelope_solve(void) {
   for (size_t i = N; i-- > 1;) { size_t j = (size_t)(rnd() * (double)(i + 1)); uint32_t t = perm[i]; perm[i] = perm[j]; perm[j] = t; }
   memset(Hp, 0, sizeof Hp);
   for (size_t i = 0; i < N; ++i) {
-    first[i] = (uint32_t)(i < 3 ? 0 : (size_t)(rnd() * (double)i));
+    /* blocks: one first per 3 rows (a joint's, the factor's 3-row path) */
+    if (blocks) first[i] = i % 3 ? first[i - 1] : (uint32_t)(i < 3 ? 0 : (size_t)(rnd() * (double)i));
+    else first[i] = (uint32_t)(i < 3 ? 0 : (size_t)(rnd() * (double)i));
     double row = 0;
     for (size_t j = first[i]; j < i; ++j) Hp[i * N + j] = Hp[j * N + i] = rnds();
     for (size_t j = 0; j < N; ++j) row += fabs(Hp[i * N + j]);
@@ -472,15 +474,15 @@ static void test_envelope_solve(void) {
       break;
     }
     memset(L, 0, sizeof L);
-    int ok = isa ? sks_envelope_solve_avx2(H, dd, g, N, 0.0, perm, first, L, x, z)
-                 : envelope_solve_impl(H, dd, g, N, 0.0, perm, first, L, x, z);
+    int ok = isa ? sks_envelope_solve_avx2(Hp, dd, g, N, 0.0, perm, first, L, x, z)
+                 : envelope_solve_impl(Hp, dd, g, N, 0.0, perm, first, L, x, z);
     CHECK(ok);
     double worst = 0, scale = 0;
     for (size_t i = 0; i < N; ++i) { worst = fmax(worst, fabs(x[i] - ref[i])); scale = fmax(scale, fabs(ref[i])); }
     CHECK_MSG(worst < 1e-12 * scale, "envelope solve (%s): off the reference by %g of %g", isa ? "AVX2" : "portable",
               worst, scale);
-    printf("envelope solve (%s), n = %d: max |x - reference| %.2g (|x| up to %.2g)\n", isa ? "AVX2" : "portable", N,
-           worst, scale);
+    printf("envelope solve (%s, %s), n = %d: max |x - reference| %.2g (|x| up to %.2g)\n", isa ? "AVX2" : "portable",
+           blocks ? "3-row blocks" : "random envelope", N, worst, scale);
   }
 }
 
@@ -491,6 +493,7 @@ int main(void) {
   test_correspondence_ties();
   test_chain_recovery();
   test_gn_kernels_ring();
-  test_envelope_solve();
+  test_envelope_solve(0);
+  test_envelope_solve(1);
   return sks_test_finish();
 }

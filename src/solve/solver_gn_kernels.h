@@ -337,7 +337,9 @@ SKS_GN_INLINE void axpy_range(double *z, const double *a, const double c, size_t
 /* dd: the damping's scale per unknown (diag of J^T J: H's own diagonal may be
  * lowered by the second-order term). The factor is of H permuted by perm
  * (position -> unknown: children before parents, each root's translation
- * right after its rotation), an envelope Cholesky: row i of L is zero left
+ * right after its rotation), which the caller stores permuted: H[i n + j]
+ * is the entry of unknowns perm[i], perm[j] (dd, g, x: per unknown), so the
+ * envelope's rows copy as runs. An envelope Cholesky: row i of L is zero left
  * of first[i], the first structural nonzero of row i of the permuted H
  * (envelope_of, once per solve), so only the envelope is copied and every
  * dot product starts there. In parent-first order the root's row and
@@ -353,11 +355,8 @@ SKS_GN_INLINE int envelope_solve_impl(const double *H, const double *dd, const d
   double inv[900]; /* 1 / L_ii; n <= 900 (sks_solve_rotonly_gn) */
   double maxd = 0;
   for (size_t i = 0; i < n; ++i) maxd = fmax(maxd, dd[i]);
-  for (size_t i = 0; i < n; ++i) { /* the permuted lower triangle's envelope */
-    const double *hr = &H[(size_t)perm[i] * n];
-    double *li = &L[i * n];
-    for (size_t j = first[i]; j <= i; ++j) li[j] = hr[perm[j]];
-  }
+  for (size_t i = 0; i < n; ++i) /* the lower triangle's envelope (H is stored permuted) */
+    memcpy(&L[i * n + first[i]], &H[i * n + first[i]], (i + 1 - first[i]) * sizeof(double));
   for (size_t i = 0; i < n; ++i) {
     double *li = &L[i * n];
     size_t fi = first[i];

@@ -109,7 +109,7 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
     const double *G = &Gm[9 * c], *E = &ec[6 * c + 3];
     for (uint32_t qb = anc_start[c]; qb < anc_start[c + 1]; ++qb) {
       uint32_t b = anc[qb];
-      int ib = ridx[b];
+      const size_t pb = ipos[ridx[b]];
       double M[9], tr;
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) M[i * 3 + j] = G[i * 3 + j] - E[i] * piv[3 * b + j]; /* sum w e d_b^T */
@@ -118,14 +118,14 @@ static void second_order(const sks_solve_problem *p, const double *ec, const dou
        * permuted lower triangle is i >= j */
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j <= i; ++j)
-          H[(size_t)(ib + i) * n + (size_t)(ib + j)] += 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0);
+          H[(pb + i) * n + pb + j] += 0.5 * (M[i * 3 + j] + M[j * 3 + i]) - (i == j ? tr : 0.0);
       for (uint32_t qa = anc_start[c]; qa < qb; ++qa) { /* strict ancestors of b (the path above it) */
-        int ia = ridx[anc[qa]];
+        const size_t pa = ipos[ridx[anc[qa]]];
         /* (a, b) or its transpose (b, a), whichever is in the lower triangle */
-        const size_t rs = ipos[ia] >= ipos[ib] ? n : 1, cs = ipos[ia] >= ipos[ib] ? 1 : n;
+        const size_t rs = pa >= pb ? n : 1, cs = pa >= pb ? 1 : n;
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            H[(size_t)(ia + i) * rs + (size_t)(ib + j) * cs] += M[i * 3 + j] - (i == j ? tr : 0.0);
+            H[(pa + i) * rs + (pb + j) * cs] += M[i * 3 + j] - (i == j ? tr : 0.0);
       }
     }
   }
@@ -421,21 +421,22 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
       } else {
         block_adds(p, Am, up, nup / 2);
       }
-      for (size_t i = 0; i < n; ++i) { /* zero H's envelope (what dense_solve reads and the assembly writes) */
-        const size_t ri = (size_t)perm[i] * n;
-        for (size_t j = w.first[i]; j <= i; ++j) H[ri + perm[j]] = 0;
-      }
+      for (size_t i = 0; i < n; ++i) /* zero H's envelope (what dense_solve reads and the assembly writes) */
+        memset(&H[i * n + w.first[i]], 0, (i + 1 - w.first[i]) * sizeof(double));
       for (size_t q = 0; q < nhb; ++q) {
         const size_t ka = hb[q] / nA, kb = hb[q] % nA;
         const double *A = &Am[(size_t)hb[q] * 16], *al = A + 9, *be = A + 12;
         const double sw = A[15];
         size_t a = abone[ka], b = abone[kb];
-        int ia = ridx[a], ta = tidx[a], ib = ridx[b], tb = tidx[b];
+        /* positions (perm order) of a's and b's rotations and translations */
+        const size_t pa = ipos[ridx[a]], pb = ipos[ridx[b]];
+        const size_t pta = tidx[a] >= 0 ? ipos[tidx[a]] : 0, ptb = tidx[b] >= 0 ? ipos[tidx[b]] : 0;
+        const int ta = tidx[a], tb = tidx[b];
         const double *oa = &piv[3 * a], *ob = &piv[3 * b];
         /* rot a - rot b: sum (sa.sb) I - sb sa^T = tr(G) I - G^T; only
          * where the factor reads it (the permuted lower triangle: rows
          * at or after the column; the block (b, a) is its transpose) */
-        if (ipos[ia] >= ipos[ib]) {
+        if (pa >= pb) {
           double G[9];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
@@ -443,21 +444,21 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           double trG = G[0] + G[4] + G[8];
           for (int r = 0; r < 3; ++r)
             for (int cc = 0; cc < 3; ++cc)
-              H[(size_t)(ia + r) * n + (size_t)(ib + cc)] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
+              H[(pa + r) * n + pb + cc] += (r == cc ? trG : 0.0) - G[cc * 3 + r];
         }
         /* rot a - trans b: [va]x, va = sum w1 w2 (x1 - o_a); trans a - trans b: s I */
         if (tb >= 0) {
           double va[3] = {al[0] - sw * oa[0], al[1] - sw * oa[1], al[2] - sw * oa[2]};
           double Sk[9] = {0, -va[2], va[1], va[2], 0, -va[0], -va[1], va[0], 0};
           /* the lower (permuted) one of the two transposed blocks */
-          if (ipos[ia] >= ipos[tb])
+          if (pa >= ptb)
             for (int r = 0; r < 3; ++r)
-              for (int cc = 0; cc < 3; ++cc) H[(size_t)(ia + r) * n + (size_t)(tb + cc)] += Sk[r * 3 + cc];
+              for (int cc = 0; cc < 3; ++cc) H[(pa + r) * n + ptb + cc] += Sk[r * 3 + cc];
           else
             for (int r = 0; r < 3; ++r)
-              for (int cc = 0; cc < 3; ++cc) H[(size_t)(tb + cc) * n + (size_t)(ia + r)] += Sk[r * 3 + cc];
-          if (ta >= 0 && ipos[ta] >= ipos[tb])
-            for (int r = 0; r < 3; ++r) H[(size_t)(ta + r) * n + (size_t)(tb + r)] += sw;
+              for (int cc = 0; cc < 3; ++cc) H[(ptb + cc) * n + pa + r] += Sk[r * 3 + cc];
+          if (ta >= 0 && pta >= ptb)
+            for (int r = 0; r < 3; ++r) H[(pta + r) * n + ptb + r] += sw;
         }
       }
       /* isotropic per 3 unknowns (a joint's rotation, a root's
@@ -465,12 +466,12 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
        * (Marquardt's scaling) depends on the axes of the bind space, so a
        * file whose vertex data an export rotated took another path to
        * another point of a flat minimum (a registration's) */
-      for (size_t i = 0; i + 2 < n; i += 3) dd[i] = dd[i + 1] = dd[i + 2] = (H[i * n + i] + H[(i + 1) * n + i + 1] + H[(i + 2) * n + i + 2]) / 3;
-      for (size_t i = n - n % 3; i < n; ++i) dd[i] = H[i * n + i];
-      for (size_t i = 0; i < n; ++i) { /* H's envelope (what dense_solve reads), then the second-order term */
-        const size_t ri = (size_t)perm[i] * n;
-        for (size_t j = w.first[i]; j <= i; ++j) Hs[ri + perm[j]] = H[ri + perm[j]];
-      }
+#define SKS_HD(i) H[(size_t)ipos[(i)] * (n + 1)] /* H's diagonal entry of unknown i */
+      for (size_t i = 0; i + 2 < n; i += 3) dd[i] = dd[i + 1] = dd[i + 2] = (SKS_HD(i) + SKS_HD(i + 1) + SKS_HD(i + 2)) / 3;
+      for (size_t i = n - n % 3; i < n; ++i) dd[i] = SKS_HD(i);
+#undef SKS_HD
+      for (size_t i = 0; i < n; ++i) /* H's envelope (what dense_solve reads), then the second-order term */
+        memcpy(&Hs[i * n + w.first[i]], &H[i * n + w.first[i]], (i + 1 - w.first[i]) * sizeof(double));
       second_order(p, ec, piv, ridx, anc_start, anc, Gm, ipos, Hs, n);
       /* the Newton step (Hs) first; when Hs is not positive definite at this
        * damping (far from the minimum) or its step is rejected, the
