@@ -54,17 +54,21 @@ static void envelope_of(const double *Am, size_t nA, const uint32_t *abone, cons
 }
 
 /* Applies the increments parent-first: rotate (and for roots translate) each
- * joint's subtree about its current origin. */
+ * joint's subtree about its current origin. A bone's R (a function of its
+ * q alone) is recomputed once, when its origin is next needed or at the
+ * end, not once per rotated ancestor: the same bits. dirty: B scratch. */
 static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const int32_t *ridx,
                        const int32_t *tidx, const double *dx, const sks_solve_state *from,
-                       sks_solve_state *to) {
+                       sks_solve_state *to, uint8_t *dirty) {
   size_t B = p->bone_count;
   memcpy(to->q, from->q, B * sizeof(sks_dquat));
   memcpy(to->R, from->R, 9 * B * sizeof(double));
   memcpy(to->u, from->u, 3 * B * sizeof(double));
   memcpy(to->sc, from->sc, B * sizeof(double));
+  memset(dirty, 0, B);
   for (size_t b = 0; b < B; ++b) {
     if (ridx[b] < 0) continue;
+    if (dirty[b]) { sks_state_update_R(to, b); dirty[b] = 0; }
     sks_daffine A = sks_state_rigid(p, to, b);
     double o[3] = {A.t[0], A.t[1], A.t[2]}, t[3] = {0, 0, 0};
     if (tidx[b] >= 0) memcpy(t, &dx[tidx[b]], sizeof t);
@@ -78,9 +82,11 @@ static void apply_step(const sks_solve_problem *p, const sks_rotonly *ro, const 
       sks_dm3_apply(dR, d, r);
       for (int a = 0; a < 3; ++a) to->u[3 * c + a] = r[a] + o[a] + t[a];
       to->q[c] = sks_dq_normalize(sks_dq_mul(dq, to->q[c]));
-      sks_state_update_R(to, c);
+      dirty[c] = 1;
     }
   }
+  for (size_t c = 0; c < B; ++c)
+    if (dirty[c]) sks_state_update_R(to, c);
 }
 
 /* The second-order term of the Hessian, sum_v e_v . d2 x_v / dw_a dw_b, added
@@ -151,7 +157,7 @@ typedef struct rotonly_work {
    * (columns, then rows), hb the summed nonzero blocks the H assembly reads,
    * zb the blocks any of those write (zeroed per iteration), mark: zb's */
   uint32_t *gm_start, *gm_blk, *up, *hb, *zb;
-  uint8_t *mark;
+  uint8_t *mark, *dirty;
   double *H, *L, *Hs, *g, *Gm, *Am, *ec, *piv, *Y, *z;
   sks_solve_state tr;
 } rotonly_work;
@@ -188,6 +194,7 @@ static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t n
   w->hb = take(base, &off, nA * nA * sizeof(uint32_t));
   w->zb = take(base, &off, nA * nA * sizeof(uint32_t));
   w->mark = take(base, &off, nA * nA);
+  w->dirty = take(base, &off, B1);
   w->ec = take(base, &off, B1 * 12 * sizeof(double));
   w->piv = take(base, &off, B1 * 3 * sizeof(double));
   w->Y = take(base, &off, B1 * 12 * sizeof(double));
@@ -490,7 +497,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
                       (tidx[b] >= 0 ? sqrt(sks_d3_dot(&dx[tidx[b]], &dx[tidx[b]])) : 0.0);
           if (sb > step) step = sb;
         }
-        apply_step(p, ro, ridx, tidx, dx, s, &tr);
+        apply_step(p, ro, ridx, tidx, dx, s, &tr, w.dirty);
         double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, NULL);
         if (Ft < F + noise || step < tol * d) {
           double decrease = F - Ft;
