@@ -3,7 +3,8 @@
  *
  * LBS, one vertex at a time: each influence's palette matrix is two 8-float
  * loads ([col0|col1], [col2|col3]) blended with one FMA each under a
- * broadcast weight (4 influences' joints and weights as one load each);
+ * broadcast weight (positions only: 4 influences' joints and weights as
+ * one load each);
  * the point is then c0 x + c1 y + c2 z + c3 with the coordinates broadcast
  * from memory, stored as 2 + 1 floats (the 4th float after a vertex
  * belongs to the caller), or, packed (stride 3), as one 16-byte store
@@ -54,9 +55,10 @@ SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict
      * indices as one 8-byte load and their 4 weights as one 16-byte load
      * splatted within lanes, in place of 4 index loads and 4 broadcasts
      * (the same products in the same order: the same floats); the rest one
-     * at a time. Measured on AMD Zen 4 (100,000 vertices, packed): LBS 4 /
-     * 8 positions +6 / +9 %; with normals it was 1-2 % slower, so those
-     * keep a broadcast per influence. */
+     * at a time. Measured on AMD Zen 4 (100,000 vertices, packed), with the
+     * overlapping stores of lbs_loop: LBS 4 / 8 positions +6 / +9 %; with
+     * normals both were 1-2 % slower, so those keep a broadcast per
+     * influence and the rows. */
     __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();
     uint32_t i = 0;
     const uint32_t G = N ? 0 : K / 4 * 4; /* influences taken 4 at a time */
