@@ -148,7 +148,7 @@ static void parallel_case(const char *label, const sks_model *src, const sks_mod
   if (reps > PAR_MAX_REPS) reps = PAR_MAX_REPS;
   double cpu[3][PAR_MAX_CLIPS][PAR_MAX_REPS], total[3][PAR_MAX_REPS], loop1[PAR_MAX_REPS];
   double sweeps[3][PAR_MAX_CLIPS];
-  size_t frames[PAR_MAX_CLIPS], chunks[3][PAR_MAX_CLIPS], nclips = 0, V = 0;
+  size_t frames[PAR_MAX_CLIPS], chunks[3][PAR_MAX_CLIPS], resolved[PAR_MAX_CLIPS] = {0}, nclips = 0, V = 0;
   char names[PAR_MAX_CLIPS][64];
   for (int r = 0; r < reps; ++r)
     for (int k = 0; k < 3; ++k) { /* interleaved: serial, parallel, parallel as before (frame chunks only), ... */
@@ -179,6 +179,7 @@ static void parallel_case(const char *label, const sks_model *src, const sks_mod
         sweeps[k][i] = res.clips[i].sweeps_per_frame;
         frames[i] = res.clips[i].frame_count;
         chunks[k][i] = res.clips[i].chunk_count;
+        if (k == 1 && res.clips[i].chunks_resolved > resolved[i]) resolved[i] = res.clips[i].chunks_resolved;
         snprintf(names[i], sizeof names[i], "%s", res.clips[i].name);
       }
       sks_bake_result_free(&res);
@@ -187,11 +188,11 @@ static void parallel_case(const char *label, const sks_model *src, const sks_mod
   if (getloadavg(load, 1) < 1) load[0] = -1;
   printf("\n%s: %zu vertices; median of %d interleaved rounds, 1 vs %u threads (%u CPU(s) online, load average "
          "%.1f)\n", label, V, reps, nthr, cpus, load[0]);
-  printf("  %-24s %6s %8s %12s %12s %11s %11s   (chunks only: chunks, CPU ms)\n", "clip", "frames", "chunks N",
-         "solve CPU 1", "solve CPU N", "iter/fr 1", "iter/fr N");
-  for (size_t i = 0; i < nclips; ++i)
-    printf("  %-24s %6zu %8zu %12.1f %12.1f %11.2f %11.2f   (%zu, %.1f)\n", names[i], frames[i], chunks[1][i],
-           median(cpu[0][i], reps), median(cpu[1][i], reps), sweeps[0][i], sweeps[1][i], chunks[2][i],
+  printf("  %-24s %6s %8s %9s %12s %12s %11s %11s   (chunks only: chunks, CPU ms)\n", "clip", "frames", "chunks N",
+         "resolved", "solve CPU 1", "solve CPU N", "iter/fr 1", "iter/fr N");
+  for (size_t i = 0; i < nclips; ++i) /* resolved: the most chunks solved again from the one before (any round) */
+    printf("  %-24s %6zu %8zu %9zu %12.1f %12.1f %11.2f %11.2f   (%zu, %.1f)\n", names[i], frames[i], chunks[1][i],
+           resolved[i], median(cpu[0][i], reps), median(cpu[1][i], reps), sweeps[0][i], sweeps[1][i], chunks[2][i],
            median(cpu[2][i], reps));
   double ta = median(total[0], reps), tb = median(total[1], reps), tc = median(total[2], reps), la = median(loop1, reps);
   printf("  whole bake wall ms (setup included): 1 thread %.1f (frame loop %.1f); %u threads %.1f = %.2fx; "

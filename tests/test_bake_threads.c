@@ -222,6 +222,36 @@ static void serial_vs_threads(const char *label, const sks_model *src, const sks
   sks_bake_result_free(&s);
 }
 
+/* A control's residual is float rounding (~1e-9 D), which the lead-in and
+ * the chunk before round differently at a seam whose states agree to
+ * ~1e-15 D: the seam still matches when the retry test of the chunk's first
+ * frame decides the same (seam_matches). The Fox control at 30 and 60 fps
+ * on 2 threads: with the residuals' slack alone (the code before) 4 of the
+ * 6 seams were solved twice; now at most one may be (0 measured), and
+ * every clip holds the tolerances above. */
+static void control_seams(const sks_model *fox) {
+  size_t resolved = 0, seams = 0;
+  static const float rates[] = {30.0f, 60.0f};
+  for (size_t k = 0; k < sizeof rates / sizeof rates[0]; ++k) {
+    sks_bake_result s, p;
+    if (!bake(fox, fox, NULL, rates[k], 1, &s)) return;
+    if (bake(fox, fox, NULL, rates[k], 2, &p)) {
+      char label[64];
+      snprintf(label, sizeof label, "Fox control at %g fps", (double)rates[k]);
+      compare(label, 2, &s, &p);
+      for (size_t i = 0; i < p.clip_count; ++i) {
+        resolved += p.clips[i].chunks_resolved;
+        seams += p.clips[i].chunk_count - 1;
+      }
+      sks_bake_result_free(&p);
+    }
+    sks_bake_result_free(&s);
+  }
+  printf("  Fox control at 30 and 60 fps on 2 threads: %zu of %zu seams solved again\n", resolved, seams);
+  CHECK_MSG(resolved <= 1, "Fox control at 30 / 60 fps: %zu of %zu seams solved again (rounding of a control's "
+            "residual taken for a different path)", resolved, seams);
+}
+
 /* Whole clips (and modes) at once against the serial bake: same bits per
  * clip solved whole, the tolerances for a clip AUTO cut, the same callbacks. */
 static void serial_vs_clips(const char *label, const sks_model *src, const sks_model *tgt, float fps,
@@ -318,6 +348,7 @@ int main(void) {
   sks_error err;
   if (fox_path && sks_load(fox_path, NULL, &fox, &err) == SKS_OK) {
     serial_vs_threads("Fox control", &fox, &fox, "Walk", fps);
+    if (!(san && san[0] == '1')) control_seams(&fox); /* release only: 30 / 60 fps is the point */
     const char *tp = sks_test_shared_data("fox_targets/fox_rig_autoweights.glb");
     sks_model tgt;
     if (tp && sks_load(tp, NULL, &tgt, &err) == SKS_OK) {

@@ -627,6 +627,7 @@ typedef struct clip_run {
                                 after the run: the state the chunk ends in */
   sks_solve_state *entry;    /* 2 per chunk: the state the chunk's lead-in arrived at */
   double *entry_rms, *exit_rms; /* per chunk: the residual of the frame before, as the retry test sees it */
+  double *first_rms;         /* per chunk: its first frame's residual, as the retry test saw it */
   size_t resolved;           /* chunks solved again from the chunk before (seam_matches) */
   sks_metrics_acc *facc;     /* per frame, summed in frame order afterwards */
   sks_diag_acc *dacc;        /* per chunk: the residual per vertex, merged in chunk order */
@@ -686,9 +687,21 @@ static int seam_matches(const clip_run *cr, size_t k) {
   const sks_solve_problem *p = &cr->prob;
   double tol = 1e-10 * c->D;
   double ra = cr->exit_rms[k - 1], rb = cr->entry_rms[k];
-  return state_distance(p, &cr->states[2 * (k - 1)], &cr->entry[2 * k], c->D) <= tol &&
-         state_distance(p, &cr->states[2 * (k - 1) + 1], &cr->entry[2 * k + 1], c->D) <= tol &&
-         fabs(ra - rb) <= 1e-6 * fmax(ra, rb) + 1e-9;
+  if (!(state_distance(p, &cr->states[2 * (k - 1)], &cr->entry[2 * k], c->D) <= tol &&
+        state_distance(p, &cr->states[2 * (k - 1) + 1], &cr->entry[2 * k + 1], c->D) <= tol))
+    return 0;
+  if (fabs(ra - rb) <= 1e-6 * fmax(ra, rb) + 1e-9) return 1;
+  /* The residuals differ, but the retry test of the chunk's first frame is
+   * all they feed (prev_rms is that frame's own afterwards): the same
+   * decision, with the frame's residual clear of both thresholds by 1e-6
+   * of itself + 1e-9 (the slack above: the serial loop's residual there
+   * may differ by as much), is the same path. A control's residual is float rounding
+   * (~1e-9), which two paths to one state round differently (the Fox x16
+   * subdivided control at 120 fps: states 3e-15 D apart, 2.6e-9 against
+   * 4.2e-9, and Survey's second chunk was solved twice: 2 threads 1.16x). */
+  const double r1 = cr->first_rms[k], ta = 10 * ra + 1e-9, tb = 10 * rb + 1e-9;
+  const double margin = 1e-6 * r1 + 1e-9;
+  return (r1 > ta) == (r1 > tb) && fabs(r1 - ta) > margin && fabs(r1 - tb) > margin;
 }
 
 /* resume = 0: the chunk's own solve (lead-in from a cold start); resume = 1:
@@ -837,6 +850,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       if (!sks_solve_gn(sp, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
         sks_solve_bcd(sp, w->yc, &st, w->cur, NULL, 2000, 1e-9, 0, &stats);
     }
+    if (f == f0 && !resume && chunk > 0) cr->first_rms[chunk] = stats.final_rms; /* seam_matches */
     /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
     if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
       sks_solve_retry_from_fits(sp, w->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
@@ -908,7 +922,7 @@ static void clip_run_free(clip_run *cr) {
       free(s[k].q); free(s[k].R); free(s[k].u); free(s[k].sc); free(s[k].stretch);
     }
   }
-  free(cr->states); free(cr->entry); free(cr->entry_rms); free(cr->exit_rms);
+  free(cr->states); free(cr->entry); free(cr->entry_rms); free(cr->exit_rms); free(cr->first_rms);
   for (size_t k = 0; cr->dacc && k < cr->chunk_count; ++k) sks_diag_free(&cr->dacc[k]);
   free(cr->dacc);
   free(cr->facc); free(cr->iters); free(cr->bcd_left); free(cr->ms); free(cr->failed);
@@ -979,6 +993,7 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   cr->entry = calloc(2 * nch, sizeof(sks_solve_state));
   cr->entry_rms = calloc(nch, sizeof(double));
   cr->exit_rms = calloc(nch, sizeof(double));
+  cr->first_rms = calloc(nch, sizeof(double));
   cr->facc = calloc(F, sizeof(sks_metrics_acc));
   cr->iters = calloc(nch, sizeof(size_t));
   cr->bcd_left = calloc(2 * nch, sizeof(size_t));
@@ -987,7 +1002,7 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   cr->dacc = calloc(nch, sizeof(sks_diag_acc));
   for (size_t k = 0; cr->dacc && k < nch; ++k)
     if (sks_diag_part_init(&cr->dacc[k], c->diag.V) != SKS_OK) { for (size_t q = 0; q < k; ++q) sks_diag_free(&cr->dacc[q]); free(cr->dacc); cr->dacc = NULL; }
-  ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->facc && cr->iters && cr->bcd_left && cr->ms &&
+  ok = ok && cr->dacc && cr->states && cr->entry && cr->entry_rms && cr->exit_rms && cr->first_rms && cr->facc && cr->iters && cr->bcd_left && cr->ms &&
        cr->failed && out->locals && out->frame_mean_error_pct && out->frame_worst_error_pct &&
        (!c->opt->keep_surfaces || (out->target_surface && out->solved_surface && out->vertex_error)) &&
        (!c->opt->keep_surfaces || !VR ||
