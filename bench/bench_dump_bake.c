@@ -5,7 +5,8 @@
  *
  * Bakes CLIP of SRC onto TGT R times (default 3; default options,
  * keep_surfaces, free mode, threads 1 unless given), keeps the smallest
- * solve_ms (the surfaces are the same bits every time) and writes, little-endian (the host's), in the
+ * solve_ms (the surfaces are the same bits every time) and writes (atomically; never over a
+ * file either load read), little-endian (the host's), in the
  * target's bind space (the space of the kept surfaces):
  *
  *   char[8]  "SKSDB01\0"
@@ -38,12 +39,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "skinsolve/skinsolve.h"
 #include "pose/pose_double.h"
 #include "solve/solve_internal.h"
 
-static int write_all(FILE *f, const void *p, size_t size, size_t n) {
-  return n == 0 || fwrite(p, size, n, f) == n;
+/* The output is built in memory and written with sks_write_file_atomic
+ * (temp + rename: nothing half-written); it may not be a file either load
+ * read (the models themselves, a glTF's buffers and images: on_file_read),
+ * so a mistyped OUT never replaces an input. */
+typedef struct read_files {
+  size_t count;
+  dev_t dev[64];
+  ino_t ino[64];
+  int overflow;
+} read_files;
+
+static void on_read(void *user, const char *path) {
+  read_files *r = user;
+  struct stat st;
+  if (stat(path, &st) != 0) return;
+  if (r->count == 64) { r->overflow = 1; return; }
+  r->dev[r->count] = st.st_dev;
+  r->ino[r->count++] = st.st_ino;
+}
+
+static int names_input(const read_files *r, const char *out) {
+  struct stat st;
+  if (stat(out, &st) != 0) return 0; /* does not exist yet */
+  for (size_t i = 0; i < r->count; ++i)
+    if (r->dev[i] == st.st_dev && r->ino[i] == st.st_ino) return 1;
+  return r->overflow; /* more than 64 files read: refuse any existing output */
+}
+
+typedef struct out_buf {
+  unsigned char *p;
+  size_t n;
+} out_buf;
+
+static void put(out_buf *b, const void *p, size_t size, size_t n) {
+  memcpy(b->p + b->n, p, size * n);
+  b->n += size * n;
 }
 
 /* The bones: used palette entries of skinned vertices, compacted. */
@@ -76,9 +112,21 @@ int main(int argc, char **argv) {
   sks_model src, tgt;
   memset(&src, 0, sizeof src);
   memset(&tgt, 0, sizeof tgt);
-  if (sks_load(argv[1], NULL, &src, &err) != SKS_OK || sks_load(argv[2], NULL, &tgt, &err) != SKS_OK) {
+  read_files rf;
+  memset(&rf, 0, sizeof rf);
+  sks_load_options lo;
+  memset(&lo, 0, sizeof lo);
+  lo.on_file_read = on_read;
+  lo.on_file_read_user = &rf;
+  on_read(&rf, argv[1]);
+  on_read(&rf, argv[2]);
+  if (sks_load(argv[1], &lo, &src, &err) != SKS_OK || sks_load(argv[2], &lo, &tgt, &err) != SKS_OK) {
     fprintf(stderr, "load: %s\n", err.message);
     return 1;
+  }
+  if (names_input(&rf, argv[4])) {
+    fprintf(stderr, "refusing to write %s: a load read it (an input, or a file of one)\n", argv[4]);
+    return 2;
   }
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
@@ -167,25 +215,27 @@ int main(int argc, char **argv) {
     }
   }
 
-  FILE *out = fopen(argv[4], "wb");
-  if (!out) {
-    fprintf(stderr, "cannot write %s\n", argv[4]);
-    return 1;
-  }
   char magic[8] = "SKSDB01";
   uint32_t hdr[4] = {(uint32_t)V, (uint32_t)B, (uint32_t)F, 0};
   double num[4] = {D, best_ms, c->sweeps_per_frame, err_pct};
-  int ok = write_all(out, magic, 1, 8) && write_all(out, hdr, sizeof hdr[0], 4) &&
-           write_all(out, num, sizeof num[0], 4) && write_all(out, tv.pos, sizeof(double), 3 * V) &&
-           write_all(out, tv.start, sizeof(uint32_t), V + 1) && write_all(out, bones, sizeof(uint32_t), nnz) &&
-           write_all(out, tv.w, sizeof(double), nnz) &&
-           write_all(out, c->target_surface, sizeof(float), F * V * 3) &&
-           write_all(out, c->solved_surface, sizeof(float), F * V * 3) &&
-           write_all(out, m, sizeof(double), F * B * 12);
-  if (fclose(out) != 0 || !ok) {
-    fprintf(stderr, "write failed: %s\n", argv[4]);
+  out_buf ob = {NULL, 0};
+  size_t bytes = 8 + sizeof hdr + sizeof num + 3 * V * sizeof(double) + (V + 1) * sizeof(uint32_t) +
+                 nnz * (sizeof(uint32_t) + sizeof(double)) + 2 * F * V * 3 * sizeof(float) + FB * 12 * sizeof(double);
+  ob.p = malloc(bytes);
+  if (!ob.p) {
+    fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
     return 1;
   }
+  put(&ob, magic, 1, 8); put(&ob, hdr, sizeof hdr[0], 4); put(&ob, num, sizeof num[0], 4);
+  put(&ob, tv.pos, sizeof(double), 3 * V); put(&ob, tv.start, sizeof(uint32_t), V + 1);
+  put(&ob, bones, sizeof(uint32_t), nnz); put(&ob, tv.w, sizeof(double), nnz);
+  put(&ob, c->target_surface, sizeof(float), F * V * 3); put(&ob, c->solved_surface, sizeof(float), F * V * 3);
+  put(&ob, m, sizeof(double), FB * 12);
+  if (sks_write_file_atomic(argv[4], ob.p, ob.n, &err) != SKS_OK) {
+    fprintf(stderr, "%s\n", err.message);
+    return 1;
+  }
+  free(ob.p);
   printf("%s -> %s, clip '%s': V %zu, B %zu, F %zu, D %.6g, solve %.3f ms (best of %d, threads %u), "
          "%.2f iterations/frame\n", argv[1], argv[2], c->name, V, B, F, D, best_ms, reps > 0 ? reps : 1, threads,
          c->sweeps_per_frame);

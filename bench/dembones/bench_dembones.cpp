@@ -62,29 +62,49 @@ struct Problem {
 
 template <class T> bool rd(FILE *f, T *p, size_t n) { return n == 0 || fread(p, sizeof(T), n, f) == n; }
 
+// Reads bench_dump_bake's file. Every size the header implies is checked
+// against the file's own size before anything is allocated, and every
+// influence against the counts, so a damaged or foreign file is refused,
+// not allocated from.
 bool load(const char *path, Problem &p) {
   FILE *f = fopen(path, "rb");
   if (!f) return false;
+  long fsize = -1;
+  if (fseek(f, 0, SEEK_END) == 0) fsize = ftell(f);
+  bool ok = fsize >= 0 && fseek(f, 0, SEEK_SET) == 0;
   char magic[8];
   uint32_t hdr[4];
   double num[4];
-  bool ok = rd(f, magic, 8) && !memcmp(magic, "SKSDB01", 8) && rd(f, hdr, 4) && rd(f, num, 4);
+  ok = ok && rd(f, magic, 8) && !memcmp(magic, "SKSDB01", 8) && rd(f, hdr, 4) && rd(f, num, 4);
+  const double avail = double(fsize) - (8 + sizeof hdr + sizeof num);
   if (ok) {
     p.V = hdr[0]; p.B = hdr[1]; p.F = hdr[2];
     p.D = num[0]; p.sks_ms = num[1]; p.sks_sweeps = num[2]; p.sks_err = num[3];
     size_t V = p.V, F = p.F;
-    p.u.resize(3 * V);
-    p.start.resize(V + 1);
-    ok = rd(f, p.u.data(), 3 * V) && rd(f, p.start.data(), V + 1);
+    ok = p.D > 0 && 3.0 * V * sizeof(double) + (V + 1.0) * sizeof(uint32_t) <= avail;
+    if (ok) {
+      p.u.resize(3 * V);
+      p.start.resize(V + 1);
+      ok = rd(f, p.u.data(), 3 * V) && rd(f, p.start.data(), V + 1) && p.start[0] == 0;
+    }
+    for (size_t i = 0; ok && i < V; ++i) ok = p.start[i] <= p.start[i + 1];
     if (ok) {
       size_t nnz = p.start[V];
-      p.bone.resize(nnz);
-      p.w.resize(nnz);
-      p.y.resize(F * V * 3);
-      p.solved.resize(F * V * 3);
-      p.m.resize(F * p.B * 12);
-      ok = rd(f, p.bone.data(), nnz) && rd(f, p.w.data(), nnz) && rd(f, p.y.data(), F * V * 3) &&
-           rd(f, p.solved.data(), F * V * 3) && rd(f, p.m.data(), F * p.B * 12);
+      // the rest of the file must be exactly what the header says
+      const double rest = 3.0 * V * sizeof(double) + (V + 1.0) * sizeof(uint32_t) +
+                          double(nnz) * (sizeof(uint32_t) + sizeof(double)) + 2.0 * F * V * 3 * sizeof(float) +
+                          double(F) * p.B * 12 * sizeof(double);
+      ok = rest == avail;
+      if (ok) {
+        p.bone.resize(nnz);
+        p.w.resize(nnz);
+        p.y.resize(F * V * 3);
+        p.solved.resize(F * V * 3);
+        p.m.resize(size_t(F) * p.B * 12);
+        ok = rd(f, p.bone.data(), nnz) && rd(f, p.w.data(), nnz) && rd(f, p.y.data(), F * V * 3) &&
+             rd(f, p.solved.data(), F * V * 3) && rd(f, p.m.data(), size_t(F) * p.B * 12);
+        for (size_t q = 0; ok && q < nnz; ++q) ok = p.bone[q] < p.B;
+      }
     }
   }
   fclose(f);
