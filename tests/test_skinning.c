@@ -536,6 +536,72 @@ static void pool_matches_run(void) {
   free(pos); free(nrm); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
 }
 
+/* A palette at any float boundary (sks_mat4 has float alignment; malloc
+ * gives 16 bytes): run copies one that is off a 32-byte boundary into an
+ * aligned table when the job is large enough, run_parallel and run_pool
+ * too. The same floats wherever the palette lies, whether copied or not,
+ * every joint of it addressed (the last one too), every available ISA. */
+static void palette_anywhere(void) {
+  enum { K = 4, P = 40, SMALL = 7 };
+  sks_mat4 pal[P];
+  for (int i = 0; i < P; ++i) pal[i] = rigid(random_rotation(), sks_v3(srand1(), srand1(), srand1()));
+  const size_t sizes[] = {SMALL, 8 * P - 1, 8 * P, 5003};
+  float *store = malloc(sizeof(sks_mat4) * P + 128);
+  float *pos = malloc(sizeof(float) * 3 * 5003), *nrm = malloc(sizeof(float) * 3 * 5003);
+  float *rp = malloc(sizeof(float) * 3 * 5003), *rn = malloc(sizeof(float) * 3 * 5003);
+  float *op = malloc(sizeof(float) * 3 * 5003), *on = malloc(sizeof(float) * 3 * 5003);
+  uint16_t *joints = malloc(sizeof(uint16_t) * K * 5003);
+  float *weights = malloc(sizeof(float) * K * 5003);
+  sks_thread_pool *pool = NULL;
+  sks_error err;
+  if (!store || !pos || !nrm || !rp || !rn || !op || !on || !joints || !weights) { CHECK(0); return; }
+  CHECK_OK(sks_thread_pool_create(2, &pool, &err), &err);
+  for (int v = 0; v < 5003; ++v) {
+    sks_vec3 n = sks_v3_normalize(sks_v3(srand1(), srand1(), srand1()));
+    for (int a = 0; a < 3; ++a) pos[3 * v + a] = 2 * srand1();
+    nrm[3 * v] = n.x; nrm[3 * v + 1] = n.y; nrm[3 * v + 2] = n.z;
+    for (int i = 0; i < K; ++i) {
+      joints[v * K + i] = (uint16_t)(v % 7 == 0 && i == 0 ? P - 1 : frand() * P);
+      weights[v * K + i] = 0.05f + frand();
+    }
+  }
+  /* the float boundary of store that lies on 64 bytes */
+  const size_t base = (size_t)((64 - (uintptr_t)store % 64) % 64) / sizeof(float);
+  int checked = 0;
+  for (int isa = SKS_SKIN_ISA_SCALAR; isa <= SKS_SKIN_ISA_AVX2; ++isa) {
+    if (!sks_skinning_isa_available((sks_skinning_isa)isa)) continue;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+      for (int normals = 0; normals < 2; ++normals) {
+        const size_t n = sizes[si];
+        sks_skinning_job job = base_job(SKS_SKIN_LBS, n, K, pal, P, joints, weights, pos, rp);
+        job.isa = (sks_skinning_isa)isa;
+        if (normals) { job.in_normals = nrm; job.out_normals = rn; }
+        CHECK(sks_skinning_job_run(&job)); /* pal: wherever the stack put it */
+        for (size_t off = 0; off < 16; ++off) { /* 0, 4, .. 60 bytes past a 64-byte boundary */
+          sks_mat4 *moved = (sks_mat4 *)(void *)(store + base + off);
+          memcpy(moved, pal, sizeof pal);
+          sks_skinning_job mj = job;
+          mj.palette = moved; mj.out_positions = op; mj.out_normals = normals ? on : NULL;
+          for (int how = 0; how < 3; ++how) {
+            memset(op, 0xff, sizeof(float) * 3 * n);
+            memset(on, 0xff, sizeof(float) * 3 * n);
+            CHECK(how == 0 ? sks_skinning_job_run(&mj)
+                           : how == 1 ? sks_skinning_job_run_parallel(&mj, 2) : sks_skinning_job_run_pool(&mj, pool));
+            const int same = memcmp(op, rp, sizeof(float) * 3 * n) == 0 &&
+                             (!normals || memcmp(on, rn, sizeof(float) * 3 * n) == 0);
+            CHECK_MSG(same, "%s LBS n=%zu normals=%d palette %zu bytes past 64, %s: other floats than from the stack palette",
+                      isa_name((sks_skinning_isa)isa), n, normals, 4 * off,
+                      how == 0 ? "run" : how == 1 ? "run_parallel" : "run_pool");
+            ++checked;
+          }
+        }
+      }
+  }
+  CHECK(checked > 0);
+  sks_thread_pool_destroy(pool);
+  free(store); free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(joints); free(weights);
+}
+
 /* Forcing an ISA: available ones validate, others and out-of-range values do not. */
 static void isa_selection(void) {
   sks_mat4 palette[1] = {sks_m4_identity()};
@@ -954,6 +1020,7 @@ int main(void) {
     block_edges((sks_skinning_isa)isa, 1, 300); /* SSE2 k=1: more joints than its table */
   }
   pool_matches_run();
+  palette_anywhere();
   validation();
   pretransform_static();
   bind_pose();

@@ -882,11 +882,42 @@ static const float *flip_table(const sks_skinning_job *job, sks_skinning_isa isa
   return flip;
 }
 
-/* Fills table with the palette as dual quaternions when DQS and it fits. */
-static const sks_dualquat *dq_table(const sks_skinning_job *job, sks_dualquat *table) {
+/* A run's stack table (32 KiB, on a cache line): the palette as dual
+ * quaternions (DQS), or a copy of an LBS palette that is not on a 32-byte
+ * boundary. The SIMD kernels load a dual quaternion or half a palette
+ * matrix as one 32-byte load (AVX2; 16-byte ones with SSE2): off a 32-byte
+ * boundary half of those loads straddle two cache lines. sks_mat4 and
+ * sks_dualquat have float alignment and malloc gives 16 bytes, so that
+ * happened to one process in two: measured on AMD Zen 4 (100,000
+ * vertices, 64 joints) 281-289 against 324-333 Mverts/s for LBS 4
+ * influences positions, 158-160 against 188 for 8, DQS 4 positions 241
+ * against 253, whole processes in one group or the other by where their
+ * palette (or stack) fell. */
+typedef union skin_table {
+  _Alignas(64) sks_dualquat dq[SKS_DQ_TABLE];
+  sks_mat4 pal[SKS_DQ_TABLE / 2];
+} skin_table;
+
+/* Fills t with the palette as dual quaternions when DQS and it fits. */
+static const sks_dualquat *dq_table(const sks_skinning_job *job, skin_table *t) {
   if (job->method != SKS_SKIN_DQS || job->palette_count > SKS_DQ_TABLE) return NULL;
-  for (size_t i = 0; i < job->palette_count; ++i) table[i] = dq_from_matrix(&job->palette[i]);
-  return table;
+  for (size_t i = 0; i < job->palette_count; ++i) t->dq[i] = dq_from_matrix(&job->palette[i]);
+  return t->dq;
+}
+
+/* The job the LBS kernels run: job itself, or when its palette is off a
+ * 32-byte boundary, fits t (SKS_DQ_TABLE / 2 matrices) and the job has at
+ * least 8 vertices per palette entry (a matrix's copy costs about one
+ * vertex), *copy: the same job reading the same floats from t. */
+static const sks_skinning_job *lbs_palette(const sks_skinning_job *job, sks_skinning_isa isa, skin_table *t,
+                                           sks_skinning_job *copy) {
+  if (job->method != SKS_SKIN_LBS || isa == SKS_SKIN_ISA_SCALAR || ((uintptr_t)(const void *)job->palette & 31) == 0 ||
+      job->palette_count > SKS_DQ_TABLE / 2 || job->vertex_count < 8 * job->palette_count)
+    return job;
+  memcpy(t->pal, job->palette, job->palette_count * sizeof(sks_mat4));
+  *copy = *job;
+  copy->palette = t->pal;
+  return copy;
 }
 
 int sks_skinning_job_run(const sks_skinning_job *job) {
@@ -896,11 +927,13 @@ int sks_skinning_job_run(const sks_skinning_job *job) {
 int sks_skinning_job_run_joints_in_range(const sks_skinning_job *job) {
   if (!validate_shape(job)) return 0;
   if (job->vertex_count == 0) return 1;
-  sks_dualquat table[SKS_DQ_TABLE];
+  skin_table table;
   float flip[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
   const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
-  const sks_dualquat *dq = dq_table(job, table);
-  optimised_range(job, isa, dq, flip_table(job, isa, dq, flip), 0, job->vertex_count);
+  const sks_dualquat *dq = dq_table(job, &table);
+  sks_skinning_job copy;
+  const sks_skinning_job *run = lbs_palette(job, isa, &table, &copy);
+  optimised_range(run, isa, dq, flip_table(job, isa, dq, flip), 0, job->vertex_count);
   return 1;
 }
 
@@ -933,11 +966,13 @@ int sks_skinning_job_run_parallel(const sks_skinning_job *job, unsigned thread_c
   size_t useful = (n + SKS_MIN_VERTICES_PER_THREAD - 1) / SKS_MIN_VERTICES_PER_THREAD;
   if (useful < thread_count) thread_count = (unsigned)(useful ? useful : 1);
 
-  sks_dualquat table[SKS_DQ_TABLE];
-  const sks_dualquat *dq = dq_table(job, table);
+  skin_table table;
+  const sks_dualquat *dq = dq_table(job, &table);
   const sks_skinning_isa isa = sks_skinning_isa_resolve(job->isa);
   float flip_storage[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
   const float *flip = flip_table(job, isa, dq, flip_storage);
+  sks_skinning_job copy;
+  job = lbs_palette(job, isa, &table, &copy);
   if (thread_count <= 1) {
     optimised_range(job, isa, dq, flip, 0, n);
     return 1;
@@ -993,13 +1028,14 @@ int sks_skinning_job_run_pool(const sks_skinning_job *job, sks_thread_pool *pool
   size_t pieces = sks_thread_pool_size(pool);
   size_t useful = (n + SKS_MIN_VERTICES_PER_THREAD - 1) / SKS_MIN_VERTICES_PER_THREAD;
   if (useful < pieces) pieces = useful ? useful : 1;
-  sks_dualquat table[SKS_DQ_TABLE];
+  skin_table table;
   float flip_storage[SKS_FLIP_TABLE * SKS_FLIP_TABLE];
+  sks_skinning_job copy;
   pool_skin s;
-  s.base.job = job;
-  s.base.dq = dq_table(job, table);
+  s.base.dq = dq_table(job, &table);
   s.base.isa = sks_skinning_isa_resolve(job->isa);
   s.base.flip = flip_table(job, s.base.isa, s.base.dq, flip_storage);
+  s.base.job = job = lbs_palette(job, s.base.isa, &table, &copy);
   s.base.begin = 0;
   s.base.end = n;
   s.n = n;

@@ -45,23 +45,25 @@ enum { SKS_ST_3 = 0, SKS_ST_OVL = 1, SKS_ST_ROWS = 2 };
  * and returns its (unnormalised) blended normal when N. */
 SKS_INLINE __m128 lbs_vertex(const float *restrict pal, const uint16_t *restrict jv, const float *restrict wv,
                              const float *restrict p, const float *restrict n, float *restrict po,
-                             const __m128i m3, const uint32_t K, const int N, const int ST, __m128 *pr) {
+                             const __m128i m3, const uint32_t K, const int N, const int ST, const int GRP,
+                             __m128 *pr) {
   __m128 c0, c1, c2, c3;
   if (K == 1) {
     const float *m = pal + 16 * (size_t)jv[0];
     c0 = _mm_loadu_ps(m); c1 = _mm_loadu_ps(m + 4); c2 = _mm_loadu_ps(m + 8); c3 = _mm_loadu_ps(m + 12);
   } else {
-    /* Positions only: influences 4 at a time (K >= 4), their 4 joint
-     * indices as one 8-byte load and their 4 weights as one 16-byte load
-     * splatted within lanes, in place of 4 index loads and 4 broadcasts
-     * (the same products in the same order: the same floats); the rest one
-     * at a time. Measured on AMD Zen 4 (100,000 vertices, packed), with the
-     * overlapping stores of lbs_loop: LBS 4 / 8 positions +6 / +9 %; with
+    /* GRP: influences 4 at a time (K >= 4), their 4 joint indices as one
+     * 8-byte load and their 4 weights as one 16-byte load splatted within
+     * lanes, in place of 4 index loads and 4 broadcasts (the same products
+     * in the same order: the same floats); the rest one at a time.
+     * Measured on AMD Zen 4 (100,000 vertices, packed), with the
+     * overlapping stores of lbs_loop: LBS 4 / 8 positions +6 / +9 %,
+     * normals with skip_normalize +1.5-4 / +3-9 %; with renormalised
      * normals both were 1-2 % slower, so those keep a broadcast per
      * influence and the rows. */
     __m256 A = _mm256_setzero_ps(), B = _mm256_setzero_ps();
     uint32_t i = 0;
-    const uint32_t G = N ? 0 : K / 4 * 4; /* influences taken 4 at a time */
+    const uint32_t G = GRP ? K / 4 * 4 : 0; /* influences taken 4 at a time */
     SKS_UNROLL
     for (; i < G; i += 4) {
       uint64_t jj;
@@ -186,23 +188,26 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
   size_t v = begin;
   if (N || PACKED) {
-    /* Packed positions alone leave as one 16-byte store a vertex whose 4th
+    /* Packed positions leave as one 16-byte store a vertex whose 4th
      * float is the next vertex's x, stored right after it (cheaper than
-     * store_rows4's shuffles there; with normals the rows measured 1-2 %
-     * faster): the block's last vertex overlaps vertex v + 4, so such a
-     * block needs v + 4 < end (the range's last vertex never writes past
-     * it). */
-    const int ST = !PACKED ? SKS_ST_3 : N ? SKS_ST_ROWS : SKS_ST_OVL;
+     * store_rows4's shuffles there), and so do packed normals that are not
+     * renormalised (OVLN); renormalised normals go through x, y, z of the
+     * block, and their positions as rows (1-2 % faster there). The block's
+     * last vertex overlaps vertex v + 4, so such a block needs v + 4 < end
+     * (the range's last vertex never writes past it). */
+    const int OVLN = PACKED && N && !NORM;
+    const int ST = !PACKED ? SKS_ST_3 : N && !OVLN ? SKS_ST_ROWS : SKS_ST_OVL;
     for (; ST == SKS_ST_OVL ? v + 4 < end : v + 4 <= end; v += 4) {
       __m128 q[4], r[4];
       SKS_UNROLL
       for (int l = 0; l < 4; ++l) {
         const size_t u = v + (size_t)l;
         q[l] = lbs_vertex(pal, joints + u * js, weights + u * ws, pin + u * ips, N ? nin + u * ins : NULL,
-                          pout + u * ops, m3, K, N, ST, &r[l]);
+                          pout + u * ops, m3, K, N, ST, !N || OVLN, &r[l]);
+        if (OVLN) _mm_storeu_ps(nout + u * 3, q[l]); /* its 4th float: the next vertex's x, stored after this */
       }
       if (ST == SKS_ST_ROWS) store_rows4(pout + v * 3, r);
-      if (!N) continue;
+      if (!N || OVLN) continue;
       if (NORM) {
         /* x, y, z of the 4 normals (the 4th lanes are not needed) */
         const __m128 t0 = _mm_unpacklo_ps(q[0], q[1]), t1 = _mm_unpacklo_ps(q[2], q[3]);
@@ -227,7 +232,7 @@ SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, si
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
-                          pout + v * ops, m3, K, N, SKS_ST_3, NULL);
+                          pout + v * ops, m3, K, N, SKS_ST_3, 0, NULL);
     if (N) {
       if (NORM) { /* same arithmetic as the 4-vertex blocks: results do not depend on the split */
         const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
@@ -351,7 +356,7 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
-                          pout + v * ops, m3, 1, N, SKS_ST_3, NULL);
+                          pout + v * ops, m3, 1, N, SKS_ST_3, 0, NULL);
     if (N) {
       if (NORM) {
         const __m128 x = _mm_permute_ps(q, 0x00), y = _mm_permute_ps(q, 0x55), z = _mm_permute_ps(q, 0xAA);
@@ -591,6 +596,20 @@ SKS_INLINE void dqs_avx2(const sks_skinning_job *job, const sks_skin_args *a, co
   }
 }
 
+/* Each DQS variant a function of its own (SKS_NOINLINE, as the LBS
+ * positions variants): inlined into sks_skin_avx2_range they measured
+ * X % slower. */
+#define SKS_DQS_FN(K, N)                                                                                      \
+  SKS_NOINLINE void dqs_avx2_##K##_##N(const sks_skinning_job *job, const sks_skin_args *a, const sks_dualquat *dq, \
+                                       size_t begin, size_t end) {                                            \
+    dqs_avx2(job, a, dq, begin, end, K, N);                                                                   \
+  }
+SKS_DQS_FN(1, 0) SKS_DQS_FN(1, 1) SKS_DQS_FN(2, 0) SKS_DQS_FN(2, 1) SKS_DQS_FN(3, 0) SKS_DQS_FN(3, 1)
+SKS_DQS_FN(4, 0) SKS_DQS_FN(4, 1) SKS_DQS_FN(5, 0) SKS_DQS_FN(5, 1) SKS_DQS_FN(6, 0) SKS_DQS_FN(6, 1)
+SKS_DQS_FN(7, 0) SKS_DQS_FN(7, 1) SKS_DQS_FN(8, 0) SKS_DQS_FN(8, 1)
+#undef SKS_DQS_FN
+#define dqs_avx2_fn(job, a, dq, begin, end, K, N) dqs_avx2_##K##_##N(job, a, dq, begin, end)
+
 #define SKS_DISPATCH_K(KERNEL, ...)                                        \
   switch (job->influence_count * 2 + (job->in_normals != NULL)) {         \
     case 2: KERNEL(__VA_ARGS__, 1, 0); break;                             \
@@ -617,7 +636,7 @@ void sks_skin_avx2_range(const sks_skinning_job *job, const sks_skin_args *a, co
   if (job->method == SKS_SKIN_LBS) {
     SKS_DISPATCH_K(lbs_avx2_fn, job, a, begin, end)
   } else {
-    SKS_DISPATCH_K(dqs_avx2, job, a, dq, begin, end)
+    SKS_DISPATCH_K(dqs_avx2_fn, job, a, dq, begin, end)
   }
 }
 
