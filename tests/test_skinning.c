@@ -732,6 +732,44 @@ static void validation(void) {
   b = job; b.method = (sks_skinning_method)7; CHECK(!sks_skinning_job_validate(&b));
   CHECK(!sks_skinning_job_validate(NULL));
   b = job; b.vertex_count = 0; b.in_positions = NULL; CHECK(sks_skinning_job_validate(&b));
+
+  /* Large packed index arrays (the AVX2 scan: 64 indices a step, 4 running
+   * maxima, then the tail): one index = palette_count anywhere is refused,
+   * every index < palette_count accepted, for palettes of 1, 40 and 65535
+   * entries and lengths on and off the step. */
+  const size_t lens[] = {255, 256, 257, 320, 1000, 4099};
+  const uint16_t pcs[] = {1, 40, 65535};
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+    for (size_t pi = 0; pi < sizeof pcs / sizeof pcs[0]; ++pi) {
+      const size_t n = lens[li];
+      const uint16_t pc = pcs[pi];
+      uint16_t *jj = malloc(sizeof(uint16_t) * 4 * n);
+      float *ww = malloc(sizeof(float) * 4 * n), *pin = malloc(sizeof(float) * 3 * n), *pout = malloc(sizeof(float) * 3 * n);
+      sks_mat4 *pal = malloc(sizeof(sks_mat4) * pc);
+      if (!jj || !ww || !pin || !pout || !pal) { CHECK(0); return; }
+      for (size_t i = 0; i < 4 * n; ++i) { jj[i] = (uint16_t)((i * 7919u) % pc); ww[i] = 0.25f; }
+      jj[4 * n - 1 - (n % 3)] = (uint16_t)(pc - 1);
+      for (size_t i = 0; i < (size_t)pc; ++i) pal[i] = sks_m4_identity();
+      for (size_t i = 0; i < 3 * n; ++i) pin[i] = 1.0f;
+      sks_skinning_job big = base_job(SKS_SKIN_LBS, n, 4, pal, pc, jj, ww, pin, pout);
+      CHECK_MSG(sks_skinning_job_validate(&big), "%zu vertices, palette %u: indices < palette_count refused", n, pc);
+      if (pc < 65535) { /* 65535 entries: every uint16 but 65535 is a valid index */
+        const size_t at[] = {0, 1, 15, 16, 63, 64, 130, 4 * n / 2, 4 * n - 65, 4 * n - 64, 4 * n - 2, 4 * n - 1};
+        for (size_t ai = 0; ai < sizeof at / sizeof at[0]; ++ai) {
+          const uint16_t keep = jj[at[ai]];
+          jj[at[ai]] = pc;
+          CHECK_MSG(!sks_skinning_job_validate(&big) && !sks_skinning_job_run(&big),
+                    "%zu vertices, palette %u: index %u at %zu accepted", n, pc, pc, at[ai]);
+          jj[at[ai]] = 65535;
+          CHECK_MSG(!sks_skinning_job_validate(&big), "%zu vertices, palette %u: index 65535 at %zu accepted", n, pc, at[ai]);
+          jj[at[ai]] = keep;
+        }
+      } else {
+        jj[4 * n - 1] = 65535;
+        CHECK_MSG(!sks_skinning_job_validate(&big), "%zu vertices, palette 65535: index 65535 accepted", n);
+      }
+      free(jj); free(ww); free(pin); free(pout); free(pal);
+    }
 }
 
 /* A small model: root -> a -> b, a skinned part (2 influences) and a rigid

@@ -73,6 +73,10 @@ enum { SKS_FLIP_STRIDE = 64 };
  * whether the CPU can run it is a separate, run-time question. */
 int sks_skin_avx2_compiled(void);
 
+/* The largest of total packed joint indices (AVX2; only call when
+ * sks_skin_avx2_compiled() and the CPU supports avx2). */
+uint16_t sks_skin_avx2_max_index(const uint16_t *joints, size_t total);
+
 /* AVX2 + FMA kernels: skin vertices [begin, end) of a validated job. dq is
  * the palette as dual quaternions (DQS) or NULL (LBS). Only call when
  * sks_skin_avx2_compiled() and the CPU supports avx2 and fma. */

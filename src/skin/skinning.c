@@ -27,7 +27,10 @@
  * AVX2 + FMA from skinning_avx2.c when __builtin_cpu_supports says so, else
  * the SSE2 kernels here, else the portable C ones); nothing is cached in
  * global state. For the AVX2 and SSE2 DQS kernels, palettes of up to SKS_FLIP_TABLE
- * joints also get a per-run table of antipodality signs (flip_table).
+ * joints also get a per-run table of antipodality signs (flip_table). An LBS
+ * palette off a 32-byte boundary is read from an aligned per-run copy when
+ * it has at most SKS_DQ_TABLE / 2 entries and the job 8 vertices per entry
+ * (lbs_palette: the same floats, no split loads).
  * Build with -DSKS_NO_SIMD to drop the SSE2 paths (C paths tested to agree).
  * run_parallel() splits the vertex range over pthreads (thread structs on the
  * stack, at most SKS_MAX_THREADS, at least SKS_MIN_VERTICES_PER_THREAD
@@ -84,9 +87,12 @@ static int overlaps(const void *a, size_t as, const void *b, size_t bs, size_t n
 
 /* 1 if every joint index (k per vertex, stride js) is < pc. Packed indices
  * are scanned 8 at a time: saturating (j - (pc - 1)) is non-zero iff j >= pc. */
+static int cpu_has_avx2_fma(void);
+
 static int joints_in_range(const uint16_t *joints, size_t n, size_t js, uint32_t k, uint16_t pc) {
   if (js == k) {
     const size_t total = n * k;
+    if (total >= 256 && cpu_has_avx2_fma()) return sks_skin_avx2_max_index(joints, total) < pc;
     size_t i = 0;
 #if defined(__SSE2__) && !defined(SKS_NO_SIMD)
     const __m128i limit = _mm_set1_epi16((short)(uint16_t)(pc - 1));
