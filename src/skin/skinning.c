@@ -85,10 +85,12 @@ static int overlaps(const void *a, size_t as, const void *b, size_t bs, size_t n
   return d < 3 || d + 3 > as;
 }
 
-/* 1 if every joint index (k per vertex, stride js) is < pc. Packed indices
- * are scanned 8 at a time: saturating (j - (pc - 1)) is non-zero iff j >= pc. */
 static int cpu_has_avx2_fma(void);
 
+/* 1 if every joint index (k per vertex, stride js) is < pc. Packed indices:
+ * their largest with AVX2 (sks_skin_avx2_max_index) when the CPU has it and
+ * there are 256 or more, else 8 at a time with SSE2: saturating
+ * (j - (pc - 1)) is non-zero iff j >= pc. */
 static int joints_in_range(const uint16_t *joints, size_t n, size_t js, uint32_t k, uint16_t pc) {
   if (js == k) {
     const size_t total = n * k;
