@@ -65,6 +65,13 @@ typedef struct sks_skin_args {
    * dot(r_a, r_b) < 0 (influence b blends negated against a first influence
    * a), else +0.0f. A constant row stride: the row address is a shift. */
   const float *flip;
+  /* The same signs for the AVX2 kernels, as the address of the dual
+   * quaternion to blend: flip_off[a * SKS_FLIP_STRIDE + b] is the byte
+   * offset, in the run's dual quaternion table, of entry b, or of its
+   * negation (stored at b + palette_count) where the sign is -0.0f: one
+   * load an influence in place of a sign load and an xor. (-w) q and
+   * w (-q) are the same floats. NULL with flip. */
+  const uint16_t *flip_off;
 } sks_skin_args;
 
 enum { SKS_FLIP_STRIDE = 64 };
