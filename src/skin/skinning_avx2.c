@@ -18,9 +18,10 @@
  * two per register, the matrix used as loaded and the weight scaling the
  * result.
  * DQS: the dual quaternion of each influence is one 8-float register
- * [r | d]; blending is one FMA per influence (sign from a 4-lane dot with the
- * first influence's r, or a table of signs for palettes of up to 64:
- * antipodality). 8 blended dual quaternions are transposed once into 8 SoA
+ * [r | d]; blending is one FMA per influence (antipodality: for palettes
+ * of up to 64 a table gives the offset of the entry or of its stored
+ * negation, else the sign comes from a 4-lane dot with the first
+ * influence's r). 8 blended dual quaternions are transposed once into 8 SoA
  * registers and applied 8 vertices wide without normalising them (one
  * s = 2 / |r|^2 scales rotation and translation, see dqs_block). Packed (stride 3) positions and normals are loaded and stored as 3
  * full registers per 8 vertices; other strides use gathers and scalar stores.
