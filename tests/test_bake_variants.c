@@ -71,6 +71,29 @@ static void rebind(sks_model *m, const sks_clip *clip, float t) {
   free(locals); free(models); free(pos);
 }
 
+/* The rest pose a pose throughout, the bind untouched, as Blender's FBX
+ * export writes a rig (every bone's transform is the pose of its current
+ * frame; the inverse binds and the vertex data stay the bind pose): every
+ * skin joint below the top-most one takes its local of `clip` at t. */
+static void rest_is_pose(sks_model *m, const sks_clip *clip, float t) {
+  size_t J = m->skeleton.joint_count;
+  sks_transform *locals = malloc(J * sizeof *locals);
+  uint8_t *skin_joint = calloc(J, 1);
+  sks_sampling_job sj = {clip, m->skeleton.rest, J, t, 0, 0, locals};
+  sks_sampling_job_run(&sj);
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t b = 0; b < m->skins[si].joint_count; ++b) skin_joint[m->skins[si].joints[b]] = 1;
+  size_t moved = 0;
+  for (size_t j = 0; j < J; ++j) {
+    if (!skin_joint[j]) continue;
+    int below = 0;
+    for (int32_t a = m->skeleton.parents[j]; a >= 0 && !below; a = m->skeleton.parents[a]) below = skin_joint[a];
+    if (below) { m->skeleton.rest[j] = locals[j]; ++moved; }
+  }
+  printf("rest = pose: %zu of %zu joints moved\n", moved, J);
+  free(locals); free(skin_joint);
+}
+
 /* Keeps every other triangle of every part and drops unused vertices. */
 static void decimate(sks_model *m) {
   for (size_t p = 0; p < m->part_count; ++p) {
@@ -195,6 +218,29 @@ int main(void) {
     sks_variant_transform_data(&b, sks_variant_axis_angle(0, 1, 0, 90), 0.01f, (sks_vec3){1, 0, 0});
     sks_variant_same("re-bound + other units/axes", sks_variant_bake("re-bound + data x0.01 rot90", &fox, &b, "Walk"), rb);
     sks_model_free(&b);
+  }
+
+  /* the rest a pose throughout (no two joints' rest skin matrices agree),
+   * the bind kept, on either side: the bind space's place in the scene comes
+   * from the top-most skin joint (before: from whichever joint won a vote of
+   * one, so the source's recorded motion carried a rigid offset the solve
+   * followed: errors unchanged, motion and quality not; a Blender FBX
+   * re-export of the Fox scored 97.0 % for 93.19 %) */
+  {
+    int32_t run = sks_clip_find(fox.clips, fox.clip_count, "Run");
+    CHECK(run >= 0);
+    if (run >= 0) {
+      sks_model_clone(&fox, &a, &err);
+      rest_is_pose(&a, &fox.clips[run], 0.3f);
+      sks_variant_same("source rest = a pose", sks_variant_bake("source rest = Run @ 0.3 s, bind kept", &a, &tgt, "Walk"), base);
+      sks_variant_add_parent(&a, odd_s);
+      sks_variant_same("source rest = a pose + parent", sks_variant_bake("... + parent x2 rot37 offset", &a, &tgt, "Walk"), base);
+      sks_model_free(&a);
+      sks_model_clone(&tgt, &b, &err);
+      rest_is_pose(&b, &fox.clips[run], 0.3f);
+      sks_variant_same("target rest = a pose", sks_variant_bake("target rest = Run @ 0.3 s, bind kept", &fox, &b, "Walk"), base);
+      sks_model_free(&b);
+    }
   }
 
   /* a different mesh: decimated copy of the Fox with its own weights: the

@@ -254,8 +254,11 @@ if [ -r "$FOX" ]; then
   run 0 "pose Fox walk at its end" "$CLI" pose "$FOX" --clip Walk --time "$dur" -o "$T/o/fox_end.f32"
   d="$(f32_maxdiff "$T/o/fox_late.f32" "$T/o/fox_end.f32")"
   check "time is clamped to the duration (max diff $d)" lt "$d" 1e-4
-  run 1 "Fox unknown clip" "$CLI" pose "$FOX" --clip walk -o "$T/o/fox_x.f32"
+  run 1 "Fox unknown clip" "$CLI" pose "$FOX" --clip Gallop -o "$T/o/fox_x.f32"
   check "Fox clips listed" has "$T/err" "'Survey'"
+  # no exact name: the one clip holding it as a word, any case
+  run 0 "Fox clip by a loose name" "$CLI" pose "$FOX" --clip walk --time 0.5 -o "$T/o/fox_walk_loose.f32"
+  check "the loose name is the clip Walk" has "$T/out" "clip 'Walk'"
   # repair of a clean file round-trips: same surface at a clip time
   run 0 "repair Fox" "$CLI" repair "$FOX" -o "$T/o/fox_repaired.glb"
   validate "$T/o/fox_repaired.glb"

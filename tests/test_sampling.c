@@ -264,7 +264,31 @@ static void exact_keys(void) {
   sks_model_free(&m);
 }
 
+/* sks_clip_find_loose: the exact name first, else the one clip holding it
+ * as a word (Blender's FBX names a glTF clip Walk of armature "root"
+ * "root|Walk_root"). */
+static void clip_names(void) {
+  sks_clip c[6];
+  memset(c, 0, sizeof c);
+  char *names[6] = {"root|Walk_root", "root|Run_root", "WalkJump", "Walking", "Idle", "idle_to_fight"};
+  for (int i = 0; i < 6; ++i) c[i].name = names[i];
+  size_t n = 9;
+  CHECK(sks_clip_find_loose(c, 6, "root|Run_root", &n) == 1 && n == 1);
+  CHECK(sks_clip_find_loose(c, 6, "Walk", &n) == 0 && n == 1);     /* not WalkJump / Walking: letters follow */
+  CHECK(sks_clip_find_loose(c, 6, "run", &n) == 1 && n == 1);      /* case-insensitive */
+  CHECK(sks_clip_find_loose(c, 6, "Idle", &n) == 4 && n == 1);     /* exact beats idle_to_fight */
+  CHECK(sks_clip_find_loose(c, 6, "idle", &n) == -1 && n == 2);    /* Idle and idle_to_fight: ambiguous */
+  CHECK(sks_clip_find_loose(c, 6, "root", &n) == -1 && n == 2);
+  CHECK(sks_clip_find_loose(c, 6, "fight", &n) == 5 && n == 1);
+  CHECK(sks_clip_find_loose(c, 6, "Jump", &n) == -1 && n == 0);    /* inside a word */
+  CHECK(sks_clip_find_loose(c, 6, "", &n) == -1 && n == 0);
+  CHECK(sks_clip_find_loose(c, 6, "root|Walk_root_x", NULL) == -1);
+  CHECK(sks_clip_find_loose(NULL, 0, "Walk", &n) == -1 && n == 0);
+  CHECK(sks_clip_find(c, 6, "Walk") == -1); /* the exact lookup stays exact */
+}
+
 int main(void) {
+  clip_names();
   init_rest();
   exact_keys();
   linear_translation();

@@ -61,6 +61,13 @@ void sks_clip_free(sks_clip *clip);
 /* Index of the clip with this name, or -1. */
 int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name);
 
+/* The clip a user means by `name`: the clip of exactly that name, else the
+ * one clip whose name holds it as a word (ASCII case-insensitive, no letter
+ * or digit either side): "Walk" finds "root|Walk_root", the name Blender's
+ * FBX export gives the glTF clip Walk of the armature "root". -1 when none
+ * or several match; *matches (may be NULL) says how many did. */
+int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char *name, size_t *matches);
+
 /* Floats in a morph track's values: key_count * weight_count (x 3 for
  * CUBICSPLINE). */
 size_t sks_morph_track_value_count(const sks_morph_track *track);

@@ -129,8 +129,10 @@ sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, u
                          strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
     close(fd);
-    return sks_error_set(err, SKS_ERR_IO, "%s: %s '%s' is not a regular file", name, what, path);
+    return sks_error_set(err, SKS_ERR_IO, "%s: %s '%s' is %s", name, what, path,
+                         dir ? "a folder, not a file (the exporter wrote no file name)" : "not a regular file");
   }
   size_t n = (size_t)st.st_size;
   if (max_bytes == SIZE_MAX && n > limit) {

@@ -1,4 +1,5 @@
 /* The model: ownership, lookup, counts, bind-pose diagonal. */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -226,6 +227,39 @@ int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name
   for (size_t i = 0; i < clip_count; ++i)
     if (clips[i].name && strcmp(clips[i].name, name) == 0) return (int32_t)i;
   return -1;
+}
+
+/* Whether `name` occurs in `s` (ASCII case-insensitive) with no letter or
+ * digit on either side. */
+static int token_in(const char *s, const char *name) {
+  size_t n = strlen(name), m = strlen(s);
+  if (n == 0 || n > m) return 0;
+  for (size_t i = 0; i + n <= m; ++i) {
+    if (i > 0 && isalnum((unsigned char)s[i - 1])) continue;
+    if (i + n < m && isalnum((unsigned char)s[i + n])) continue;
+    size_t k = 0;
+    while (k < n && tolower((unsigned char)s[i + k]) == tolower((unsigned char)name[k])) ++k;
+    if (k == n) return 1;
+  }
+  return 0;
+}
+
+int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char *name, size_t *matches) {
+  if (matches) *matches = 0;
+  int32_t exact = sks_clip_find(clips, clip_count, name);
+  if (exact >= 0 || !clips || !name) {
+    if (matches && exact >= 0) *matches = 1;
+    return exact;
+  }
+  int32_t found = -1;
+  size_t count = 0;
+  for (size_t i = 0; i < clip_count; ++i)
+    if (clips[i].name && token_in(clips[i].name, name)) {
+      found = (int32_t)i;
+      ++count;
+    }
+  if (matches) *matches = count;
+  return count == 1 ? found : -1;
 }
 
 uint32_t sks_track_components(sks_track_path path) { return path == SKS_PATH_ROTATION ? 4u : 3u; }

@@ -1259,7 +1259,8 @@ static sks_result find_clips(const sks_model *source, const sks_bake_options *op
   const char *sname = model_name(source, "source");
   for (size_t i = 0; i < nclips; ++i) {
     if (!opt->clip_name_count) { clip_ids[i] = (int32_t)i; continue; }
-    clip_ids[i] = sks_clip_find(source->clips, source->clip_count, opt->clip_names[i]);
+    size_t matches = 0;
+    clip_ids[i] = sks_clip_find_loose(source->clips, source->clip_count, opt->clip_names[i], &matches);
     if (clip_ids[i] < 0) {
       char list[700];
       size_t o = 0;
@@ -1271,8 +1272,8 @@ static sks_result find_clips(const sks_model *source, const sks_bake_options *op
         o += (size_t)w;
       }
       if (o >= sizeof list) o = sizeof list - 1;
-      return sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: no clip named '%s' (available: %s)",
-                           sname, opt->clip_names[i], list);
+      return sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: %s '%s' (available: %s)", sname,
+                           matches > 1 ? "several clips hold the name" : "no clip named", opt->clip_names[i], list);
     }
   }
   return SKS_OK;

@@ -12,7 +12,10 @@
  *    shared by most weighted joints (all of them when rest == bind; a pose
  *    stored in the rest that differs from the bind pose moves a few), i.e. the
  *    transform of the non-joint nodes above the skeleton (armature object,
- *    units, axis conventions) that no solve should have to reproduce;
+ *    units, axis conventions) that no solve should have to reproduce; when
+ *    no majority agrees (a rest that is a pose throughout: Blender's FBX
+ *    export), the top-most skin joint's (the skeleton's root where the rest
+ *    puts it);
  *  - weights as played: every vertex's non-zero weights renormalised to sum 1
  *    (counted, so the bake can say so), the same rule sks_bake_apply writes.
  */
@@ -162,6 +165,39 @@ sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview
       if (count > best_count || (count == best_count && best != SIZE_MAX && v->pal_joint[e] < v->pal_joint[best])) {
         best = e;
         best_count = count;
+      }
+    }
+    /* No majority (a rest that is a pose throughout: Blender's FBX export
+     * stores the pose of its current frame in every bone): the skeleton's
+     * root as the rest places it, i.e. the entry of the top-most skin joint
+     * (no ancestor among the skin's joints; weighted or not: a root bone
+     * often carries no vertex), the lowest joint index of those. */
+    size_t nu = 0;
+    for (size_t e = 0; e < o; ++e) nu += used[e] && v->pal_joint[e] >= 0;
+    uint8_t *skin_joint = 2 * best_count <= nu ? calloc(J ? J : 1, 1) : NULL;
+    if (2 * best_count <= nu && !skin_joint) {
+      free(used); free(K); free(skin_off);
+      sks_skinview_free(v);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    }
+    if (skin_joint) {
+      for (size_t e = 0; e < o; ++e)
+        if (v->pal_joint[e] >= 0) skin_joint[v->pal_joint[e]] = 1;
+      size_t top = SIZE_MAX;
+      for (size_t e = 0; e < o; ++e) {
+        int32_t j = v->pal_joint[e];
+        if (j < 0) continue;
+        int below = 0;
+        size_t depth = 0;
+        for (int32_t a = m->skeleton.parents[j]; a >= 0 && (size_t)a < J && depth <= J && !below;
+             a = m->skeleton.parents[a], ++depth)
+          below = skin_joint[a];
+        if (!below && (top == SIZE_MAX || j < v->pal_joint[top])) top = e;
+      }
+      free(skin_joint);
+      if (top != SIZE_MAX) {
+        K[top] = sks_daff_mul(&v->rest_models[v->pal_joint[top]], &v->pal_ibm[top]);
+        best = top;
       }
     }
     if (best != SIZE_MAX && fabs(sks_dm3_det(K[best].l)) > 1e-300) v->T = K[best];
