@@ -189,6 +189,9 @@ typedef struct sks_bake_alignment {
   size_t limb_rematched;          /* target vertices whose closest point lay on another limb of
                                      the source, given the closest point on their own (two bodies) */
   double seconds;                 /* wall time of the stage (similarity, registration, correspondence) */
+  int same_surface;               /* 1: the same surface re-welded or re-ordered (every vertex of
+                                     either on one of the other's): A fitted to the coinciding
+                                     vertices, exact */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

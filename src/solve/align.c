@@ -820,6 +820,71 @@ done:
   return r;
 }
 
+/* The same surface re-welded or re-ordered (a seam split per face corner,
+ * another vertex order, duplicates): every vertex of either set coincides
+ * with a vertex of the other. Starting from A (the ICP's answer, close
+ * but not exact: a trimmed, area-weighted fit of two samples), pairs each
+ * source vertex with its nearest target vertex and fits the similarity to
+ * the pairs (Horn + scale) until the pairs stop changing (at most
+ * SAME_SURFACE_ROUNDS times); 1 (A refined) when, at that fixed point,
+ * every source vertex lies within SAME_SURFACE_TOL D of a target vertex
+ * and every target vertex of a source vertex, else 0 (A untouched). Quick to refuse: a first round
+ * whose median pair is farther than 1e-3 D (another mesh) stops there. */
+#define SAME_SURFACE_ROUNDS 8
+#define SAME_SURFACE_TOL 1e-5
+int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, sks_daffine *A) {
+  if (ns < 3 || nd < 3 || !(D > 0)) return 0;
+  double *q = malloc(ns * 3 * sizeof(double)), *pd = malloc(ns * 3 * sizeof(double));
+  double *dd = malloc(ns * sizeof(double)), *tmp = malloc(ns * sizeof(double));
+  uint32_t *pair = malloc(ns * sizeof(uint32_t)), *prev = malloc(ns * sizeof(uint32_t));
+  grid gd, gs;
+  memset(&gd, 0, sizeof gd);
+  memset(&gs, 0, sizeof gs);
+  int ok = q && pd && dd && tmp && pair && prev && grid_build(&gd, dst, nd), same = 0;
+  sks_daffine B = *A;
+  for (int round = 0; ok && round < SAME_SURFACE_ROUNDS; ++round) {
+    uint32_t hint = 0;
+    double worst = 0;
+    int moved = 0;
+    for (size_t i = 0; i < ns; ++i) {
+      double d2;
+      sks_daff_point(&B, &src[3 * i], &q[3 * i]);
+      pair[i] = (uint32_t)grid_nearest(&gd, &q[3 * i], &d2, &hint);
+      dd[i] = d2;
+      if (d2 > worst) worst = d2;
+      /* a pair's target point (a duplicate of it is the same pair) */
+      moved |= round == 0 || memcmp(&dst[3 * (size_t)pair[i]], &dst[3 * (size_t)prev[i]], 3 * sizeof(double)) != 0;
+    }
+    if (round == 0) {
+      memcpy(tmp, dd, ns * sizeof(double));
+      if (kth_smallest(tmp, ns, ns / 2) > (1e-3 * D) * (1e-3 * D)) break;
+    }
+    if (!moved && sqrt(worst) <= SAME_SURFACE_TOL * D) { /* a fixed point: B fitted to these very pairs */
+      /* and the other way: every target vertex on a source vertex */
+      for (size_t i = 0; i < ns; ++i) sks_daff_point(&B, &src[3 * i], &q[3 * i]);
+      if (!grid_build(&gs, q, ns)) break;
+      uint32_t h2 = 0;
+      same = 1;
+      for (size_t j = 0; j < nd && same; ++j) {
+        double d2;
+        grid_nearest(&gs, &dst[3 * j], &d2, &h2);
+        if (sqrt(d2) > SAME_SURFACE_TOL * D) same = 0;
+      }
+      grid_free(&gs);
+      break;
+    }
+    if (!moved) break; /* the pairs are final and still too far: not the same surface */
+    if (round + 1 == SAME_SURFACE_ROUNDS) break; /* still moving */
+    memcpy(prev, pair, ns * sizeof(uint32_t));
+    for (size_t i = 0; i < ns; ++i) memcpy(&pd[3 * i], &dst[3 * (size_t)pair[i]], 3 * sizeof(double));
+    if (sks_align_refine_paired(src, pd, ns, 0, &B) != SKS_OK) break;
+  }
+  if (same) *A = B;
+  grid_free(&gd);
+  free(q); free(pd); free(dd); free(tmp); free(pair); free(prev);
+  return same;
+}
+
 /* Pose-independent scale between two copies of one mesh (vertex i of both
  * is the same point): the median ratio of edge lengths, which bending at the
  * joints leaves alone. 0 when it cannot be told. */

@@ -473,6 +473,12 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
                                    sks_daffine *A);
 /* Median edge-length ratio dst / src of one mesh in two poses (0: unknown). */
 double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count);
+/* 1 when the two point sets are the same surface under a similarity (every
+ * vertex of either coincides, to 1e-5 D, with one of the other: a mesh
+ * re-welded, re-ordered or with duplicated vertices); A (in: an
+ * approximate answer) is then the similarity fitted to the coinciding
+ * vertices. 0 (A untouched) otherwise or out of memory. */
+int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, sks_daffine *A);
 
 /* sks_bake with every vertex's recorded motion and played surface skinned
  * in double (the reference the float path is tested against,

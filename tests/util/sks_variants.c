@@ -62,6 +62,59 @@ void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
       m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
 }
 
+/* a[perm[i]] for i < nn, each element `comp` floats (NULL stays NULL) */
+static float *gather_f(const float *a, const size_t *perm, size_t nn, size_t comp) {
+  if (!a) return NULL;
+  float *o = malloc((nn ? nn : 1) * comp * sizeof(float));
+  for (size_t i = 0; o && i < nn; ++i) memcpy(&o[comp * i], &a[comp * perm[i]], comp * sizeof(float));
+  return o;
+}
+
+void sks_variant_reweld(sks_model *m, unsigned seed) {
+  uint64_t st = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    sks_mesh_part *p = &m->parts[pi];
+    if (p->skin < 0 || p->vertex_count < 3) continue;
+    size_t n = p->vertex_count, nn = n + (n + 2) / 3, ic = p->influence_count;
+    size_t *perm = malloc(nn * sizeof *perm), *first = malloc(n * sizeof *first), *second = malloc(n * sizeof *second);
+    for (size_t i = 0; i < n; ++i) perm[i] = i;
+    for (size_t i = n; i < nn; ++i) perm[i] = 3 * (i - n); /* the copies */
+    for (size_t i = nn - 1; i > 0; --i) {
+      st = st * 6364136223846793005ull + 1442695040888963407ull;
+      size_t j = (size_t)((st >> 33) % (i + 1)), t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    for (size_t i = 0; i < n; ++i) first[i] = second[i] = SIZE_MAX;
+    for (size_t i = 0; i < nn; ++i) {
+      if (first[perm[i]] == SIZE_MAX) first[perm[i]] = i;
+      else second[perm[i]] = i;
+    }
+    for (size_t k = 0; k < p->index_count; ++k) { /* alternate corners between the copies */
+      size_t v = p->indices[k];
+      p->indices[k] = (uint32_t)(second[v] != SIZE_MAX && (k & 1) ? second[v] : first[v]);
+    }
+    float *pos = gather_f(p->positions, perm, nn, 3), *w = gather_f(p->weights, perm, nn, ic);
+    uint16_t *jn = malloc((nn ? nn : 1) * (ic ? ic : 1) * sizeof(uint16_t));
+    for (size_t i = 0; i < nn; ++i) memcpy(&jn[ic * i], &p->joints[ic * perm[i]], ic * sizeof(uint16_t));
+    float *nrm = gather_f(p->normals, perm, nn, 3), *uv = gather_f(p->uvs, perm, nn, 2);
+    float *uv1 = gather_f(p->uvs1, perm, nn, 2), *tan = gather_f(p->tangents, perm, nn, 4);
+    for (size_t t = 0; t < p->morph_target_count; ++t) {
+      sks_morph_target *mt = &p->morph_targets[t];
+      float *pd = gather_f(mt->position_deltas, perm, nn, 3), *nd = gather_f(mt->normal_deltas, perm, nn, 3);
+      free(mt->position_deltas); free(mt->normal_deltas);
+      mt->position_deltas = pd;
+      mt->normal_deltas = nd;
+    }
+    free(p->positions); free(p->weights); free(p->joints); free(p->normals); free(p->uvs); free(p->uvs1);
+    free(p->tangents);
+    p->positions = pos; p->weights = w; p->joints = jn; p->normals = nrm; p->uvs = uv; p->uvs1 = uv1;
+    p->tangents = tan;
+    p->vertex_count = nn;
+    free(perm); free(first); free(second);
+  }
+}
+
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip) {
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
@@ -83,6 +136,7 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.worst = r.clips[0].worst_error_pct;
   n.scale = r.alignment.scale;
   n.angle = r.alignment.angle_deg;
+  n.same_surface = r.alignment.same_surface;
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
   printf("%-44s | %s scale %-9.5g rot %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",

@@ -15,12 +15,17 @@ void sks_variant_add_parent(sks_model *m, sks_transform x);
  * IBM' = IBM M^-1, joints unchanged (the scene is the same, the bind space
  * another one). */
 void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t);
+/* The same surface re-welded and re-ordered, as an exporter that splits
+ * seams per face corner writes it: every skinned part's vertices shuffled
+ * (seeded), every third one duplicated, each triangle corner on either
+ * copy. Per-vertex attributes (normals, UVs, tangents, morph deltas) follow. */
+void sks_variant_reweld(sks_model *m, unsigned seed);
 
 /* What a bake of one clip (NULL: the first) printed and measured, in the
  * tests' table: label | alignment | quality | mean / worst %D. */
 typedef struct sks_variant_numbers {
   double q, mean, worst, scale, angle;
-  int ok;
+  int ok, same_surface;
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
