@@ -828,8 +828,10 @@ done:
  * the pairs (Horn + scale) until the pairs stop changing (at most
  * SAME_SURFACE_ROUNDS times); 1 (A refined) when, at that fixed point,
  * every source vertex lies within SAME_SURFACE_TOL D of a target vertex
- * and every target vertex of a source vertex, else 0 (A untouched). Quick to refuse: a first round
- * whose median pair is farther than 1e-3 D (another mesh) stops there. */
+ * and every target vertex of a source vertex, else 0 (A untouched). Quick
+ * to refuse: a first round whose median pair is farther than 1e-3 D
+ * (another mesh) stops there. A mirror-symmetric mesh coincides with its
+ * mirror image too: which of the two the ICP's A was, this keeps. */
 #define SAME_SURFACE_ROUNDS 8
 #define SAME_SURFACE_TOL 1e-5
 int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, sks_daffine *A) {
