@@ -29,8 +29,9 @@ expect_rc 1 "unknown holdout" "$cli" refit --source "$fox" --target "$target" -o
 grep -q "Nope" "$tmp/out.log" && ok || bad "unknown holdout message does not name it"
 [ ! -e "$tmp/a.glb" ] && ok || bad "a failed refit left $tmp/a.glb"
 
-# one fitting clip, one round, two influences: fast also under ASan
-json="$("$cli" refit --source "$fox" --target "$target" --clip Walk --holdout Run --rounds 1 \
+# one fitting clip, one round, two influences: fast also under ASan; clip
+# names as words, any case ('walk' is the clip Walk, as in bake and pose)
+json="$("$cli" refit --source "$fox" --target "$target" --clip walk --holdout run --rounds 1 \
         --max-influences 2 -o "$tmp/r.glb" --json --report "$tmp/r.html" 2>"$tmp/err.log")" && ok || bad "refit --json exit"
 grep -q "refit round 1/1" "$tmp/err.log" && ok || bad "no progress on stderr"
 flat="$(echo "$json" | tr -d ' \n\t')"

@@ -33,6 +33,8 @@ static void usage(FILE *f) {
           "  --clip NAME          fit on this clip (repeatable; default: every clip of SRC\n"
           "                       that is not held out)\n"
           "  --holdout NAME       never used in the fit, reported separately (repeatable)\n"
+          "                       (a NAME no clip has exactly finds the one clip holding it\n"
+          "                       as a word: 'Walk' finds 'root|Walk_root')\n"
           "  -o OUT.glb           where to write the re-weighted TGT (required)\n"
           "  --max-influences K   influences per vertex, 1..8 (default 4)\n"
           "  --keep-original L    pull toward TGT's weights: adds L * F * D^2 * |w - w0|^2\n"
@@ -211,6 +213,13 @@ int sks_cmd_refit(int argc, char **argv) {
       (code = sks_cli_guard_check(&guard))) {
     free(sks_cli_guard_message(&guard));
     goto out_models;
+  }
+  /* a name no clip has exactly: the one clip holding it as a word ('Walk'
+   * finds Blender's FBX 'root|Walk_root'), as bake and pose do */
+  for (size_t i = 0; i < opt.clip_name_count + opt.holdout_name_count; ++i) {
+    const char **n = i < opt.clip_name_count ? &clips[i] : &holds[i - opt.clip_name_count];
+    int32_t c = sks_clip_find_loose(src.clips, src.clip_count, *n, NULL);
+    if (c >= 0 && src.clips[c].name) *n = src.clips[c].name;
   }
   if (sks_refit(&src, &tgt, &opt, &res, &err) != SKS_OK) {
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
