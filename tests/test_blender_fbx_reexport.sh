@@ -13,11 +13,8 @@ set -u
 cli="$1"
 src="${SKS_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
 data="${SKS_SHARED_DATA:-$src/../shared/data}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/util/sks_test.sh" blender_fbx  # $T, ok / bad, pass / fail
+tmp="$T"
 if ! command -v blender > /dev/null; then
   echo "SKIP: blender not installed (scripts/deps.sh installs Debian's blender)"
   exit 77
@@ -65,5 +62,5 @@ sys.exit(1 if bad or not d["clips"] else 0)
 PY
   then ok; else bad "control $f: $(tail -2 "$tmp/err")"; fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -259,6 +259,23 @@ if [ -r "$FOX" ]; then
   # no exact name: the one clip holding it as a word, any case
   run 0 "Fox clip by a loose name" "$CLI" pose "$FOX" --clip walk --time 0.5 -o "$T/o/fox_walk_loose.f32"
   check "the loose name is the clip Walk" has "$T/out" "clip 'Walk'"
+  # a number is an index before it is a word: clips renamed a_2, b_0, c_1
+  python3 - "$FOX" "$T/o/fox_renamed.glb" <<'PY'
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack_from("<I", b, 12)[0]
+j = json.loads(b[20:20 + n])
+for a, name in zip(j["animations"], ["a_2", "b_0", "c_1"]):
+    a["name"] = name
+t = json.dumps(j).encode()
+t += b" " * (-len(t) % 4)
+rest = b[20 + n:]
+open(sys.argv[2], "wb").write(struct.pack("<III", 0x46546C67, 2, 20 + len(t) + len(rest)) + struct.pack("<II", len(t), 0x4E4F534A) + t + rest)
+PY
+  run 0 "Fox renamed, clip by index" "$CLI" pose "$T/o/fox_renamed.glb" --clip 1 -o "$T/o/fox_idx.f32"
+  check "--clip 1 is clip 1 (b_0), not the clip holding the word 1 (c_1)" has "$T/out" "clip 'b_0'"
+  run 0 "Fox renamed, clip by a word" "$CLI" pose "$T/o/fox_renamed.glb" --clip c -o "$T/o/fox_word.f32"
+  check "--clip c is c_1" has "$T/out" "clip 'c_1'"
   # repair of a clean file round-trips: same surface at a clip time
   run 0 "repair Fox" "$CLI" repair "$FOX" -o "$T/o/fox_repaired.glb"
   validate "$T/o/fox_repaired.glb"

@@ -22,9 +22,9 @@ static void usage(FILE *f) {
           "FBX blend-shape animation), else the file's default weights (not with --bind).\n"
           "\n"
           "options:\n"
-          "  --clip NAME      clip to sample (name as `skinsolve info` lists it, else the\n"
-          "                   one clip holding it as a word: 'Walk' finds 'root|Walk_root';\n"
-          "                   or its index when no clip has that name)\n"
+          "  --clip NAME      clip to sample (name as `skinsolve info` lists it, or its\n"
+          "                   index when no clip has that name, else the one clip holding\n"
+          "                   it as a word: 'Walk' finds 'root|Walk_root')\n"
           "  --time SECONDS   time in the clip (default 0); clamped to [0, duration]\n"
           "  --loop           wrap the time around the clip's duration instead of clamping\n"
           "                   (the printed line says when a time was clamped or wrapped)\n"
@@ -74,13 +74,15 @@ static int list_clips_error(const char *file, const sks_model *m, const char *na
   return SKS_EXIT_INPUT;
 }
 
+/* The exact name, else an index, else the one clip holding the name as a
+ * word (so "1" stays clip 1, never a clip named "walk_1"). */
 static int find_clip(const sks_model *m, const char *name) {
-  int32_t c = sks_clip_find_loose(m->clips, m->clip_count, name, NULL);
+  int32_t c = sks_clip_find(m->clips, m->clip_count, name);
   if (c >= 0) return c;
   char *end = NULL;
   unsigned long idx = strtoul(name, &end, 10);
   if (*name >= '0' && *name <= '9' && end && !*end && idx < m->clip_count) return (int)idx;
-  return -1;
+  return sks_clip_find_loose(m->clips, m->clip_count, name, NULL);
 }
 
 /* Bind pose locals from every skin's inverse binds (a joint in several skins

@@ -1668,6 +1668,15 @@ static int same_bind_surface(const bake_ctx *c) {
   return md <= 1e-6 * c->D;
 }
 
+/* What the header prints of a similarity: its uniform scale, rotation
+ * angle (degrees) and offset. */
+static void similarity_numbers(const sks_daffine *A, double *scale, double *angle_deg, double *offset) {
+  *scale = cbrt(fabs(sks_dm3_det(A->l)));
+  double tr = (A->l[0] + A->l[4] + A->l[8]) / *scale, ca = (tr - 1) / 2;
+  *angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
+  memcpy(offset, A->t, 3 * sizeof(double));
+}
+
 /* Stage: align + correspond. Fills c->corr and the result's alignment. */
 static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
   const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
@@ -1705,10 +1714,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         if (md <= 1e-4 * c->D) { /* float rounding of the re-exported data */
           *A = B;
           same = 1;
-          a.scale = cbrt(fabs(sks_dm3_det(B.l)));
-          double tr = (B.l[0] + B.l[4] + B.l[8]) / a.scale, ca = (tr - 1) / 2;
-          a.angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
-          memcpy(a.offset, B.t, sizeof B.t);
+          similarity_numbers(&B, &a.scale, &a.angle_deg, a.offset);
         }
       }
     }
@@ -1723,10 +1729,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         *A = B;
         al->same_surface = 1;
         a.identity = 0;
-        a.scale = cbrt(fabs(sks_dm3_det(B.l)));
-        double tr = (B.l[0] + B.l[4] + B.l[8]) / a.scale, ca = (tr - 1) / 2;
-        a.angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
-        memcpy(a.offset, B.t, sizeof B.t);
+        similarity_numbers(&B, &a.scale, &a.angle_deg, a.offset);
       }
     }
     al->identity = a.identity;
@@ -1872,10 +1875,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       al->registered = 1;
       al->identity = 0;
       al->applied = 1;
-      al->scale = cbrt(fabs(sks_dm3_det(A->l)));
-      double tr = (A->l[0] + A->l[4] + A->l[8]) / al->scale, ca = (tr - 1) / 2;
-      al->angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
-      memcpy(al->offset, A->t, sizeof A->t);
+      similarity_numbers(A, &al->scale, &al->angle_deg, al->offset);
     } else {
       free(best_NP);
     }
@@ -1895,7 +1895,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
     }
     size_t moved = 0;
-    if (!al->same_surface && !sks_correspondence_keep_limbs(&c->corr, sv, &c->src->skeleton, aligned, tv, c->tg->skeleton.joint_count,
+    if (!sks_correspondence_keep_limbs(&c->corr, sv, &c->src->skeleton, aligned, tv, c->tg->skeleton.joint_count,
                                        c->D, c->pool, &moved)) {
       free(aligned);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
