@@ -46,14 +46,28 @@ static void spread_print(const char *what, const spread *s, sks_variant_numbers 
 
 int main(int argc, char **argv) {
   if (argc < 4 || !strcmp(argv[1], "--help")) {
-    fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S]\n"
+    fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S] [--reweld]\n"
+                    "                        [--variant source|target X Y Z DEG SCALE]\n"
                     "  bakes SRC onto TGT, then N re-exports with a random rotation, scale and offset baked into\n"
-                    "  the source's (even) or the target's (odd) data, and prints the spread of the numbers\n");
+                    "  the source's (even) or the target's (odd) data, and prints the spread of the numbers;\n"
+                    "  --reweld: the re-exports re-weld and re-order the vertices instead (sks_variant_reweld);\n"
+                    "  --variant: one re-export, DEG degrees about (X, Y, Z) and SCALE baked into that side's data\n"
+                    "  (offset (1, 2, 3)), as the tests write them (N is then ignored)\n");
     return 2;
   }
   const char *clip = NULL;
   unsigned seed = 7;
+  int reweld = 0, fixed_side = -1;
+  double fixed[5] = {0, 0, 1, 0, 1};
   for (int i = 4; i < argc; i += 2) {
+    if (!strcmp(argv[i], "--reweld")) { reweld = 1; --i; continue; }
+    if (!strcmp(argv[i], "--variant")) {
+      if (i + 6 >= argc) { fprintf(stderr, "bench_invariance: --variant needs a side and 5 numbers\n"); return 2; }
+      fixed_side = !strcmp(argv[i + 1], "target");
+      for (int k = 0; k < 5; ++k) fixed[k] = atof(argv[i + 2 + k]);
+      i += 5;
+      continue;
+    }
     if (i + 1 >= argc) { fprintf(stderr, "bench_invariance: %s needs a value\n", argv[i]); return 2; }
     if (!strcmp(argv[i], "--clip")) clip = argv[i + 1];
     else if (!strcmp(argv[i], "--seed")) seed = (unsigned)strtoul(argv[i + 1], NULL, 10);
@@ -61,6 +75,7 @@ int main(int argc, char **argv) {
   }
   int N = atoi(argv[3]);
   if (N < 0 || N > 1000) { fprintf(stderr, "bench_invariance: N must be 0-1000\n"); return 2; }
+  if (fixed_side >= 0) N = 1;
   sks_model s, t;
   sks_error err;
   if (sks_load(argv[1], NULL, &s, &err) != SKS_OK) { fprintf(stderr, "bench_invariance: %s\n", err.message); return 1; }
@@ -79,6 +94,11 @@ int main(int argc, char **argv) {
     int tgt = i & 1;
     double ax = urand(&seed) - 0.5, ay = urand(&seed) - 0.5, az = urand(&seed) - 0.5, deg = 360.0 * urand(&seed);
     float sc = (float)pow(10.0, 4.0 * urand(&seed) - 2.0);
+    if (fixed_side >= 0) {
+      tgt = fixed_side;
+      ax = fixed[0]; ay = fixed[1]; az = fixed[2]; deg = fixed[3];
+      sc = (float)fixed[4];
+    }
     sks_model a, b;
     if (sks_model_clone(&s, &a, &err) != SKS_OK) { fprintf(stderr, "bench_invariance: %s\n", err.message); return 1; }
     if (sks_model_clone(&t, &b, &err) != SKS_OK) {
@@ -86,9 +106,15 @@ int main(int argc, char **argv) {
       sks_model_free(&a);
       return 1;
     }
-    sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
     char label[80];
-    snprintf(label, sizeof label, "%s data: rot %.0f deg, x%.3g", tgt ? "target" : "source", deg, sc);
+    if (reweld) {
+      unsigned vseed = seed;
+      sks_variant_reweld(tgt ? &b : &a, vseed);
+      snprintf(label, sizeof label, "%s re-welded, seed %u", tgt ? "target" : "source", vseed);
+    } else {
+      sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
+      snprintf(label, sizeof label, "%s data: rot %.0f deg, x%.3g", tgt ? "target" : "source", deg, sc);
+    }
     sks_variant_numbers v = sks_variant_bake(label, &a, &b, clip);
     if (v.ok) { spread_add(&side[tgt], v); spread_add(&all, v); }
     else ++failed;

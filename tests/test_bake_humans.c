@@ -139,6 +139,21 @@ int main(void) {
   sks_variant_same("data conventions", sks_variant_bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL), base);
   sks_model_free(&b);
   sks_model_free(&a);
+  /* the same surfaces listed in another vertex order and re-welded (what
+   * Blender's exporters write): the alignment's and the registration's
+   * samples are drawn by the positions, never the file's order (with an
+   * index stride through the vertices, one re-order moved this pair by
+   * 4.4 quality points, between two basins of scale 0.92 and 1.25) */
+  sks_model_clone(&manq, &b, &err);
+  sks_variant_reweld(&b, 2862681365u);
+  sks_variant_same("target re-welded, re-ordered", sks_variant_bake("... target re-welded + re-ordered", &cesium, &b, NULL), base);
+  sks_model_free(&b);
+  if (full) {
+    sks_model_clone(&cesium, &a, &err);
+    sks_variant_reweld(&a, 2131988640u);
+    sks_variant_same("source re-welded, re-ordered", sks_variant_bake("... source re-welded + re-ordered", &a, &manq, NULL), base);
+    sks_model_free(&a);
+  }
   if (full) {
     /* an arbitrary rotation (no axis convention) with scale and offset baked
      * into the source's data: the alignment's hypotheses come from the shapes'
@@ -201,13 +216,21 @@ int main(void) {
 
   /* a second pair of bodies, a low-polygon robot onto the Max astronaut
    * (inches): its registration is asked the same with the target's data
-   * turned arbitrarily and the source's scene in other units */
+   * turned arbitrarily and the source's scene in other units. The two
+   * stand 2.12 and 6.36 units tall in their bind poses (`skinsolve pose
+   * --bind`): the similarity is the one that puts the robot on the
+   * astronaut's feet and head (an index-stride sample used to find one at
+   * 2.09, the robot at 70 % of the height, torso on torso: 96.9 % quality
+   * for a registration 3.9 % D apart). The astronaut's head is far larger
+   * than the robot's, which costs this pair quality (the head holds half
+   * the residual) */
   const char *player_path = sks_test_shared_data("godot/godot_player.glb");
   if (full && player_path) {
     sks_model player;
     CHECK_OK(sks_load(player_path, NULL, &player, &err), &err);
     sks_variant_numbers pb = sks_variant_bake("player robot -> astronaut Max", &player, &astro_max, NULL);
-    CHECK_MSG(pb.ok && pb.q > 95.5 && pb.worst < 11, "player -> astronaut: %.4f %% / %.5f / %.4f %%D", pb.q, pb.mean, pb.worst);
+    CHECK_MSG(pb.ok && fabs(pb.scale / 3.0 - 1) < 0.1 && pb.q > 88 && pb.worst < 17,
+              "player -> astronaut: scale %.4f, %.4f %% / %.5f / %.4f %%D", pb.scale, pb.q, pb.mean, pb.worst);
     sks_model_clone(&astro_max, &b, &err);
     sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
     sks_model_clone(&player, &a, &err);

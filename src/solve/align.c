@@ -3,8 +3,9 @@
  * conventions, offsets or vertex orders the two files use, and robust to
  * different meshes of the same kind of creature.
  *
- * Method: both point sets are subsampled (an index stride, at most
- * ALIGN_SAMPLES, each point weighted by the patch of surface it stands for)
+ * Method: both point sets are subsampled (at most ALIGN_SAMPLES distinct
+ * positions drawn by a hash of the positions alone, each point weighted by
+ * the patch of surface it stands for)
  * and normalised (weighted centroid and RMS radius). Rotation hypotheses:
  * the 24 rotations taking the source's principal frame onto the target's
  * (axes in any order and either sense). They depend on the two shapes only,
@@ -194,16 +195,24 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The sample: an index stride through the vertices down to ALIGN_SAMPLES.
- * Which points are picked depends on the vertex count only, never on a
- * position, so the float rounding of data an export rotated or scaled picks
- * the same points (a farthest-point sample, which covers evenly, was
- * chaotic: one near-tie under rounding changed every later pick, and two
- * bodies' flat alignment basins then ended apart). Even coverage comes from
- * the weights instead (sample_weights). */
-static size_t stride_sample(const double *pts, size_t n, double *s) {
-  size_t m = n < ALIGN_SAMPLES ? n : ALIGN_SAMPLES;
-  for (size_t j = 0; j < m; ++j) memcpy(&s[3 * j], &pts[3 * (size_t)((double)j * (double)n / (double)m)], 3 * sizeof(double));
+/* The sample: the first ALIGN_SAMPLES distinct positions in their shape
+ * order (sks_shape_order: every distance from the surface's centre, in
+ * proportion to the vertices there, drawn by the positions alone). Never
+ * on the order the file lists them in, so a
+ * re-export that re-orders or re-welds the vertices samples the same
+ * points; a rotation, scale or offset of the data keeps the sample up to one
+ * point whose key nearly ties at the cut (a farthest-point sample, which
+ * covers evenly, was chaotic: one near tie under rounding changed every
+ * later pick, and two bodies' flat alignment basins then ended apart).
+ * Even coverage comes from the weights instead (sample_weights). The sample
+ * keeps that order, so its prefixes are samples too. 0 when out of memory. */
+static size_t shape_sample(const double *pts, size_t n, const uint32_t *tris, size_t tri_count, double *s) {
+  size_t u = 0;
+  uint32_t *ord = sks_shape_order(pts, n, tris, tri_count, 1, &u);
+  if (!ord) return 0;
+  size_t m = u < ALIGN_SAMPLES ? u : ALIGN_SAMPLES;
+  for (size_t j = 0; j < m; ++j) memcpy(&s[3 * j], &pts[3 * (size_t)ord[j]], 3 * sizeof(double));
+  free(ord);
   return m;
 }
 
@@ -245,12 +254,13 @@ static int sample_weights(const double *s, size_t m, double *w) {
 
 /* The sample, centred (weighted centroid) and scaled to unit weighted RMS
  * radius, with its weights (*weights, malloc'ed). */
-static double *sample(const double *pts, size_t n, size_t *out_n, double *centre, double *radius, double **weights) {
+static double *sample(const double *pts, size_t n, const uint32_t *tris, size_t tri_count, size_t *out_n,
+                      double *centre, double *radius, double **weights) {
   double *s = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * 3 * sizeof(double));
   double *w = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * sizeof(double));
   *weights = NULL;
   if (!s || !w) { free(s); free(w); return NULL; }
-  size_t m = n ? stride_sample(pts, n, s) : 0;
+  size_t m = n ? shape_sample(pts, n, tris, tri_count, s) : 0;
   if ((n && !m) || (m && !sample_weights(s, m, w))) { free(s); free(w); return NULL; }
   centre[0] = centre[1] = centre[2] = 0;
   for (size_t i = 0; i < m; ++i)
@@ -589,7 +599,8 @@ static void icp_task(void *user, size_t task, unsigned thread) {
   t->err[task] = t->fine ? icp_fine(c, &t->m[task]) : icp(c, &t->m[task]);
 }
 
-sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
+sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *src_tris, size_t src_tri_count,
+                                const double *dst, size_t nd, const uint32_t *dst_tris, size_t dst_tri_count,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
                                 sks_thread_pool *pool, sks_error *err) {
   memset(out, 0, sizeof *out);
@@ -601,7 +612,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
   icp_ctx c;
   memset(&c, 0, sizeof c);
   double *ws = NULL, *wd = NULL;
-  double *S = sample(src, ns, &ms, csrc, &rs, &ws), *D = sample(dst, nd, &md, cdst, &rd, &wd);
+  double *S = sample(src, ns, src_tris, src_tri_count, &ms, csrc, &rs, &ws);
+  double *D = sample(dst, nd, dst_tris, dst_tri_count, &md, cdst, &rd, &wd);
   int pairs_ok = S && D && icp_alloc(&c, ms, md);
   sks_result r = SKS_OK;
   if (!pairs_ok || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
@@ -705,9 +717,9 @@ sks_result sks_align_similarity(const double *src, size_t ns, const double *dst,
     double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
     int ok = Sc && Dc && pairs_ok2 && wsc && wdc;
     if (ok) {
-      /* an index stride through the samples, with their weights */
-      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (i * ms / cs)], 3 * sizeof(double)); wsc[i] = ws[i * ms / cs]; }
-      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * (i * md / cd)], 3 * sizeof(double)); wdc[i] = wd[i * md / cd]; }
+      /* the samples' first points (a sample too: shape_sample), with their weights */
+      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * i], 3 * sizeof(double)); wsc[i] = ws[i]; }
+      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * i], 3 * sizeof(double)); wdc[i] = wd[i]; }
       ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
     }
     sim coarse[ALIGN_MAX_HYPS];

@@ -355,6 +355,15 @@ int sks_surface_index_query_restricted(const sks_surface_index *ix, const double
  * item index), so that items[b..m) <= items[m..e): the median split of the
  * correspondence's and the alignment's trees. */
 void sks_select_median(uint32_t *items, const double *centre, size_t b, size_t m, size_t e, int a);
+/* The n points' indices in an order of their positions only (shape_order.c:
+ * by a hash of their distance to the surface's centroid; tris (may be
+ * NULL, tri_count 0) give its area), whatever order the file lists them
+ * in, so that its first m are a sample of the surface that a re-ordered,
+ * re-welded, rotated or scaled copy samples the same way; distinct: one
+ * index per position (copies dropped). *count: how many; malloc'ed, NULL
+ * when out of memory. */
+uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
+                          size_t *count);
 
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,
@@ -463,7 +472,8 @@ typedef struct sks_alignment {
  * space in the target's (T_t^-1 T_s); kept when it already fits. pool (may
  * be NULL): the hypotheses' ICPs run on its threads, with the same answer
  * on any number of threads. */
-sks_result sks_align_similarity(const double *src, size_t ns, const double *dst, size_t nd,
+sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *src_tris, size_t src_tri_count,
+                                const double *dst, size_t nd, const uint32_t *dst_tris, size_t dst_tri_count,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
                                 sks_thread_pool *pool, sks_error *err);
 /* Exact similarity for paired points (vertex i of src is vertex i of dst);
