@@ -198,13 +198,13 @@ static int cmp_double(const void *a, const void *b) {
 /* The sample: the first ALIGN_SAMPLES distinct positions in their shape
  * order (sks_shape_order: every distance from the surface's centre, in
  * proportion to the vertices there, drawn by the positions alone). Never
- * on the order the file lists them in, so a
- * re-export that re-orders or re-welds the vertices samples the same
- * points; a rotation, scale or offset of the data keeps the sample up to one
- * point whose key nearly ties at the cut (a farthest-point sample, which
- * covers evenly, was chaotic: one near tie under rounding changed every
- * later pick, and two bodies' flat alignment basins then ended apart).
- * Even coverage comes from the weights instead (sample_weights). The sample
+ * by the order the file lists them in, so a re-export that re-orders or
+ * re-welds the vertices samples the same points; a rotation, scale or
+ * offset of the data changes only the points whose keys lie within the
+ * rounding of the cut, about one (a farthest-point sample, which covers
+ * evenly, was chaotic: one near tie under rounding changed every later
+ * pick, and two bodies' flat alignment basins then ended apart). Even
+ * coverage comes from the weights instead (sample_weights). The sample
  * keeps that order, so its prefixes are samples too. 0 when out of memory. */
 static size_t shape_sample(const double *pts, size_t n, const uint32_t *tris, size_t tri_count, double *s) {
   size_t u = 0;
