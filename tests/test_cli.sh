@@ -181,6 +181,9 @@ if [ -r "$TESTWUSON" ]; then
   run 0 "check Testwuson" "$CLI" check "$TESTWUSON"
   run 0 "pose Testwuson rest .f32" "$CLI" pose "$TESTWUSON" -o "$T/o/tw_rest.f32"
   check "f32 size = 12 x vertices ($n)" [ "$(stat -c %s "$T/o/tw_rest.f32")" = $((12 * n)) ]
+  run 1 "pose --clip wuson (a word of three clips)" "$CLI" pose "$TESTWUSON" --clip wuson -o "$T/o/tw_amb.obj"
+  check "says several clips hold the name" has "$T/err" "several clips hold the name 'wuson'"
+  check "nothing written for the ambiguous name" [ ! -e "$T/o/tw_amb.obj" ]
   run 0 "pose Testwuson walk .obj" "$CLI" pose "$TESTWUSON" --clip Wuson_Walk --time 1.5 -o "$T/o/tw_walk.obj"
   check "obj has one v line per vertex" [ "$(grep -c '^v ' "$T/o/tw_walk.obj")" = "$n" ]
   check "obj faces index existing vertices" awk -v n="$n" '

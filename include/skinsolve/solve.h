@@ -40,7 +40,8 @@ typedef enum sks_align_mode {
 typedef void (*sks_progress_fn)(void *user, const char *clip, size_t frame, size_t frame_count);
 
 typedef struct sks_bake_options {
-  const char *const *clip_names;  /* NULL / 0 = every clip of the source */
+  const char *const *clip_names;  /* NULL / 0 = every clip of the source; each name as
+                                     sks_clip_find_loose finds it */
   size_t clip_name_count;
   sks_solve_mode mode;
   size_t max_constraints;         /* 0 = 5000 */
@@ -251,7 +252,8 @@ typedef enum sks_refit_start {
 } sks_refit_start;
 
 typedef struct sks_refit_options {
-  const char *const *clip_names;  /* fitting clips; NULL / 0 = every clip not held out */
+  const char *const *clip_names;  /* fitting clips; NULL / 0 = every clip not held out (these
+                                     and the held-out names: as sks_clip_find_loose finds them) */
   size_t clip_name_count;
   const char *const *holdout_names; /* never used in the fit; measured before / after */
   size_t holdout_name_count;

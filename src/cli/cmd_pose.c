@@ -62,7 +62,10 @@ static int known_extension(const char *path) {
 }
 
 static int list_clips_error(const char *file, const sks_model *m, const char *name) {
-  fprintf(stderr, "skinsolve: %s: no clip named '%s'; ", file, name);
+  size_t matches = 0;
+  sks_clip_find_loose(m->clips, m->clip_count, name, &matches);
+  fprintf(stderr, "skinsolve: %s: %s '%s'; ", file, matches > 1 ? "several clips hold the name" : "no clip named",
+          name);
   if (m->clip_count == 0) {
     fprintf(stderr, "the file has no clips (omit --clip for the rest pose)\n");
     return SKS_EXIT_INPUT;

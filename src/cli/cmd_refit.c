@@ -214,13 +214,6 @@ int sks_cmd_refit(int argc, char **argv) {
     free(sks_cli_guard_message(&guard));
     goto out_models;
   }
-  /* a name no clip has exactly: the one clip holding it as a word ('Walk'
-   * finds Blender's FBX 'root|Walk_root'), as bake and pose do */
-  for (size_t i = 0; i < opt.clip_name_count + opt.holdout_name_count; ++i) {
-    const char **n = i < opt.clip_name_count ? &clips[i] : &holds[i - opt.clip_name_count];
-    int32_t c = sks_clip_find_loose(src.clips, src.clip_count, *n, NULL);
-    if (c >= 0 && src.clips[c].name) *n = src.clips[c].name;
-  }
   if (sks_refit(&src, &tgt, &opt, &res, &err) != SKS_OK) {
     code = sks_cli_fail(SKS_EXIT_INPUT, "%s", err.message);
     goto out_models;

@@ -128,8 +128,9 @@ sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, u
     return sks_error_set(err, SKS_ERR_IO, "%s: cannot open %s '%s': %s", name, what, path,
                          strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  int stat_ok = fstat(fd, &st) == 0;
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    int dir = stat_ok && S_ISDIR(st.st_mode);
     close(fd);
     return sks_error_set(err, SKS_ERR_IO, "%s: %s '%s' is %s", name, what, path,
                          dir ? "a folder, not a file (the exporter wrote no file name)" : "not a regular file");

@@ -1384,14 +1384,14 @@ static void reg_warm_free(reg_warm *w) {
  * Why the prior: closest points leave flat directions (a limb sliding
  * along its counterpart, a leg turning about its own axis) where nothing
  * holds the pose, and the rounds wandered there, ending where the files'
- * float rounding led them: CesiumMan onto mannequiny moved by up to 0.7
- * quality point between the file and 6 re-exports with the data turned.
+ * float rounding led them: mannequiny onto CesiumMan moved by up to 0.25
+ * quality point between the file and 8 re-exports with the data turned.
  * The prior holds those directions at the bind pose and leaves the ones
- * the surfaces decide to them: with the shape-order samples, 8 such
- * re-exports now move it 0.0044 point (0.052 the other way round, README).
+ * the surfaces decide to them: 0.052 point now (one pair, astronaut Maya
+ * onto mannequiny, goes the other way, 0.066 -> 0.195: README).
  * Its cost: where the bind poses differ the pose found stops short of the
  * target's by about REGISTER_PRIOR / (1 - REGISTER_PRIOR) of the way, and
- * the registered distance grows (CesiumMan onto mannequiny 2.7 -> 3.5 % D;
+ * the registered distance grows (CesiumMan onto mannequiny 2.43 -> 3.46 % D;
  * onto mannequiny re-bound in an A-pose the quality is 97.28 %, against
  * 97.15 % onto the T-pose). Paired registrations (one mesh) have no flat
  * directions and no prior.

@@ -533,33 +533,49 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   if (!(opt->keep_original >= 0) || !isfinite(opt->keep_original))
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_refit: keep_original must be >= 0");
   const char *sname = source->source_path ? source->source_path : "source";
-  for (size_t i = 0; i < opt->holdout_name_count; ++i) {
-    if (sks_clip_find(source->clips, source->clip_count, opt->holdout_names[i]) < 0)
-      return sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: no clip named '%s' to hold out", sname,
-                           opt->holdout_names[i]);
-    if (name_in(opt->holdout_names[i], opt->clip_names, opt->clip_name_count))
-      return sks_error_set(err, SKS_ERR_ARGUMENT,
-                           "clip '%s' is both fitted (--clip) and held out (--holdout)",
-                           opt->holdout_names[i]);
+  /* the names as bake finds them (sks_clip_find_loose: 'walk' is the clip
+   * 'root|Walk_root'), resolved to the source's own clip names */
+  size_t ncn = opt->clip_name_count, nhn = opt->holdout_name_count;
+  const char **cn = malloc((ncn + nhn + 1) * sizeof(char *)), **hn = cn ? cn + ncn : NULL;
+  if (!cn) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < ncn + nhn; ++i) {
+    const char *want = i < ncn ? opt->clip_names[i] : opt->holdout_names[i - ncn];
+    size_t matches = 0;
+    int32_t k = want ? sks_clip_find_loose(source->clips, source->clip_count, want, &matches) : -1;
+    if (k < 0 || !source->clips[k].name) {
+      sks_result r = sks_error_set(err, SKS_ERR_NOT_FOUND, "%s: %s '%s' to %s", sname,
+                                   matches > 1 ? "several clips hold the name" : "no clip named",
+                                   want ? want : "", i < ncn ? "fit" : "hold out");
+      free(cn);
+      return r;
+    }
+    cn[i] = source->clips[k].name;
   }
+  for (size_t i = 0; i < nhn; ++i)
+    if (name_in(hn[i], cn, ncn)) {
+      sks_result r = sks_error_set(err, SKS_ERR_ARGUMENT,
+                                   "clip '%s' is both fitted (--clip) and held out (--holdout)", hn[i]);
+      free(cn);
+      return r;
+    }
   /* evaluation list: fitting clips first, then held-out ones */
   size_t nfit = 0, nall = 0;
-  const char **names = malloc((source->clip_count + opt->clip_name_count + opt->holdout_name_count + 1) *
-                              sizeof(char *));
-  if (!names) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  if (opt->clip_name_count) {
-    for (size_t i = 0; i < opt->clip_name_count; ++i)
-      if (!name_in(opt->clip_names[i], names, nfit)) names[nfit++] = opt->clip_names[i];
+  const char **names = malloc((source->clip_count + ncn + nhn + 1) * sizeof(char *));
+  if (!names) { free(cn); return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); }
+  if (ncn) {
+    for (size_t i = 0; i < ncn; ++i)
+      if (!name_in(cn[i], names, nfit)) names[nfit++] = cn[i];
   } else {
     for (size_t i = 0; i < source->clip_count; ++i) {
       const char *n = source->clips[i].name ? source->clips[i].name : "";
-      if (!name_in(n, opt->holdout_names, opt->holdout_name_count) && !name_in(n, names, nfit))
+      if (!name_in(n, hn, nhn) && !name_in(n, names, nfit))
         names[nfit++] = n;
     }
   }
   nall = nfit;
-  for (size_t i = 0; i < opt->holdout_name_count; ++i)
-    if (!name_in(opt->holdout_names[i], names, nall)) names[nall++] = opt->holdout_names[i];
+  for (size_t i = 0; i < nhn; ++i)
+    if (!name_in(hn[i], names, nall)) names[nall++] = hn[i];
+  free(cn); /* names point into the source's clips */
   if (nfit == 0) {
     free(names);
     return sks_error_set(err, SKS_ERR_ARGUMENT, "%s: no clip left to fit (every clip is held out)", sname);
