@@ -117,7 +117,7 @@ fi
 has "$tmp/e" "no mesh (a skeleton-only file): nothing to record; give its clips to a rig instead" "control BVH message"
 [ -s "$tmp/o" ] && bad "control on a BVH printed a table: $(cat "$tmp/o")" || ok
 "$cli" bake --source "$skel" --target "$loco" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "skeleton-only target: exit 1"
-has "$tmp/e" "a bake target needs a skinned mesh" "skeleton-only target message"
+has "$tmp/e" "a bake target needs a mesh that follows its joints" "skeleton-only target message"
 
 # ---- -o and the target's own clips ----
 "$cli" control "$fox" --clip Walk $fps -o "$tmp/keep.glb" > /dev/null 2> "$tmp/e" && ok || bad "control -o keep"

@@ -24,7 +24,8 @@ int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const c
                         "instead: skinsolve %s --clips %s ...",
                         src_path, control ? "control RIG" : "bake --source RIG --target TGT", src_path);
   if (target->part_count == 0)
-    return sks_cli_fail(SKS_EXIT_INPUT, "%s: no mesh (a skeleton-only file): a bake target needs a skinned mesh",
+    return sks_cli_fail(SKS_EXIT_INPUT,
+                        "%s: no mesh (a skeleton-only file): a bake target needs a mesh that follows its joints",
                         tgt_path);
   return 0;
 }

@@ -749,7 +749,8 @@ static sks_result report_validate(const sks_report_input *in, sks_error *err) {
   for (size_t p = 0; p < t->part_count; ++p) /* rigid parts the bake solves (src/solve/skinview.c) */
     if (t->parts[p].skin < 0 && t->parts[p].node >= 0 && (size_t)t->parts[p].node < t->skeleton.joint_count)
       R += t->parts[p].vertex_count;
-  if (V == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no skinned vertices to show");
+  if (V + R == 0)
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "report: the target has no vertices that follow its joints to show");
   for (size_t r = 0; r < in->result_count; ++r) clips += in->results[r] ? in->results[r]->clip_count : 0;
   if (clips == 0) return sks_error_set(err, SKS_ERR_ARGUMENT, "report: no baked clips to show");
   for (size_t r = 0; r < in->result_count; ++r) {

@@ -1967,6 +1967,19 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   return SKS_OK;
 }
 
+/* 1 when some vertex moves with a joint: a skinned part, or a rigid part
+ * that follows a joint (seed 002; skinview.c takes both) */
+static int mesh_follows_joints(const sks_model *m) {
+  for (size_t p = 0; p < m->part_count; ++p) {
+    const sks_mesh_part *part = &m->parts[p];
+    if (!part->vertex_count) continue;
+    if (part->skin >= 0 ? (size_t)part->skin < m->skin_count
+                        : part->node >= 0 && (size_t)part->node < m->skeleton.joint_count)
+      return 1;
+  }
+  return 0;
+}
+
 static sks_result bake(const sks_model *source, const sks_model *target, const sks_bake_options *options,
                        int precise_metrics, sks_bake_schedule schedule, sks_bake_result *out, sks_error *err);
 
@@ -2001,10 +2014,10 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
   if (opt->align != SKS_ALIGN_AUTO && opt->align != SKS_ALIGN_NONE)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown alignment %d", (int)opt->align);
   const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
-  if (target->skin_count == 0 || sks_model_vertex_count(target) == 0)
+  if (!mesh_follows_joints(target))
     return sks_error_set(err, SKS_ERR_INVALID,
-                         "%s: has no skinned mesh (no skin) — a bake target needs a skeleton "
-                         "with skin weights", tname);
+                         "%s: has no mesh that follows its joints (no skin, and no part under a "
+                         "joint) — a bake target needs a skeleton that moves its surface", tname);
   if (sks_model_total_vertex_count(source) == 0)
     return sks_error_set(err, SKS_ERR_INVALID,
                          "%s: has no mesh — the source surface cannot be recorded", sname);

@@ -429,6 +429,55 @@ static int damped_solve(const sks_gn_pattern *pt, const double *Hb, int K, const
   }
 }
 
+/* A flat affine bone (its points in one plane through their centroid, to
+ * 1e-10 of their spread: a disk, a card) has no measure of its 3x3's column
+ * along the plane's normal n, yet that column places the joint's origin off
+ * the plane and makes the written local a rotation and scale, or a shear
+ * that a TRS key cannot hold. It is set as the two measured columns make
+ * it: L n = (L a x L b) / sqrt|L a x L b| for a, b orthonormal in the plane
+ * (a x b = n), the plane's orientation kept and its mean scale. The
+ * vertices do not move (they have no component along n). A line or a
+ * point (two or three unmeasured columns) is left to the damping. */
+static void complete_flat_bones(const sks_solve_problem *p, sks_solve_state *s, const int32_t *act) {
+  for (size_t k = 0; k < p->pair_count; ++k) {
+    const sks_pair_moments *pm = &p->pairs[k];
+    size_t b = pm->b;
+    if (pm->b != pm->c || act[b] < 0 || !p->affine[b]) continue;
+    const double *P = pm->P;
+    double tr = P[0] + P[4] + P[8], m = tr / 3;
+    if (!(m > 0)) continue;
+    double minors = P[0] * P[4] - P[1] * P[3] + P[0] * P[8] - P[2] * P[6] + P[4] * P[8] - P[5] * P[7];
+    if (sks_dm3_det(P) > 1e-10 * m * m * m || minors < 1e-6 * m * m) continue; /* 3-D, or a line */
+    double n[3] = {0, 0, 0}, best = 0; /* the null direction: the largest cross of two rows */
+    for (int i = 0; i < 3; ++i) {
+      double c[3];
+      sks_d3_cross(&P[3 * i], &P[3 * ((i + 1) % 3)], c);
+      double l = sks_d3_dot(c, c);
+      if (l > best) { best = l; for (int a = 0; a < 3; ++a) n[a] = c[a]; }
+    }
+    if (!(best > 0)) continue;
+    for (int a = 0; a < 3; ++a) n[a] /= sqrt(best);
+    double ax[3] = {1, 0, 0}, e1[3], e2[3];
+    if (fabs(n[0]) > 0.9) { ax[0] = 0; ax[1] = 1; }
+    sks_d3_cross(n, ax, e1);
+    double l1 = sqrt(sks_d3_dot(e1, e1));
+    for (int a = 0; a < 3; ++a) e1[a] /= l1;
+    sks_d3_cross(n, e1, e2); /* e1 x e2 = n */
+    double L[9], La[3], Lb[3], Ln[3], c[3];
+    memcpy(L, &s->R[9 * b], sizeof L);
+    sks_dm3_apply(L, e1, La);
+    sks_dm3_apply(L, e2, Lb);
+    sks_dm3_apply(L, n, Ln);
+    sks_d3_cross(La, Lb, c);
+    double area = sqrt(sks_d3_dot(c, c));
+    if (!(area > 0)) continue;
+    for (int a = 0; a < 3; ++a) c[a] /= sqrt(area);
+    for (int r = 0; r < 3; ++r)
+      for (int q = 0; q < 3; ++q) L[3 * r + q] += (c[r] - Ln[r]) * n[q];
+    sks_state_set_linear(s, b, L, s->q[b]);
+  }
+}
+
 int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
                  size_t max_iterations, double tol, sks_solve_stats *stats, double *scratch,
                  size_t scratch_count) {
@@ -479,8 +528,27 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     ++it;
     double maxdiag = 0;
     int solved = 0;
-    if (generic) assemble_generic(p, E, Hb);
-    else assemble(p, pcur, K, Hb);
+    if (generic) {
+      assemble_generic(p, E, Hb);
+      /* An affine bone whose points do not span 3-D (a flat part: a disk,
+       * a card) leaves a column of its 3x3 that nothing measures: H ~ 0
+       * there, and the diag(H) damping turned the rounding in g into steps
+       * of any size (ASE/MotionCaptureROM.ase: a flat footstep disk's
+       * normal column ran to 1e4 in a frame, every frame hit the iteration
+       * limit, control worst 17.7 %D). A floor of 1e-6 of the bone's own
+       * moment on its 9 linear entries bounds those steps; a measured
+       * entry converges to the same answer (the floor is in H only). What
+       * the unmeasured column should be is set after the solve
+       * (complete_flat_bones). */
+      for (size_t b = 0; b < B; ++b) {
+        if (act[b] < 0 || !p->affine[b]) continue;
+        double fl = 1e-6 * p->wsum2[b] * p->radius2[b] + 1e-300;
+        double *db = &Hb[(size_t)pt->col_start[pt->pos[act[b]]] * KK];
+        for (int k = 0; k < 9; ++k) db[k * (K + 1)] += fl;
+      }
+    } else {
+      assemble(p, pcur, K, Hb);
+    }
     for (size_t i = 0; i < nb; ++i)
       for (int k = 0; k < K; ++k) maxdiag = fmax(maxdiag, Hb[(size_t)pt->col_start[i] * KK + k * (K + 1)]);
     for (int attempt = 0; attempt < SKS_LM_ATTEMPTS && !solved; ++attempt) {
@@ -545,6 +613,7 @@ int sks_solve_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s
     }
     if (!solved) break;
   }
+  if (generic) complete_flat_bones(p, s, act);
   if (stats) {
     stats->iterations = it;
     size_t nv = p->inf.vertex_count;
