@@ -1947,6 +1947,15 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }
     al->limb_rematched = moved;
+    /* the same surface re-welded: copies of a position on a seam go by
+     * their triangles' side (correspondence.c) */
+    size_t split = 0;
+    if (al->same_surface &&
+        !sks_correspondence_split_seams(&c->corr, sv->pos, Vs, sv->tris, sv->tri_count, A->l, tv->pos, V, tv->tris,
+                                        tv->tri_count, &split)) {
+      free(aligned);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+    }
   }
   free(aligned);
   out->correspondence_mean_pct = c->corr.mean_distance / c->D * 100.0;

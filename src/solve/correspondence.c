@@ -620,3 +620,102 @@ done:
   free(comp); free(allowed); free(weighted); free(pts);
   return ok;
 }
+
+/* ---- seams of one surface (sks_correspondence_split_seams) ------------------ */
+
+typedef struct seam_key {
+  double p[3];
+  uint32_t v;
+} seam_key;
+
+static int same_position(const double *a, const double *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+static int cmp_seam_key(const void *x, const void *y) {
+  const seam_key *a = x, *b = y;
+  for (int k = 0; k < 3; ++k)
+    if (a->p[k] != b->p[k]) return a->p[k] < b->p[k] ? -1 : 1; /* -0 == 0: one position */
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+/* Each vertex's side of a seam, from its own triangles: 6 per vertex, the
+ * area-weighted normal and the direction to its triangles' centroids
+ * (each unit; zero when it has none). Copies of a position on a seam keep
+ * their sides': the fan direction points into the faces a copy belongs to
+ * (left or right of a mid-line), the normal tells folds apart. */
+static double *corner_normals(const double *pos, size_t V, const uint32_t *tris, size_t tri_count) {
+  double *n = calloc((V ? V : 1) * 6, sizeof(double));
+  if (!n) return NULL;
+  for (size_t t = 0; t < tri_count; ++t) {
+    const uint32_t *f = &tris[3 * t];
+    if (f[0] >= V || f[1] >= V || f[2] >= V) continue;
+    double u[3], w[3], x[3];
+    for (int a = 0; a < 3; ++a) {
+      u[a] = pos[3 * f[1] + a] - pos[3 * f[0] + a];
+      w[a] = pos[3 * f[2] + a] - pos[3 * f[0] + a];
+    }
+    sks_d3_cross(u, w, x);
+    if (!isfinite(x[0] + x[1] + x[2])) continue;
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a) {
+        n[6 * f[c] + a] += x[a];
+        n[6 * f[c] + 3 + a] += (pos[3 * f[0] + a] + pos[3 * f[1] + a] + pos[3 * f[2] + a]) / 3 - pos[3 * f[c] + a];
+      }
+  }
+  for (size_t v = 0; v < 2 * V; ++v) {
+    double l = sqrt(sks_d3_dot(&n[3 * v], &n[3 * v]));
+    for (int a = 0; a < 3; ++a) n[3 * v + a] = l > 0 && isfinite(l) ? n[3 * v + a] / l : 0;
+  }
+  return n;
+}
+
+int sks_correspondence_split_seams(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
+                                   size_t stri_count, const double *slinear, const double *tpos, size_t Vt,
+                                   const uint32_t *ttris, size_t ttri_count, size_t *moved) {
+  *moved = 0;
+  if (!corr || corr->identity || corr->count != Vt || !Vs) return 1;
+  seam_key *keys = malloc(Vs * sizeof(seam_key));
+  uint32_t *first = malloc(Vs * sizeof(uint32_t)); /* each source vertex's place in keys */
+  double *sn = corner_normals(spos, Vs, stris, stri_count), *tn = corner_normals(tpos, Vt, ttris, ttri_count);
+  if (!keys || !first || !sn || !tn) { free(keys); free(first); free(sn); free(tn); return 0; }
+  for (size_t v = 0; v < Vs; ++v) {
+    memcpy(keys[v].p, &spos[3 * v], sizeof keys[v].p);
+    keys[v].v = (uint32_t)v;
+  }
+  qsort(keys, Vs, sizeof(seam_key), cmp_seam_key);
+  for (size_t i = 0; i < Vs; ++i) first[keys[i].v] = (uint32_t)i;
+  for (size_t j = 0; j < Vt; ++j) {
+    /* the corner the closest point lies on (a barycentric weight of 1) */
+    int e = -1;
+    for (int k = 0; k < 3; ++k)
+      if (corr->bary[3 * j + k] >= 1.0f - 1e-6f) e = k;
+    if (e < 0 || !(sks_d3_dot(&tn[6 * j + 3], &tn[6 * j + 3]) > 0)) continue;
+    uint32_t v = corr->idx[3 * j + (size_t)e];
+    if (v >= Vs) continue;
+    size_t lo = first[v], hi = lo;
+    while (lo > 0 && same_position(keys[lo - 1].p, keys[first[v]].p)) --lo;
+    while (hi + 1 < Vs && same_position(keys[hi + 1].p, keys[first[v]].p)) ++hi;
+    if (hi == lo) continue; /* one vertex at that position: nothing to choose */
+    /* the copy whose own triangles lie and face as the target vertex's do
+     * (source directions through the similarity's linear part, made unit) */
+    double best = -5;
+    uint32_t pick = v;
+    for (size_t i = lo; i <= hi; ++i) {
+      uint32_t s = keys[i].v;
+      double c = 0;
+      for (int h = 0; h < 2; ++h) {
+        double m[3] = {0, 0, 0};
+        if (slinear) sks_dm3_apply(slinear, &sn[6 * s + 3 * h], m);
+        else memcpy(m, &sn[6 * s + 3 * h], sizeof m);
+        double l = sqrt(sks_d3_dot(m, m));
+        if (l > 0) c += sks_d3_dot(m, &tn[6 * j + 3 * h]) / l;
+      }
+      if (c > best + 1e-12) { best = c; pick = s; }
+    }
+    if (pick == v) continue;
+    corr->idx[3 * j] = corr->idx[3 * j + 1] = corr->idx[3 * j + 2] = pick;
+    corr->bary[3 * j] = 1; corr->bary[3 * j + 1] = 0; corr->bary[3 * j + 2] = 0;
+    ++*moved;
+  }
+  free(keys); free(first); free(sn); free(tn);
+  return 1;
+}

@@ -410,6 +410,18 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
                                   const double *surf, const sks_skinview *tv, size_t Jt, double D,
                                   sks_thread_pool *pool, size_t *rematched);
 
+/* The same surface re-welded or re-ordered (a seam split per face corner):
+ * copies of a position may carry different weights (a mid-line seam whose
+ * two sides follow the left and the right joints), and the closest point
+ * of a target vertex lands on whichever copy the index finds first. A
+ * target vertex whose closest point is a source vertex with copies is
+ * matched to the copy whose own triangles face most as its own do (source
+ * normals through slinear, the similarity's 3x3, or as they are when
+ * NULL). *moved: vertices re-matched. 0: out of memory. */
+int sks_correspondence_split_seams(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
+                                   size_t stri_count, const double *slinear, const double *tpos, size_t Vt,
+                                   const uint32_t *ttris, size_t ttri_count, size_t *moved);
+
 /* ---- the residual per dominant joint (diagnose.c) ---------------------------- */
 
 /* Per-vertex sums over frames of e_fj, for the first V vertices of a

@@ -90,10 +90,16 @@ void sks_variant_reweld(sks_model *m, unsigned seed) {
       if (first[perm[i]] == SIZE_MAX) first[perm[i]] = i;
       else second[perm[i]] = i;
     }
-    for (size_t k = 0; k < p->index_count; ++k) { /* alternate corners between the copies */
+    /* each vertex's corners alternate between its copies (the copy of a
+     * vertex with one corner is left unused; an alternation by corner
+     * index left copies of many-cornered vertices unused too) */
+    uint8_t *turn = calloc(n ? n : 1, 1);
+    for (size_t k = 0; k < p->index_count; ++k) {
       size_t v = p->indices[k];
-      p->indices[k] = (uint32_t)(second[v] != SIZE_MAX && (k & 1) ? second[v] : first[v]);
+      p->indices[k] = (uint32_t)(second[v] != SIZE_MAX && turn[v] ? second[v] : first[v]);
+      turn[v] ^= 1;
     }
+    free(turn);
     float *pos = gather_f(p->positions, perm, nn, 3), *w = gather_f(p->weights, perm, nn, ic);
     uint16_t *jn = malloc((nn ? nn : 1) * (ic ? ic : 1) * sizeof(uint16_t));
     for (size_t i = 0; i < nn; ++i) memcpy(&jn[ic * i], &p->joints[ic * perm[i]], ic * sizeof(uint16_t));
