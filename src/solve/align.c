@@ -840,13 +840,16 @@ done:
  * the pairs (Horn + scale) until the pairs stop changing (at most
  * SAME_SURFACE_ROUNDS times); 1 (A refined) when, at that fixed point,
  * every source vertex lies within SAME_SURFACE_TOL D of a target vertex
- * and every target vertex of a source vertex, else 0 (A untouched). Quick
+ * and (both_ways) every target vertex of a source vertex, else 0 (A
+ * untouched); one way: the source's vertices are some of the target's (a
+ * decimated copy, or a part of the mesh). Quick
  * to refuse: a first round whose median pair is farther than 1e-3 D
  * (another mesh) stops there. A mirror-symmetric mesh coincides with its
  * mirror image too: which of the two the ICP's A was, this keeps. */
 #define SAME_SURFACE_ROUNDS 8
 #define SAME_SURFACE_TOL 1e-5
-int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, sks_daffine *A) {
+int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, int both_ways,
+                           sks_daffine *A) {
   if (ns < 3 || nd < 3 || !(D > 0)) return 0;
   double *q = malloc(ns * 3 * sizeof(double)), *pd = malloc(ns * 3 * sizeof(double));
   double *dd = malloc(ns * sizeof(double)), *tmp = malloc(ns * sizeof(double));
@@ -874,11 +877,12 @@ int sks_align_same_surface(const double *src, size_t ns, const double *dst, size
       if (kth_smallest(tmp, ns, ns / 2) > (1e-3 * D) * (1e-3 * D)) break;
     }
     if (!moved && sqrt(worst) <= SAME_SURFACE_TOL * D) { /* a fixed point: B fitted to these very pairs */
+      same = 1;
+      if (!both_ways) break; /* every source vertex on a target vertex: enough */
       /* and the other way: every target vertex on a source vertex */
       for (size_t i = 0; i < ns; ++i) sks_daff_point(&B, &src[3 * i], &q[3 * i]);
-      if (!grid_build(&gs, q, ns)) break;
+      if (!grid_build(&gs, q, ns)) { same = 0; break; }
       uint32_t h2 = 0;
-      same = 1;
       for (size_t j = 0; j < nd && same; ++j) {
         double d2;
         grid_nearest(&gs, &dst[3 * j], &d2, &h2);

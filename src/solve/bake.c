@@ -1769,7 +1769,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   al->scale = 1;
   sks_alignment a;
   memset(&a, 0, sizeof a);
-  int same = same_bind_surface(c);
+  int same = same_bind_surface(c), subset = 0;
   if (same) {
     al->identity = 1;
   } else if (c->opt->align == SKS_ALIGN_NONE) {
@@ -1806,12 +1806,29 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
      * close (mannequiny onto its Blender FBX re-export, 12,597 -> 41,496
      * vertices: scale 99.95 for 100, worst vertex 0.93 % D, now a control) */
     if (!same) {
-      sks_daffine B = *A;
-      if (sks_align_same_surface(sv->pos, Vs, tv->pos, V, c->D, &B)) {
+      sks_daffine B = *A, Ai;
+      double k = cbrt(fabs(sks_dm3_det(A->l)));
+      if (sks_align_same_surface(sv->pos, Vs, tv->pos, V, c->D, 1, &B)) {
         *A = B;
         al->same_surface = 1;
         a.identity = 0;
         similarity_numbers(&B, &a.scale, &a.angle_deg, a.offset);
+      } else if (sks_align_same_surface(sv->pos, Vs, tv->pos, V, c->D, 0, &B)) {
+        /* one side's vertices are some of the other's (a decimated copy):
+         * the ICP between the two samples' unequal nearest points was off
+         * (godot_mannequiny onto its decimated copy: 1e-4 D, worst 0.99 %D
+         * for a control); the similarity fitted to the coinciding vertices
+         * is exact, and the pose is the same (no registration) */
+        *A = B;
+        subset = 1;
+      } else if (k > 0 && sks_daff_inverse(A, &Ai) &&
+                 sks_align_same_surface(tv->pos, V, sv->pos, Vs, c->D / k, 0, &Ai) && sks_daff_inverse(&Ai, &B)) {
+        *A = B;
+        subset = 1;
+      }
+      if (subset) {
+        a.identity = 0;
+        similarity_numbers(A, &a.scale, &a.angle_deg, a.offset);
       }
     }
     al->identity = a.identity;
@@ -1850,7 +1867,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
    * bind, where the vertex-for-vertex registration alone is tried: a rig
    * re-bound 0.28 %D from its bind pose kept the offset, 98.2 %) */
   int near_paired = V == Vs && c->corr.mean_distance <= 0.003 * c->D && c->corr.mean_distance > 1e-5 * c->D;
-  if ((c->corr.mean_distance > 0.003 * c->D || near_paired) && c->opt->align != SKS_ALIGN_NONE) {
+  if ((c->corr.mean_distance > 0.003 * c->D || near_paired) && !subset && c->opt->align != SKS_ALIGN_NONE) {
     sks_daffine cands[SKS_ALIGN_ALTERNATIVES + 2];
     int cand_paired[SKS_ALIGN_ALTERNATIVES + 2];
     double score[SKS_ALIGN_ALTERNATIVES + 2];
@@ -1991,12 +2008,13 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }
     al->limb_rematched = moved;
-    /* the same surface re-welded: copies of a position on a seam go by
-     * their triangles' side (correspondence.c) */
+    /* the same surface re-welded, or one side decimated: each target
+     * vertex is the source vertex it coincides with, and copies of a
+     * position go by their triangles (correspondence.c) */
     size_t split = 0;
-    if (al->same_surface &&
-        !sks_correspondence_split_seams(&c->corr, sv->pos, Vs, sv->tris, sv->tri_count, A->l, tv->pos, V, tv->tris,
-                                        tv->tri_count, &split)) {
+    if ((al->same_surface || subset) &&
+        !sks_correspondence_coincident(&c->corr, sv->pos, Vs, sv->tris, sv->tri_count, A, 1e-5 * sv->diagonal,
+                                        tv->pos, V, tv->tris, tv->tri_count, c->pool, &split)) {
       free(aligned);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }

@@ -621,7 +621,7 @@ done:
   return ok;
 }
 
-/* ---- seams of one surface (sks_correspondence_split_seams) ------------------ */
+/* ---- coinciding vertices of one surface (sks_correspondence_coincident) ---- */
 
 typedef struct seam_key {
   double p[3];
@@ -637,85 +637,125 @@ static int cmp_seam_key(const void *x, const void *y) {
   return (a->v > b->v) - (a->v < b->v);
 }
 
-/* Each vertex's side of a seam, from its own triangles: 6 per vertex, the
- * area-weighted normal and the direction to its triangles' centroids
- * (each unit; zero when it has none). Copies of a position on a seam keep
- * their sides': the fan direction points into the faces a copy belongs to
- * (left or right of a mid-line), the normal tells folds apart. */
-static double *corner_normals(const double *pos, size_t V, const uint32_t *tris, size_t tri_count) {
-  double *n = calloc((V ? V : 1) * 6, sizeof(double));
-  if (!n) return NULL;
-  for (size_t t = 0; t < tri_count; ++t) {
-    const uint32_t *f = &tris[3 * t];
-    if (f[0] >= V || f[1] >= V || f[2] >= V) continue;
-    double u[3], w[3], x[3];
-    for (int a = 0; a < 3; ++a) {
-      u[a] = pos[3 * f[1] + a] - pos[3 * f[0] + a];
-      w[a] = pos[3 * f[2] + a] - pos[3 * f[0] + a];
+/* Triangles of each vertex (CSR over V + 1). NULL start: out of memory. */
+static int vertex_triangles(const uint32_t *tris, size_t tri_count, size_t V, uint32_t **start, uint32_t **list) {
+  *start = calloc(V + 1, sizeof(uint32_t));
+  *list = malloc((3 * tri_count + 1) * sizeof(uint32_t));
+  uint32_t *fill = calloc(V + 1, sizeof(uint32_t));
+  if (!*start || !*list || !fill) { free(*start); free(*list); free(fill); *start = *list = NULL; return 0; }
+  for (size_t t = 0; t < tri_count; ++t)
+    for (int k = 0; k < 3; ++k)
+      if (tris[3 * t + k] < V) (*start)[tris[3 * t + k] + 1]++;
+  for (size_t v = 0; v < V; ++v) (*start)[v + 1] += (*start)[v];
+  for (size_t t = 0; t < tri_count; ++t)
+    for (int k = 0; k < 3; ++k) {
+      uint32_t v = tris[3 * t + k];
+      if (v < V) (*list)[(*start)[v] + fill[v]++] = (uint32_t)t;
     }
-    sks_d3_cross(u, w, x);
-    if (!isfinite(x[0] + x[1] + x[2])) continue;
-    for (int c = 0; c < 3; ++c)
-      for (int a = 0; a < 3; ++a) {
-        n[6 * f[c] + a] += x[a];
-        n[6 * f[c] + 3 + a] += (pos[3 * f[0] + a] + pos[3 * f[1] + a] + pos[3 * f[2] + a]) / 3 - pos[3 * f[c] + a];
-      }
-  }
-  for (size_t v = 0; v < 2 * V; ++v) {
-    double l = sqrt(sks_d3_dot(&n[3 * v], &n[3 * v]));
-    for (int a = 0; a < 3; ++a) n[3 * v + a] = l > 0 && isfinite(l) ? n[3 * v + a] / l : 0;
-  }
-  return n;
+  free(fill);
+  return 1;
 }
 
-int sks_correspondence_split_seams(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
-                                   size_t stri_count, const double *slinear, const double *tpos, size_t Vt,
-                                   const uint32_t *ttris, size_t ttri_count, size_t *moved) {
+/* A triangle's centroid and (unnormalised) normal. */
+static void tri_frame(const double *pos, const uint32_t *f, double *c, double *n) {
+  double u[3], w[3];
+  for (int a = 0; a < 3; ++a) {
+    c[a] = (pos[3 * f[0] + a] + pos[3 * f[1] + a] + pos[3 * f[2] + a]) / 3;
+    u[a] = pos[3 * f[1] + a] - pos[3 * f[0] + a];
+    w[a] = pos[3 * f[2] + a] - pos[3 * f[0] + a];
+  }
+  sks_d3_cross(u, w, n);
+}
+
+int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
+                                   size_t stri_count, const sks_daffine *A, double stol, const double *tpos,
+                                   size_t Vt, const uint32_t *ttris, size_t ttri_count, sks_thread_pool *pool,
+                                   size_t *moved) {
   *moved = 0;
   if (!corr || corr->identity || corr->count != Vt || !Vs) return 1;
+  sks_daffine Ainv;
+  if (!sks_daff_inverse(A, &Ainv)) return 1;
   seam_key *keys = malloc(Vs * sizeof(seam_key));
   uint32_t *first = malloc(Vs * sizeof(uint32_t)); /* each source vertex's place in keys */
-  double *sn = corner_normals(spos, Vs, stris, stri_count), *tn = corner_normals(tpos, Vt, ttris, ttri_count);
-  if (!keys || !first || !sn || !tn) { free(keys); free(first); free(sn); free(tn); return 0; }
+  uint32_t *ss = NULL, *sl = NULL, *ts = NULL, *tl = NULL, *votes = calloc(Vs, sizeof(uint32_t));
+  double *q = NULL;
+  sks_surface_index *ix = NULL;
+  sks_correspondence nv;
+  memset(&nv, 0, sizeof nv);
+  int ok = keys && first && votes && vertex_triangles(stris, stri_count, Vs, &ss, &sl) &&
+           vertex_triangles(ttris, ttri_count, Vt, &ts, &tl);
+  if (!ok) goto done;
   for (size_t v = 0; v < Vs; ++v) {
     memcpy(keys[v].p, &spos[3 * v], sizeof keys[v].p);
     keys[v].v = (uint32_t)v;
   }
   qsort(keys, Vs, sizeof(seam_key), cmp_seam_key);
   for (size_t i = 0; i < Vs; ++i) first[keys[i].v] = (uint32_t)i;
+  /* each target vertex's nearest source vertex (not the closest point on
+   * the triangles: two fans 1e-5 D apart, each following other joints,
+   * interleave, and a rounding away the closest point lands on the other) */
+  q = malloc((Vt ? Vt : 1) * 3 * sizeof(double));
+  ix = q ? sks_surface_index_build(SKS_CORRESPOND_NEAREST_VERTEX, spos, Vs, NULL, 0) : NULL;
+  if (!q || !ix) { ok = 0; goto done; }
+  for (size_t j = 0; j < Vt; ++j) sks_daff_point(&Ainv, &tpos[3 * j], &q[3 * j]);
+  if (!sks_surface_index_query(ix, q, Vt, &nv, pool)) { ok = nv.over_budget; goto done; }
   for (size_t j = 0; j < Vt; ++j) {
-    /* the corner the closest point lies on (a barycentric weight of 1) */
-    int e = -1;
-    for (int k = 0; k < 3; ++k)
-      if (corr->bary[3 * j + k] >= 1.0f - 1e-6f) e = k;
-    if (e < 0 || !(sks_d3_dot(&tn[6 * j + 3], &tn[6 * j + 3]) > 0)) continue;
-    uint32_t v = corr->idx[3 * j + (size_t)e];
-    if (v >= Vs) continue;
-    size_t lo = first[v], hi = lo;
-    while (lo > 0 && same_position(keys[lo - 1].p, keys[first[v]].p)) --lo;
-    while (hi + 1 < Vs && same_position(keys[hi + 1].p, keys[first[v]].p)) ++hi;
-    if (hi == lo) continue; /* one vertex at that position: nothing to choose */
-    /* the copy whose own triangles lie and face as the target vertex's do
-     * (source directions through the similarity's linear part, made unit) */
-    double best = -5;
-    uint32_t pick = v;
-    for (size_t i = lo; i <= hi; ++i) {
-      uint32_t s = keys[i].v;
-      double c = 0;
-      for (int h = 0; h < 2; ++h) {
-        double m[3] = {0, 0, 0};
-        if (slinear) sks_dm3_apply(slinear, &sn[6 * s + 3 * h], m);
-        else memcpy(m, &sn[6 * s + 3 * h], sizeof m);
-        double l = sqrt(sks_d3_dot(m, m));
-        if (l > 0) c += sks_d3_dot(m, &tn[6 * j + 3 * h]) / l;
+    uint32_t v = nv.idx[3 * j];
+    if (v >= Vs || !(sks_d3_dist2(&q[3 * j], &spos[3 * v]) <= stol * stol)) continue;
+    size_t g = first[v], h = g;
+    while (g > 0 && same_position(keys[g - 1].p, keys[g].p)) --g;
+    while (h + 1 < Vs && same_position(keys[h + 1].p, keys[h].p)) ++h;
+    if (g == h) { /* one vertex there: it */
+      if (!(corr->bary[3 * j] == 1 && corr->idx[3 * j] == v)) {
+        corr->idx[3 * j] = corr->idx[3 * j + 1] = corr->idx[3 * j + 2] = v;
+        corr->bary[3 * j] = 1; corr->bary[3 * j + 1] = 0; corr->bary[3 * j + 2] = 0;
+        ++*moved;
       }
-      if (c > best + 1e-12) { best = c; pick = s; }
+      continue;
     }
-    if (pick == v) continue;
+    /* each of its triangles votes for the copy whose triangle it is: of the
+     * copies' triangles that face its way, the one whose centroid lies
+     * nearest its own (within stol; two layers of one fan, each following
+     * one side's joints, can lie 1e-5 D apart) */
+    uint32_t pick = UINT32_MAX, best_votes = 0;
+    for (uint32_t a = ts[j]; a < ts[j + 1]; ++a) {
+      double tc[3], tn[3], c[3], n[3];
+      tri_frame(tpos, &ttris[3 * tl[a]], tc, tn);
+      sks_daff_point(&Ainv, tc, c);
+      sks_dm3_apply(Ainv.l, tn, n);
+      double ln = sqrt(sks_d3_dot(n, n)), bd = stol * stol, bdot = -2;
+      if (!(ln > 0)) continue;
+      uint32_t who = UINT32_MAX;
+      for (size_t i2 = g; i2 <= h; ++i2) {
+        uint32_t s2 = keys[i2].v;
+        for (uint32_t b = ss[s2]; b < ss[s2 + 1]; ++b) {
+          double sc[3], sn[3];
+          tri_frame(spos, &stris[3 * sl[b]], sc, sn);
+          double ls = sqrt(sks_d3_dot(sn, sn));
+          if (!(ls > 0)) continue;
+          double dot = sks_d3_dot(sn, n) / (ls * ln), d2 = sks_d3_dist2(sc, c);
+          if (!(dot > 0) || d2 > bd || (d2 == bd && dot <= bdot)) continue;
+          bd = d2;
+          bdot = dot;
+          who = s2;
+        }
+      }
+      if (who != UINT32_MAX) votes[who]++;
+    }
+    for (size_t i = g; i <= h; ++i) {
+      uint32_t s = keys[i].v;
+      if (votes[s] > best_votes) { best_votes = votes[s]; pick = s; }
+      votes[s] = 0;
+    }
+    if (pick == UINT32_MAX) pick = v; /* no triangle tells: the nearest */
+    if (corr->bary[3 * j] == 1 && corr->idx[3 * j] == pick) continue;
     corr->idx[3 * j] = corr->idx[3 * j + 1] = corr->idx[3 * j + 2] = pick;
     corr->bary[3 * j] = 1; corr->bary[3 * j + 1] = 0; corr->bary[3 * j + 2] = 0;
     ++*moved;
   }
-  free(keys); free(first); free(sn); free(tn);
-  return 1;
+done:
+  sks_correspondence_free(&nv);
+  sks_surface_index_free(ix);
+  free(keys); free(first); free(ss); free(sl); free(ts); free(tl); free(votes); free(q);
+  return ok;
 }

@@ -410,17 +410,21 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
                                   const double *surf, const sks_skinview *tv, size_t Jt, double D,
                                   sks_thread_pool *pool, size_t *rematched);
 
-/* The same surface re-welded or re-ordered (a seam split per face corner):
- * copies of a position may carry different weights (a mid-line seam whose
- * two sides follow the left and the right joints), and the closest point
- * of a target vertex lands on whichever copy the index finds first. A
- * target vertex whose closest point is a source vertex with copies is
- * matched to the copy whose own triangles face most as its own do (source
- * normals through slinear, the similarity's 3x3, or as they are when
- * NULL). *moved: vertices re-matched. 0: out of memory. */
-int sks_correspondence_split_seams(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
-                                   size_t stri_count, const double *slinear, const double *tpos, size_t Vt,
-                                   const uint32_t *ttris, size_t ttri_count, size_t *moved);
+/* The same surface re-welded, re-ordered or decimated: every target
+ * vertex coincides with a source vertex, and the closest point on the
+ * triangles is not always it: two fans 1e-5 D apart, each following other
+ * joints, interleave (Testwuson's mouth), and copies of a position may
+ * carry different weights (its mid-line: one side's joints or the other's;
+ * two layers of one fan). A target vertex within stol (source units) of a
+ * source vertex, through A^-1 (A: source -> target), is matched to that
+ * vertex; among copies of its position, to the one whose triangles its own
+ * are (each of its triangles votes for the copy with a triangle facing its
+ * way whose centroid lies nearest its own). *moved: vertices re-matched.
+ * 0: out of memory. */
+int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
+                                   size_t stri_count, const sks_daffine *A, double stol, const double *tpos,
+                                   size_t Vt, const uint32_t *ttris, size_t ttri_count, sks_thread_pool *pool,
+                                   size_t *moved);
 
 /* ---- the residual per dominant joint (diagnose.c) ---------------------------- */
 
@@ -497,10 +501,13 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
 double sks_align_edge_scale(const double *src, const double *dst, const uint32_t *tris, size_t tri_count);
 /* 1 when the two point sets are the same surface under a similarity (every
  * vertex of either coincides, to 1e-5 D, with one of the other: a mesh
- * re-welded, re-ordered or with duplicated vertices); A (in: an
- * approximate answer) is then the similarity fitted to the coinciding
- * vertices. 0 (A untouched) otherwise or out of memory. */
-int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, sks_daffine *A);
+ * re-welded, re-ordered or with duplicated vertices; both_ways 0: every
+ * source vertex on a target vertex, the source a decimated copy or a part
+ * of the target); A (in: an approximate answer) is then the similarity
+ * fitted to the coinciding vertices. 0 (A untouched) otherwise or out of
+ * memory. */
+int sks_align_same_surface(const double *src, size_t ns, const double *dst, size_t nd, double D, int both_ways,
+                           sks_daffine *A);
 
 /* sks_bake with every vertex's recorded motion and played surface skinned
  * in double (the reference the float path is tested against,
