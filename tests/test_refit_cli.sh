@@ -28,6 +28,13 @@ expect_rc 2 "output is the target" "$cli" refit --source "$fox" --target "$targe
 expect_rc 1 "unknown holdout" "$cli" refit --source "$fox" --target "$target" -o "$tmp/a.glb" --holdout Nope
 grep -q "Nope" "$tmp/out.log" && ok || bad "unknown holdout message does not name it"
 [ ! -e "$tmp/a.glb" ] && ok || bad "a failed refit left $tmp/a.glb"
+# a rig of rigid parts only bakes, but has no weights to refit: refused, nothing written
+cube="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}/3DS/RotatingCube.3DS"
+if [ -f "$cube" ]; then
+  expect_rc 1 "rigid-only target" "$cli" refit --source "$cube" --target "$cube" -o "$tmp/c.glb"
+  grep -q "no weights to refit" "$tmp/out.log" && ok || bad "rigid-only refit message: $(cat "$tmp/out.log")"
+  [ ! -e "$tmp/c.glb" ] && ok || bad "a refused refit left $tmp/c.glb"
+fi
 
 # one fitting clip, one round, two influences: fast also under ASan; clip
 # names as words, any case ('walk' is the clip Walk, as in bake and pose)
