@@ -97,6 +97,27 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   }
 }
 
+/* Appends a rigid part following joint `node`: V vertices at the origin
+ * (positions to fill), triangles 0 1 2, 3 4 5, ... (V a multiple of 3). */
+static sks_mesh_part *add_rigid_part(sks_model *m, const char *name, int32_t node, size_t V) {
+  sks_mesh_part *np = realloc(m->parts, (m->part_count + 1) * sizeof *np);
+  if (!np) abort();
+  m->parts = np;
+  sks_mesh_part *rp = &m->parts[m->part_count++];
+  memset(rp, 0, sizeof *rp);
+  rp->name = sks_test_strdup(name);
+  rp->material = -1;
+  rp->skin = -1;
+  rp->node = node;
+  rp->vertex_count = V;
+  rp->positions = calloc(3 * V, sizeof(float));
+  rp->index_count = V;
+  rp->indices = malloc(V * sizeof(uint32_t));
+  if (!rp->positions || !rp->indices) abort();
+  for (uint32_t k = 0; k < V; ++k) rp->indices[k] = k;
+  return rp;
+}
+
 static void print_result(const char *title, const sks_bake_result *r) {
   printf("%s: %zu vertices (%zu constraints), %zu joints, D = %.4g\n", title, r->target_vertex_count,
          r->constraint_count, r->target_joint_count, r->diagonal);
@@ -328,29 +349,14 @@ static void test_flat_part_near_uniform_scale(void) {
   /* the disk: 8 triangles fanned about its centre, each with its own three
    * corners (24 vertices), in its joint's local plane z = 0, centred on its
    * origin (the pivot), radius 0.3 */
-  sks_mesh_part *np = realloc(m.parts, 2 * sizeof *np);
-  CHECK(np != NULL);
-  if (!np) { sks_model_free(&m); return; }
-  m.parts = np;
-  sks_mesh_part *rp = &m.parts[1];
-  memset(rp, 0, sizeof *rp);
-  rp->name = sks_test_strdup("disk");
-  rp->material = -1;
-  rp->skin = -1;
-  rp->node = (int32_t)J;
-  rp->vertex_count = 24;
-  rp->positions = calloc(72, sizeof(float));
-  rp->index_count = 24;
-  rp->indices = malloc(24 * sizeof(uint32_t));
+  sks_mesh_part *rp = add_rigid_part(&m, "disk", (int32_t)J, 24);
   for (uint32_t t = 0; t < 8; ++t)
     for (uint32_t k = 0; k < 3; ++k) {
       uint32_t v = 3 * t + k;
       float ang = 0.7853982f * (float)(t + (k == 2));
       rp->positions[3 * v] = k ? 0.3f * cosf(ang) : 0;
       rp->positions[3 * v + 1] = k ? 0.3f * sinf(ang) : 0;
-      rp->indices[v] = v;
     }
-  m.part_count = 2;
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
   sks_bake_result r;
@@ -822,22 +828,8 @@ static void test_diagnosis(void) {
   memcpy(&p->joints[0], j0, sizeof j0); memcpy(&p->weights[0], w0, sizeof w0);
   memcpy(&p->joints[4], j1, sizeof j1); memcpy(&p->weights[4], w1, sizeof w1);
   /* a rigid part of 3 vertices following joint 3 */
-  sks_mesh_part *np = realloc(tgt.parts, 2 * sizeof *np);
-  CHECK(np != NULL);
-  tgt.parts = np;
-  sks_mesh_part *rp = &tgt.parts[1];
-  memset(rp, 0, sizeof *rp);
-  rp->name = sks_test_strdup("rigid");
-  rp->material = -1;
-  rp->skin = -1;
-  rp->node = 3;
-  rp->vertex_count = 3;
-  rp->positions = calloc(9, sizeof(float));
+  sks_mesh_part *rp = add_rigid_part(&tgt, "rigid", 3, 3);
   rp->positions[3] = 1; rp->positions[7] = 1;
-  rp->index_count = 3;
-  rp->indices = malloc(3 * sizeof(uint32_t));
-  for (uint32_t k = 0; k < 3; ++k) rp->indices[k] = k;
-  tgt.part_count = 2;
   int32_t *dom = malloc((V + 3) * sizeof(int32_t));
   CHECK_OK(sks_dominant_joints(&tgt, dom, V + 3, &err), &err);
   CHECK(dom[0] == 2);
