@@ -111,7 +111,7 @@ static const abi_field k_fields[] = {
   F(sks_bake_alignment, angle_deg), F(sks_bake_alignment, offset), F(sks_bake_alignment, residual_pct),
   F(sks_bake_alignment, hypotheses), F(sks_bake_alignment, registered),
   F(sks_bake_alignment, similarity_residual_pct), F(sks_bake_alignment, limb_rematched), F(sks_bake_alignment, seconds),
-  F(sks_bake_alignment, same_surface),
+  F(sks_bake_alignment, same_surface), F(sks_bake_alignment, subset),
   F(sks_bake_result, clip_count), F(sks_bake_result, clips),
   F(sks_bake_result, constraint_count), F(sks_bake_result, target_vertex_count),
   F(sks_bake_result, target_joint_count), F(sks_bake_result, diagonal),

@@ -101,7 +101,7 @@ if command -v node > /dev/null; then
   # the alignment found (README "Align"): the same mesh, so no registration
   node -e '
     const a = JSON.parse(require("fs").readFileSync(0, "utf8")).alignment;
-    if (a.same_mesh !== true || a.registered !== false || a.scale !== 1 ||
+    if (a.same_mesh !== true || a.registered !== false || a.scale !== 1 || a.subset !== false ||
         typeof a.similarity_distance_pct !== "number" || a.mean_distance_pct !== 0) {
       console.error("alignment JSON:", a); process.exit(1);
     }' <<< "$json" && ok || bad "bake --json alignment"

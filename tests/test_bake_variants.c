@@ -337,6 +337,8 @@ int main(void) {
     sks_variant_numbers n = sks_variant_bake(label, &dm, &b, decimated[i].clip ? decimated[i].clip : dm.clips[0].name);
     CHECK_MSG(n.ok && n.q > 99.99 && n.mean <= 0.001 && n.worst <= 0.01, "%s: a control: %.5f %% / %.6f / %.6f %%D",
               label, n.q, n.mean, n.worst);
+    CHECK_MSG(n.ok && n.subset && !n.same_surface, "%s: the alignment says subset (%d) and not same surface (%d)",
+              label, n.subset, n.same_surface);
     sks_model_free(&b);
     sks_model_free(&dm);
   }

@@ -193,6 +193,9 @@ typedef struct sks_bake_alignment {
   int same_surface;               /* 1: the same surface re-welded or re-ordered (every vertex of
                                      either on one of the other's): A fitted to the coinciding
                                      vertices, exact */
+  int subset;                     /* 1: one side's vertices are some of the other's (a decimated
+                                     copy, or parts dropped): A fitted to the coinciding vertices,
+                                     exact, and no registration */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

@@ -218,7 +218,8 @@ class sks_bake_alignment(C.Structure):
                 ("residual_pct", C.c_double), ("hypotheses", c_size),
                 ("registered", C.c_int), ("similarity_residual_pct", C.c_double),
                 ("limb_rematched", C.c_size_t),
-                ("seconds", C.c_double), ("same_surface", C.c_int)]
+                ("seconds", C.c_double), ("same_surface", C.c_int),
+                ("subset", C.c_int)]
 
 
 class sks_bake_result(C.Structure):

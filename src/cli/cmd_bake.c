@@ -81,6 +81,8 @@ static void print_alignment(const sks_bake_result *r) {
            "%.3g%% D (%.2f s)\n", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
            r->correspondence_identity ? "same mesh (vertex for vertex)"
            : a->same_surface        ? "same surface, other vertices (re-welded / re-ordered): closest points"
+           : a->subset              ? "one side's vertices are some of the other's (decimated copy): "
+                                      "coinciding vertices"
                                     : "closest points",
            r->correspondence_mean_pct, a->seconds);
   else
@@ -164,6 +166,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   for (int k = 0; k < 3; ++k) cJSON_AddItemToArray(off, cJSON_CreateNumber(r->alignment.offset[k]));
   cJSON_AddBoolToObject(al, "same_mesh", r->correspondence_identity);
   cJSON_AddBoolToObject(al, "same_surface", r->alignment.same_surface);
+  cJSON_AddBoolToObject(al, "subset", r->alignment.subset);
   cJSON_AddNumberToObject(al, "mean_distance_pct", r->correspondence_mean_pct);
   cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);

@@ -1827,6 +1827,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         subset = 1;
       }
       if (subset) {
+        al->subset = 1;
         a.identity = 0;
         similarity_numbers(A, &a.scale, &a.angle_deg, a.offset);
       }

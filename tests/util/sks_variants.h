@@ -25,7 +25,7 @@ void sks_variant_reweld(sks_model *m, unsigned seed);
  * tests' table: label | alignment | quality | mean / worst %D. */
 typedef struct sks_variant_numbers {
   double q, mean, worst, scale, angle;
-  int ok, same_surface;
+  int ok, same_surface, subset;
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
