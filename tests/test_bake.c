@@ -315,16 +315,22 @@ static void test_nonuniform_scale_animation(void) {
  * sheared, every frame ran the 100 iterations, and the control of that
  * file reached 17.7 %D worst. The column is now set from the two measured
  * ones (solver_gn.c complete_flat_bones); without that, with the floor
- * alone, this disk: 3.3 %D worst; the card: quality -97 %. Known limit:
- * a flat skinned mesh under LARGE non-uniform scale keys (25 %: 97.2 %,
- * 7.9 %D worst; README "3-axis scale"). */
-static void test_flat_part_near_uniform_scale(void) {
+ * alone, this disk: 3.3 %D worst; the card: quality -97 %.
+ * large: the scale keys of add_scale_tracks as they are (3-axis, +-25 %).
+ * The disk's local, parent^-1 * model, is then a rotation and axis scale
+ * only for one choice of the unmeasured column; the completion's left a
+ * shear the TRS keys dropped (worst 1.02 %D). bake.c flat_bone_as_trs
+ * chooses it so (a control again). Known limit: the flat skinned card under
+ * these keys (a chain of flat bones whose plane holds one of their axes:
+ * each leaves a scale its children's bend decides): 97.85 %, worst 6.9 %D
+ * (97.17 / 7.87 before); README "3-axis scale". */
+static void test_flat_part_scale(int large) {
   sks_model m;
   build_rig(&m, 6, 60, 10, 0.6f, 10);
   static const float sc[2][3] = {{1.00005f, 0.99993f, 1.00002f}, {0.99996f, 1.00004f, 1.0f}};
   add_scale_tracks(&m, 1);
   sks_clip *c = &m.clips[0];
-  for (int k = 0; k < 2; ++k) { /* joints 3 and 5: constant keys at their (near-uniform) rest */
+  for (int k = 0; k < 2 && !large; ++k) { /* joints 3 and 5: constant keys at their (near-uniform) rest */
     sks_track *tr = &c->tracks[c->track_count - 2 + (size_t)k];
     memcpy(&m.skeleton.rest[tr->joint].scale, sc[k], sizeof sc[k]);
     for (size_t f = 0; f < tr->key_count; ++f) memcpy(&tr->values[3 * f], sc[k], sizeof sc[k]);
@@ -362,22 +368,22 @@ static void test_flat_part_near_uniform_scale(void) {
   sks_bake_result r;
   sks_error err;
   /* then the skinned tube flattened too (a card skinned over 6 bones) */
-  for (int flat_skin = 0; flat_skin < 2; ++flat_skin) {
+  for (int flat_skin = 0; flat_skin < (large ? 1 : 2); ++flat_skin) {
     if (flat_skin)
       for (size_t v = 0; v < m.parts[0].vertex_count; ++v) m.parts[0].positions[3 * v + 2] = 0.25f;
     const char *what = flat_skin ? "flat rigid disk + flat skinned card" : "flat rigid disk";
     CHECK_OK(sks_bake(&m, &m, &opt, &r, &err), &err);
     char title[96];
-    snprintf(title, sizeof title, "near-uniform scale keys, %s (control)", what);
+    snprintf(title, sizeof title, "%s scale keys, %s (control)", large ? "3-axis +-25 %" : "near-uniform", what);
     print_result(title, &r);
     CHECK(r.clip_count == 1 && r.rigid_vertex_count == 24);
     if (r.clip_count == 1) {
       const sks_baked_clip *bc = &r.clips[0];
       CHECK_MSG(bc->quality >= 0.9999 && bc->mean_error_pct <= 0.001 && bc->worst_error_pct <= 0.01,
-                "%s, near-uniform scale: quality %g, mean %g, worst %g %%D", what, bc->quality * 100,
-                bc->mean_error_pct, bc->worst_error_pct);
-      CHECK_MSG(bc->sweeps_per_frame < 20, "%s, near-uniform scale: %.1f LM iterations per frame", what,
-                bc->sweeps_per_frame);
+                "%s, %s scale: quality %g, mean %g, worst %g %%D", what, large ? "large" : "near-uniform",
+                bc->quality * 100, bc->mean_error_pct, bc->worst_error_pct);
+      CHECK_MSG(bc->sweeps_per_frame < 20, "%s, %s scale: %.1f LM iterations per frame", what,
+                large ? "large" : "near-uniform", bc->sweeps_per_frame);
     }
     sks_bake_result_free(&r);
   }
@@ -911,7 +917,8 @@ int main(void) {
   test_control_recovery();
   test_scale_animation();
   test_nonuniform_scale_animation();
-  test_flat_part_near_uniform_scale();
+  test_flat_part_scale(0);
+  test_flat_part_scale(1);
   test_other_targets();
   test_degenerate_bones();
   test_bad_inputs();

@@ -147,6 +147,11 @@ size_t sks_problem_mark_affine(sks_solve_problem *p, const struct sks_model *src
  * st->stretch is NULL; 0 on out of memory. */
 int sks_state_prepare_affine(const sks_solve_problem *p, sks_solve_state *st);
 
+/* The unit normal (n) of a bone whose points lie in one plane, from its own
+ * pair moments (pm->b == pm->c): 1 when flat (not 3-D, not a line), else 0
+ * (solver_gn.c). */
+int sks_pair_moments_flat_normal(const sks_pair_moments *pm, double *n);
+
 /* A_b as an affine (uncentred). */
 sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s, size_t b);
 void sks_state_set_rigid(const sks_solve_problem *p, sks_solve_state *s, size_t b,

@@ -438,25 +438,32 @@ static int damped_solve(const sks_gn_pattern *pt, const double *Hb, int K, const
  * (a x b = n), the plane's orientation kept and its mean scale. The
  * vertices do not move (they have no component along n). A line or a
  * point (two or three unmeasured columns) is left to the damping. */
+int sks_pair_moments_flat_normal(const sks_pair_moments *pm, double *n) {
+  const double *P = pm->P;
+  double tr = P[0] + P[4] + P[8], m = tr / 3;
+  if (!(m > 0)) return 0;
+  double minors = P[0] * P[4] - P[1] * P[3] + P[0] * P[8] - P[2] * P[6] + P[4] * P[8] - P[5] * P[7];
+  if (sks_dm3_det(P) > 1e-10 * m * m * m || minors < 1e-6 * m * m) return 0; /* 3-D, or a line */
+  double best = 0; /* the null direction: the largest cross of two rows */
+  n[0] = n[1] = n[2] = 0;
+  for (int i = 0; i < 3; ++i) {
+    double c[3];
+    sks_d3_cross(&P[3 * i], &P[3 * ((i + 1) % 3)], c);
+    double l = sks_d3_dot(c, c);
+    if (l > best) { best = l; for (int a = 0; a < 3; ++a) n[a] = c[a]; }
+  }
+  if (!(best > 0)) return 0;
+  for (int a = 0; a < 3; ++a) n[a] /= sqrt(best);
+  return 1;
+}
+
 static void complete_flat_bones(const sks_solve_problem *p, sks_solve_state *s, const int32_t *act) {
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
     size_t b = pm->b;
     if (pm->b != pm->c || act[b] < 0 || !p->affine[b]) continue;
-    const double *P = pm->P;
-    double tr = P[0] + P[4] + P[8], m = tr / 3;
-    if (!(m > 0)) continue;
-    double minors = P[0] * P[4] - P[1] * P[3] + P[0] * P[8] - P[2] * P[6] + P[4] * P[8] - P[5] * P[7];
-    if (sks_dm3_det(P) > 1e-10 * m * m * m || minors < 1e-6 * m * m) continue; /* 3-D, or a line */
-    double n[3] = {0, 0, 0}, best = 0; /* the null direction: the largest cross of two rows */
-    for (int i = 0; i < 3; ++i) {
-      double c[3];
-      sks_d3_cross(&P[3 * i], &P[3 * ((i + 1) % 3)], c);
-      double l = sks_d3_dot(c, c);
-      if (l > best) { best = l; for (int a = 0; a < 3; ++a) n[a] = c[a]; }
-    }
-    if (!(best > 0)) continue;
-    for (int a = 0; a < 3; ++a) n[a] /= sqrt(best);
+    double n[3];
+    if (!sks_pair_moments_flat_normal(pm, n)) continue;
     double ax[3] = {1, 0, 0}, e1[3], e2[3];
     if (fabs(n[0]) > 0.9) { ax[0] = 0; ax[1] = 1; }
     sks_d3_cross(n, ax, e1);
