@@ -317,13 +317,12 @@ static void test_nonuniform_scale_animation(void) {
  * ones (solver_gn.c complete_flat_bones); without that, with the floor
  * alone, this disk: 3.3 %D worst; the card: quality -97 %.
  * large: the scale keys of add_scale_tracks as they are (3-axis, +-25 %).
- * The disk's local, parent^-1 * model, is then a rotation and axis scale
+ * A joint's local, parent^-1 * model, is then a rotation and axis scale
  * only for one choice of the unmeasured column; the completion's left a
- * shear the TRS keys dropped (worst 1.02 %D). bake.c flat_bone_as_trs
- * chooses it so (a control again). Known limit: the flat skinned card under
- * these keys (a chain of flat bones whose plane holds one of their axes:
- * each leaves a scale its children's bend decides): 97.85 %, worst 6.9 %D
- * (97.17 / 7.87 before); README "3-axis scale". */
+ * shear the TRS keys dropped: the disk 1.02 %D worst, the card (a chain of
+ * flat bones whose plane holds one of their axes, so that each leaves a
+ * scale its children's bend decides) 97.17 %, 7.87 %D worst. flat_trs.c
+ * chooses it so: controls again (README "3-axis scale"). */
 static void test_flat_part_scale(int large) {
   sks_model m;
   build_rig(&m, 6, 60, 10, 0.6f, 10);
@@ -368,7 +367,7 @@ static void test_flat_part_scale(int large) {
   sks_bake_result r;
   sks_error err;
   /* then the skinned tube flattened too (a card skinned over 6 bones) */
-  for (int flat_skin = 0; flat_skin < (large ? 1 : 2); ++flat_skin) {
+  for (int flat_skin = 0; flat_skin < 2; ++flat_skin) {
     if (flat_skin)
       for (size_t v = 0; v < m.parts[0].vertex_count; ++v) m.parts[0].positions[3 * v + 2] = 0.25f;
     const char *what = flat_skin ? "flat rigid disk + flat skinned card" : "flat rigid disk";

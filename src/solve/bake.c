@@ -55,6 +55,7 @@ typedef struct target_setup {
   sks_daffine *rest_local_scene; /* per joint, as stored */
   sks_daffine T, T_inv;        /* target bind space -> scene space */
   uint8_t *bone_is_root;
+  uint32_t *kid_start, *kids;  /* J + 1 / J: each joint's children (CSR, by index) */
   sks_influences full;
   double *bind_pos;            /* V * 3 */
 } target_setup;
@@ -62,6 +63,7 @@ typedef struct target_setup {
 static void target_setup_free(target_setup *t) {
   free(t->joint_bone); free(t->bone_joint); free(t->carry); free(t->carry_inv);
   free(t->bind_rigid); free(t->rest_local); free(t->rest_local_scene); free(t->bone_is_root);
+  free(t->kid_start); free(t->kids);
   sks_influences_free(&t->full);
   free(t->bind_pos);
   memset(t, 0, sizeof *t);
@@ -107,6 +109,30 @@ static sks_result target_setup_build(const sks_model *tg, const sks_skinview *vi
   }
   t->T = view->T;
   t->T_inv = view->T_inv;
+  t->kid_start = calloc(t->J + 1, sizeof(uint32_t));
+  t->kids = malloc(J1 * sizeof(uint32_t));
+  if (!t->kid_start || !t->kids) {
+    free(bind_src);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+  }
+  for (size_t j = 0; j < t->J; ++j) {
+    int32_t q = tg->skeleton.parents[j];
+    if (q >= 0 && (size_t)q < t->J) t->kid_start[q + 1]++;
+  }
+  for (size_t j = 0; j < t->J; ++j) t->kid_start[j + 1] += t->kid_start[j];
+  {
+    uint32_t *fill = malloc(J1 * sizeof(uint32_t));
+    if (!fill) {
+      free(bind_src);
+      return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory preparing the solve", name);
+    }
+    memcpy(fill, t->kid_start, t->J * sizeof(uint32_t));
+    for (size_t j = 0; j < t->J; ++j) { /* in index order per parent */
+      int32_t q = tg->skeleton.parents[j];
+      if (q >= 0 && (size_t)q < t->J) t->kids[fill[q]++] = (uint32_t)j;
+    }
+    free(fill);
+  }
   for (size_t j = 0; j < t->J; ++j) {
     t->joint_bone[j] = -1;
     bind_src[j] = -1;
@@ -359,121 +385,13 @@ static uint32_t *select_constraints(const target_setup *t, const uint32_t *tris,
 
 /* ---- state -> local joint transforms -------------------------------------- */
 
-static void m3_mul(const double *a, const double *b, double *o) {
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) o[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-}
-
-/* A flat affine bone (its points in one plane: a card, a decal, a Biped's
- * footstep disk) measures two columns of its 3x3; the solver completes the
- * third from them (solver_gn.c complete_flat_bones), a choice no point
- * sees. But the clip is written as TRS keys, and the written local of the
- * joint, parent^-1 * model, is a rotation times an axis scale only for
- * some third columns: another one leaves a shear the keys drop, and the
- * clip as played is off (a card skinned over 6 bones under 25 % 3-axis
- * scale keys: 97.2 %, worst 7.9 %D, for a control). So here the third
- * column is chosen again, as the one that makes the local K = R diag(s)
- * with the measured columns as they are: for f1, f2 spanning the measured
- * directions of the local (k_i = K f_i known), K^T K = diag(s^2) gives
- * three equations linear in s^2 (f1' S f1 = |k1|^2, f2' S f2 = |k2|^2,
- * f1' S f2 = k1 . k2); R takes diag(s) f1, diag(s) f2 onto k1, k2. When the
- * plane holds two of the local's axes the scale along the third is not
- * measured (below). a: the
- * bone's affine (bind space), changed in place; W: the linear part of
- * parent^-1 * T (bind space -> the parent's frame); Q: the carry. */
-static void flat_bone_as_trs(const sks_solve_problem *p, size_t b, int has_below, const double *W, const double *Q,
-                             sks_daffine *a) {
-  const sks_pair_moments *pm = NULL;
-  for (size_t k = 0; k < p->pair_count && !pm; ++k)
-    if (p->pairs[k].b == b && p->pairs[k].c == b) pm = &p->pairs[k];
-  double n[3];
-  if (!pm || !sks_pair_moments_flat_normal(pm, n)) return;
-  double WL[9], K[9], g[3], Qt[9];
-  m3_mul(W, a->l, WL);
-  m3_mul(WL, Q, K); /* the local's linear part now */
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) Qt[3 * i + j] = Q[3 * j + i];
-  sks_dm3_apply(Qt, n, g); /* L(a) += d n^T changes K by (W d) g^T */
-  double gg = sks_d3_dot(g, g);
-  if (!(gg > 0)) return;
-  double f1[3], f2[3], ax[3] = {1, 0, 0};
-  if (fabs(g[0]) > 0.9 * sqrt(gg)) { ax[0] = 0; ax[1] = 1; }
-  sks_d3_cross(g, ax, f1);
-  double l1 = sqrt(sks_d3_dot(f1, f1));
-  for (int e = 0; e < 3; ++e) f1[e] /= l1;
-  sks_d3_cross(g, f1, f2);
-  double l2 = sqrt(sks_d3_dot(f2, f2));
-  for (int e = 0; e < 3; ++e) f2[e] /= l2;
-  double k1[3], k2[3];
-  sks_dm3_apply(K, f1, k1);
-  sks_dm3_apply(K, f2, k2);
-  double M[9], r[3] = {sks_d3_dot(k1, k1), sks_d3_dot(k2, k2), sks_d3_dot(k1, k2)}, s0[3];
-  for (int i = 0; i < 3; ++i) {
-    M[i] = f1[i] * f1[i];
-    M[3 + i] = f2[i] * f2[i];
-    M[6 + i] = f1[i] * f2[i];
-    s0[i] = K[i] * K[i] + K[3 + i] * K[3 + i] + K[6 + i] * K[6 + i];
-  }
-  double N[9], rhs[3], tr = 0;
-  for (int i = 0; i < 3; ++i) {
-    rhs[i] = 0;
-    for (int j = 0; j < 3; ++j) {
-      N[3 * i + j] = M[i] * M[j] + M[3 + i] * M[3 + j] + M[6 + i] * M[6 + j];
-      rhs[i] += M[3 * j + i] * r[j];
-    }
-    tr += N[4 * i];
-  }
-  /* The plane holds one of the local's axes (or nearly): M is singular and
-   * one scale is not measured here. A bone with no bone below it (a disk on
-   * its own joint) takes the completion's value for it (a pull of 1e-12
-   * to the current column norms decides only that direction: nothing
-   * depends on it). Above other bones, their bend decides it, which this
-   * bone alone cannot: the completion stays (near-uniform keys: it is the
-   * right one for a similarity, and a chain of flat bones stays consistent
-   * with it; the Tikhonov choice took a near-uniform card from a control to
-   * 99.46 %). */
-  double eps = 1e-12 * tr, Ni[9], s2[3];
-  if (!(sks_dm3_det(N) > 1e-8 * tr * tr * tr / 27)) {
-    if (has_below) return;
-    for (int i = 0; i < 3; ++i) { N[4 * i] += eps; rhs[i] += eps * s0[i]; }
-  }
-  if (!sks_dm3_inverse(N, Ni)) return;
-  sks_dm3_apply(Ni, rhs, s2);
-  double s[3];
-  for (int i = 0; i < 3; ++i) {
-    if (!(s2[i] > 0) || !isfinite(s2[i])) return;
-    s[i] = sqrt(s2[i]);
-  }
-  /* R: [a1 a2 a1 x a2] -> [k1 k2 k1 x k2], a_i = diag(s) f_i */
-  double a1[3] = {s[0] * f1[0], s[1] * f1[1], s[2] * f1[2]}, a2[3] = {s[0] * f2[0], s[1] * f2[1], s[2] * f2[2]};
-  double a3[3], k3[3], Am[9], Km[9], Ai[9], R[9];
-  sks_d3_cross(a1, a2, a3);
-  sks_d3_cross(k1, k2, k3);
-  for (int i = 0; i < 3; ++i) {
-    Am[3 * i] = a1[i]; Am[3 * i + 1] = a2[i]; Am[3 * i + 2] = a3[i];
-    Km[3 * i] = k1[i]; Km[3 * i + 1] = k2[i]; Km[3 * i + 2] = k3[i];
-  }
-  if (!sks_dm3_inverse(Am, Ai)) return;
-  m3_mul(Km, Ai, R);
-  /* the new third column: K g = R diag(s) g; e = W d */
-  double sg[3] = {s[0] * g[0], s[1] * g[1], s[2] * g[2]}, Kg_new[3], Kg[3], e[3], d[3], Wi[9];
-  sks_dm3_apply(R, sg, Kg_new);
-  sks_dm3_apply(K, g, Kg);
-  for (int i = 0; i < 3; ++i) e[i] = (Kg_new[i] - Kg[i]) / gg;
-  if (!sks_dm3_inverse(W, Wi)) return;
-  sks_dm3_apply(Wi, e, d);
-  /* a(x) = L (x - c) + u: L += d n^T and t -= d (n . c) leave the plane's points where they were */
-  double nc = sks_d3_dot(n, &p->centroid[3 * b]);
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) a->l[3 * i + j] += d[i] * n[j];
-    a->t[i] -= d[i] * nc;
-  }
-}
-
 static void state_to_locals(const sks_model *tg, const target_setup *t, const sks_solve_problem *p,
                             const sks_solve_state *st, sks_solve_mode mode, sks_daffine *models,
                             sks_transform *locals) {
   const int32_t *parents = tg->skeleton.parents;
+  /* flat affine bones: the unmeasured column that keeps the written local TRS (flat_trs.c) */
+  sks_flat_ctx fc = {p, st, t->J, t->joint_bone, t->carry, &t->T, t->kid_start, t->kids, tg->skeleton.rest, 0};
+  if (p->affine_count) sks_flat_ctx_begin(&fc);
   for (size_t j = 0; j < t->J; ++j) {
     int32_t par = parents[j], b = t->joint_bone[j];
     sks_daffine parent = par >= 0 ? models[par] : sks_daff_identity();
@@ -482,18 +400,7 @@ static void state_to_locals(const sks_model *tg, const target_setup *t, const sk
       memcpy(c.l, &t->carry[9 * b], 9 * sizeof(double));
       c.t[0] = c.t[1] = c.t[2] = 0;
       int inv = sks_daff_inverse(&parent, &ip);
-      if (inv && p->affine && p->affine[b]) {
-        double W[9];
-        m3_mul(ip.l, t->T.l, W);
-        int below = 0; /* a joint below j with a bone (a bend there depends on j's unmeasured scale) */
-        for (size_t k = j + 1; k < t->J && !below; ++k) {
-          if (t->joint_bone[k] < 0) continue;
-          size_t steps = 0;
-          for (int32_t q = parents[k]; q >= 0 && (size_t)q < t->J && steps++ < t->J; q = parents[q])
-            if (q == (int32_t)j) { below = 1; break; }
-        }
-        flat_bone_as_trs(p, (size_t)b, below, W, c.l, &a);
-      }
+      if (inv && p->affine_count && p->affine && p->affine[b]) sks_flat_bone_as_trs(&fc, j, &ip, &a);
       sks_daffine bind_model = sks_daff_mul(&a, &c);
       models[j] = sks_daff_mul(&t->T, &bind_model); /* bind space -> scene */
       if (inv) {

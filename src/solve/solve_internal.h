@@ -152,6 +152,27 @@ int sks_state_prepare_affine(const sks_solve_problem *p, sks_solve_state *st);
  * (solver_gn.c). */
 int sks_pair_moments_flat_normal(const sks_pair_moments *pm, double *n);
 
+/* Flat affine bones written as TRS keys (flat_trs.c): the target's
+ * hierarchy and this frame's solved state, and a work budget for the frame
+ * (sks_flat_ctx_begin sets it). */
+typedef struct sks_flat_ctx {
+  const sks_solve_problem *p;
+  const sks_solve_state *st;
+  size_t J;
+  const int32_t *joint_bone;     /* joint -> bone or -1 */
+  const double *carry;           /* 9 per bone */
+  const sks_daffine *T;          /* target bind space -> scene */
+  const uint32_t *kid_start, *kids; /* each joint's children (CSR) */
+  const sks_transform *rest;     /* rest locals (their scale: the tie-break) */
+  uint64_t budget;               /* shear evaluations left this frame */
+} sks_flat_ctx;
+void sks_flat_ctx_begin(sks_flat_ctx *c);
+/* Joint j's bone, when flat and affine: the column its points do not
+ * measure set so that parent^-1 * model is a rotation times an axis scale
+ * (a, its affine in bind space, changed in place; parent_inv: the inverse
+ * of the parent's model, scene space). */
+void sks_flat_bone_as_trs(sks_flat_ctx *c, size_t j, const sks_daffine *parent_inv, sks_daffine *a);
+
 /* A_b as an affine (uncentred). */
 sks_daffine sks_state_rigid(const sks_solve_problem *p, const sks_solve_state *s, size_t b);
 void sks_state_set_rigid(const sks_solve_problem *p, sks_solve_state *s, size_t b,
