@@ -1986,13 +1986,20 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         }
       }
       /* registered beats the similarity alone when it cuts the distance by
-       * 20 % or more. Between registered candidates the better similarity
-       * (lower k) keeps its place unless the other lies REGISTER_MARGIN
-       * closer: a body of a wrong scale can be contorted to wrap the target
-       * a little more closely */
+       * 20 % or more. Between registered candidates of scales more than 1 %
+       * apart the better similarity (lower k) keeps its place unless the
+       * other lies REGISTER_MARGIN closer: a body of a wrong scale can be
+       * contorted to wrap the target a little more closely */
       double bar = best;
-      if (found >= 0 && !cand_paired[k] && !cand_paired[found])
-        bar = (int)k < found ? best * (1 + REGISTER_MARGIN) : best * (1 - REGISTER_MARGIN);
+      if (found >= 0 && !cand_paired[k] && !cand_paired[found]) {
+        /* the margin is for another scale; two of one scale (a body facing
+         * either way) go by their distance: the player robot onto
+         * mannequiny took the one 0.4 % farther or the closer one as the
+         * similarity stage ranked them, 0.29 quality point apart */
+        double sk = cbrt(fabs(sks_dm3_det(cands[k].l))), sf = cbrt(fabs(sks_dm3_det(bestA.l)));
+        if (!(fabs(sk / sf - 1) <= 0.01))
+          bar = (int)k < found ? best * (1 + REGISTER_MARGIN) : best * (1 - REGISTER_MARGIN);
+      }
       if (trial_sym < 0.8 * best0 && trial_sym < bar) {
         best = trial_sym;
         found = (int)k;
