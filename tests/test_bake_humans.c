@@ -239,7 +239,8 @@ int main(void) {
                      sks_variant_bake("... tgt data rot73 x0.1, src parent x0.01", &a, &b, NULL), pb);
     sks_model_free(&a); sks_model_free(&b);
     /* player robot -> mannequiny: two similarity candidates of one scale
-     * (the body facing either way) register 0.4 % apart; the one the
+     * (mirror images through the target's plane of symmetry, 67 degrees
+     * apart) register 0.4 % apart; the one the
      * similarity stage ranked first kept its place by the 10 % margin meant
      * for candidates of another scale, and that ranking changed with the
      * target's data turned: 95.28 % and worst 26.34 %D as given, 95.57 % and

@@ -1992,10 +1992,12 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
        * contorted to wrap the target a little more closely */
       double bar = best;
       if (found >= 0 && !cand_paired[k] && !cand_paired[found]) {
-        /* the margin is for another scale; two of one scale (a body facing
-         * either way) go by their distance: the player robot onto
-         * mannequiny took the one 0.4 % farther or the closer one as the
-         * similarity stage ranked them, 0.29 quality point apart */
+        /* the margin is for another scale; two of one scale go by their
+         * distance: the player robot onto mannequiny has two, mirror
+         * images of each other through the target's plane of symmetry
+         * (67 degrees apart), registered 0.4 % apart, and took the farther
+         * or the closer one as the similarity stage ranked them, 0.29
+         * quality point apart */
         double sk = cbrt(fabs(sks_dm3_det(cands[k].l))), sf = cbrt(fabs(sks_dm3_det(bestA.l)));
         if (!(fabs(sk / sf - 1) <= 0.01))
           bar = (int)k < found ? best * (1 + REGISTER_MARGIN) : best * (1 - REGISTER_MARGIN);
