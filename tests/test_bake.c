@@ -97,27 +97,6 @@ static void build_rig(sks_model *m, size_t nb, size_t rings, size_t seg, float s
   }
 }
 
-/* Appends a rigid part following joint `node`: V vertices at the origin
- * (positions to fill), triangles 0 1 2, 3 4 5, ... (V a multiple of 3). */
-static sks_mesh_part *add_rigid_part(sks_model *m, const char *name, int32_t node, size_t V) {
-  sks_mesh_part *np = realloc(m->parts, (m->part_count + 1) * sizeof *np);
-  if (!np) abort();
-  m->parts = np;
-  sks_mesh_part *rp = &m->parts[m->part_count++];
-  memset(rp, 0, sizeof *rp);
-  rp->name = sks_test_strdup(name);
-  rp->material = -1;
-  rp->skin = -1;
-  rp->node = node;
-  rp->vertex_count = V;
-  rp->positions = calloc(3 * V, sizeof(float));
-  rp->index_count = V;
-  rp->indices = malloc(V * sizeof(uint32_t));
-  if (!rp->positions || !rp->indices) abort();
-  for (uint32_t k = 0; k < V; ++k) rp->indices[k] = k;
-  return rp;
-}
-
 static void print_result(const char *title, const sks_bake_result *r) {
   printf("%s: %zu vertices (%zu constraints), %zu joints, D = %.4g\n", title, r->target_vertex_count,
          r->constraint_count, r->target_joint_count, r->diagonal);
@@ -354,7 +333,7 @@ static void test_flat_part_scale(int large) {
   /* the disk: 8 triangles fanned about its centre, each with its own three
    * corners (24 vertices), in its joint's local plane z = 0, centred on its
    * origin (the pivot), radius 0.3 */
-  sks_mesh_part *rp = add_rigid_part(&m, "disk", (int32_t)J, 24);
+  sks_mesh_part *rp = sks_test_add_rigid_part(&m, "disk", (int32_t)J, 24, 24);
   for (uint32_t t = 0; t < 8; ++t)
     for (uint32_t k = 0; k < 3; ++k) {
       uint32_t v = 3 * t + k;
@@ -833,7 +812,7 @@ static void test_diagnosis(void) {
   memcpy(&p->joints[0], j0, sizeof j0); memcpy(&p->weights[0], w0, sizeof w0);
   memcpy(&p->joints[4], j1, sizeof j1); memcpy(&p->weights[4], w1, sizeof w1);
   /* a rigid part of 3 vertices following joint 3 */
-  sks_mesh_part *rp = add_rigid_part(&tgt, "rigid", 3, 3);
+  sks_mesh_part *rp = sks_test_add_rigid_part(&tgt, "rigid", 3, 3, 3);
   rp->positions[3] = 1; rp->positions[7] = 1;
   int32_t *dom = malloc((V + 3) * sizeof(int32_t));
   CHECK_OK(sks_dominant_joints(&tgt, dom, V + 3, &err), &err);

@@ -978,23 +978,13 @@ static void scaled_unnormalised_report(const char *dir) {
 
 /* A rigid part (skin -1): a box of half-size h around c, in its node's space. */
 static void add_rigid_box(sks_model *m, const char *name, int32_t node, sks_vec3 c, float h) {
-  m->parts = realloc(m->parts, (m->part_count + 1) * sizeof(sks_mesh_part));
-  sks_mesh_part *p = &m->parts[m->part_count++];
-  memset(p, 0, sizeof *p);
-  p->name = dup_s(name);
-  p->material = -1;
-  p->skin = -1;
-  p->node = node;
-  p->vertex_count = 8;
-  p->positions = malloc(8 * 3 * sizeof(float));
+  sks_mesh_part *p = sks_test_add_rigid_part(m, name, node, 8, 36);
   for (size_t v = 0; v < 8; ++v) {
     p->positions[3 * v] = c.x + (v & 1 ? h : -h);
     p->positions[3 * v + 1] = c.y + (v & 2 ? h : -h);
     p->positions[3 * v + 2] = c.z + (v & 4 ? h : -h);
   }
   static const uint32_t quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
-  p->index_count = 36;
-  p->indices = malloc(36 * sizeof(uint32_t));
   for (size_t q = 0, i = 0; q < 6; ++q) {
     const uint32_t *k = quads[q];
     p->indices[i++] = k[0]; p->indices[i++] = k[1]; p->indices[i++] = k[2];

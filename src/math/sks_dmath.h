@@ -21,6 +21,30 @@ static inline void sks_d3_cross(const double *a, const double *b, double *o) {
   double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
   o[0] = x; o[1] = y; o[2] = z;
 }
+/* e1, e2 orthonormal and perpendicular to the unit vector n, e1 x e2 = n. */
+static inline void sks_d3_plane_basis(const double *n, double *e1, double *e2) {
+  double ax[3] = {1, 0, 0};
+  if (n[0] > 0.9 || n[0] < -0.9) { ax[0] = 0; ax[1] = 1; }
+  sks_d3_cross(n, ax, e1);
+  double l = sqrt(sks_d3_dot(e1, e1));
+  for (int k = 0; k < 3; ++k) e1[k] /= l;
+  sks_d3_cross(n, e1, e2);
+}
+/* The unit direction a rank-2 3x3 M maps to 0 (rows 3 apart): the largest
+ * cross product of two of its rows; 0 when M has rank < 2. */
+static inline int sks_dm3_null_dir(const double *M, double *z) {
+  double best = 0;
+  z[0] = z[1] = z[2] = 0;
+  for (int i = 0; i < 3; ++i) {
+    double c[3];
+    sks_d3_cross(&M[3 * i], &M[3 * ((i + 1) % 3)], c);
+    double l = sks_d3_dot(c, c);
+    if (l > best) { best = l; z[0] = c[0]; z[1] = c[1]; z[2] = c[2]; }
+  }
+  if (!(best > 0)) return 0;
+  for (int k = 0; k < 3; ++k) z[k] /= sqrt(best);
+  return 1;
+}
 static inline double sks_d3_dist2(const double *a, const double *b) {
   double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
   return dx * dx + dy * dy + dz * dz;
@@ -30,11 +54,14 @@ static inline sks_dmat3 sks_dm3_identity(void) {
   sks_dmat3 r = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
   return r;
 }
+/* o = a b, row-major 3x3 arrays (o must not alias a or b). */
+static inline void sks_dm3_mul_to(const double *a, const double *b, double *o) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) o[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+}
 static inline sks_dmat3 sks_dm3_mul(const sks_dmat3 *a, const sks_dmat3 *b) {
   sks_dmat3 r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      r.m[i * 3 + j] = a->m[i * 3] * b->m[j] + a->m[i * 3 + 1] * b->m[3 + j] + a->m[i * 3 + 2] * b->m[6 + j];
+  sks_dm3_mul_to(a->m, b->m, r.m);
   return r;
 }
 static inline sks_dmat3 sks_dm3_transpose(const sks_dmat3 *a) {

@@ -2079,16 +2079,10 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   return SKS_OK;
 }
 
-/* 1 when some vertex moves with a joint: a skinned part, or a rigid part
- * that follows a joint (seed 002; skinview.c takes both) */
+/* 1 when some vertex moves with a joint: a part the skin view takes */
 static int mesh_follows_joints(const sks_model *m) {
-  for (size_t p = 0; p < m->part_count; ++p) {
-    const sks_mesh_part *part = &m->parts[p];
-    if (!part->vertex_count) continue;
-    if (part->skin >= 0 ? (size_t)part->skin < m->skin_count
-                        : part->node >= 0 && (size_t)part->node < m->skeleton.joint_count)
-      return 1;
-  }
+  for (size_t p = 0; p < m->part_count; ++p)
+    if (m->parts[p].vertex_count && sks_skinview_takes(m, &m->parts[p])) return 1;
   return 0;
 }
 

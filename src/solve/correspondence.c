@@ -667,6 +667,13 @@ static void tri_frame(const double *pos, const uint32_t *f, double *c, double *n
   sks_d3_cross(u, w, n);
 }
 
+/* Bounds on the copies' vote (a hostile file can pile a million vertices
+ * and triangles on one position): at most COINCIDENT_COPIES copies of a
+ * position are told apart (more: the nearest vertex stands), and at most
+ * COINCIDENT_TRIS triangles of a vertex vote or are voted for. */
+#define COINCIDENT_COPIES 64
+#define COINCIDENT_TRIS 32
+
 int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, size_t Vs, const uint32_t *stris,
                                    size_t stri_count, const sks_daffine *A, double stol, const double *tpos,
                                    size_t Vt, const uint32_t *ttris, size_t ttri_count, sks_thread_pool *pool,
@@ -677,12 +684,13 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
   if (!sks_daff_inverse(A, &Ainv)) return 1;
   seam_key *keys = malloc(Vs * sizeof(seam_key));
   uint32_t *first = malloc(Vs * sizeof(uint32_t)); /* each source vertex's place in keys */
+  uint32_t *grp = malloc(Vs * sizeof(uint32_t)); /* each key's first key of its position */
   uint32_t *ss = NULL, *sl = NULL, *ts = NULL, *tl = NULL, *votes = calloc(Vs, sizeof(uint32_t));
   double *q = NULL;
   sks_surface_index *ix = NULL;
   sks_correspondence nv;
   memset(&nv, 0, sizeof nv);
-  int ok = keys && first && votes && vertex_triangles(stris, stri_count, Vs, &ss, &sl) &&
+  int ok = keys && first && grp && votes && vertex_triangles(stris, stri_count, Vs, &ss, &sl) &&
            vertex_triangles(ttris, ttri_count, Vt, &ts, &tl);
   if (!ok) goto done;
   for (size_t v = 0; v < Vs; ++v) {
@@ -690,7 +698,10 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
     keys[v].v = (uint32_t)v;
   }
   qsort(keys, Vs, sizeof(seam_key), cmp_seam_key);
-  for (size_t i = 0; i < Vs; ++i) first[keys[i].v] = (uint32_t)i;
+  for (size_t i = 0; i < Vs; ++i) {
+    first[keys[i].v] = (uint32_t)i;
+    grp[i] = i > 0 && same_position(keys[i - 1].p, keys[i].p) ? grp[i - 1] : (uint32_t)i;
+  }
   /* each target vertex's nearest source vertex (not the closest point on
    * the triangles: two fans 1e-5 D apart, each following other joints,
    * interleave, and a rounding away the closest point lands on the other) */
@@ -702,10 +713,9 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
   for (size_t j = 0; j < Vt; ++j) {
     uint32_t v = nv.idx[3 * j];
     if (v >= Vs || !(sks_d3_dist2(&q[3 * j], &spos[3 * v]) <= stol * stol)) continue;
-    size_t g = first[v], h = g;
-    while (g > 0 && same_position(keys[g - 1].p, keys[g].p)) --g;
-    while (h + 1 < Vs && same_position(keys[h + 1].p, keys[h].p)) ++h;
-    if (g == h) { /* one vertex there: it */
+    size_t g = grp[first[v]], h = g;
+    while (h + 1 < Vs && grp[h + 1] == g && h - g < COINCIDENT_COPIES) ++h;
+    if (g == h || h - g >= COINCIDENT_COPIES) { /* one vertex there (or too many copies to tell): the nearest */
       if (!(corr->bary[3 * j] == 1 && corr->idx[3 * j] == v)) {
         corr->idx[3 * j] = corr->idx[3 * j + 1] = corr->idx[3 * j + 2] = v;
         corr->bary[3 * j] = 1; corr->bary[3 * j + 1] = 0; corr->bary[3 * j + 2] = 0;
@@ -718,7 +728,7 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
      * nearest its own (within stol; two layers of one fan, each following
      * one side's joints, can lie 1e-5 D apart) */
     uint32_t pick = UINT32_MAX, best_votes = 0;
-    for (uint32_t a = ts[j]; a < ts[j + 1]; ++a) {
+    for (uint32_t a = ts[j]; a < ts[j + 1] && a - ts[j] < COINCIDENT_TRIS; ++a) {
       double tc[3], tn[3], c[3], n[3];
       tri_frame(tpos, &ttris[3 * tl[a]], tc, tn);
       sks_daff_point(&Ainv, tc, c);
@@ -728,7 +738,7 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
       uint32_t who = UINT32_MAX;
       for (size_t i2 = g; i2 <= h; ++i2) {
         uint32_t s2 = keys[i2].v;
-        for (uint32_t b = ss[s2]; b < ss[s2 + 1]; ++b) {
+        for (uint32_t b = ss[s2]; b < ss[s2 + 1] && b - ss[s2] < COINCIDENT_TRIS; ++b) {
           double sc[3], sn[3];
           tri_frame(spos, &stris[3 * sl[b]], sc, sn);
           double ls = sqrt(sks_d3_dot(sn, sn));
@@ -756,6 +766,6 @@ int sks_correspondence_coincident(sks_correspondence *corr, const double *spos, 
 done:
   sks_correspondence_free(&nv);
   sks_surface_index_free(ix);
-  free(keys); free(first); free(ss); free(sl); free(ts); free(tl); free(votes); free(q);
+  free(keys); free(first); free(grp); free(ss); free(sl); free(ts); free(tl); free(votes); free(q);
   return ok;
 }

@@ -27,7 +27,7 @@
  * the one nearest the joint's rest scale. Nothing below deciding tau: the
  * completion's column norms (or the nearest positive point of the line).
  * For a control every choice is then the true one: the flat disk 2.9e-5 %D,
- * the card chain 3.0e-4 %D worst.
+ * the card chain 1.4e-4 %D worst (test_bake test_flat_part_scale).
  *
  * Work bound: the scans evaluate the children's shear; each frame's
  * evaluations are counted against FLAT_BUDGET x (affine bones + 1), at most
@@ -44,11 +44,6 @@
 #define FLAT_BUDGET 20000 /* shear evaluations per frame and affine bone (the test card uses < 4000) */
 #define FLAT_BUDGET_MAX 500000 /* and per frame in all (~0.2 s) */
 
-static void m3_mul(const double *a, const double *b, double *o) {
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) o[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-}
-
 typedef struct flat_bone {
   double n[3], K[9], g[3], gg, f1[3], f2[3], k1[3], k2[3], M[9], r[3], s0[3];
 } flat_bone;
@@ -62,21 +57,15 @@ static int flat_bone_setup(const sks_solve_problem *p, size_t b, const double *W
     if (p->pairs[k].b == b && p->pairs[k].c == b) pm = &p->pairs[k];
   if (!pm || !sks_pair_moments_flat_normal(pm, fb->n)) return 0;
   double WL[9], Qt[9];
-  m3_mul(W, a->l, WL);
-  m3_mul(WL, Q, fb->K);
+  sks_dm3_mul_to(W, a->l, WL);
+  sks_dm3_mul_to(WL, Q, fb->K);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) Qt[3 * i + j] = Q[3 * j + i];
   sks_dm3_apply(Qt, fb->n, fb->g); /* L(a) += d n^T changes K by (W d) g^T */
   fb->gg = sks_d3_dot(fb->g, fb->g);
   if (!(fb->gg > 0)) return 0;
-  double ax[3] = {1, 0, 0};
-  if (fabs(fb->g[0]) > 0.9 * sqrt(fb->gg)) { ax[0] = 0; ax[1] = 1; }
-  sks_d3_cross(fb->g, ax, fb->f1);
-  double l1 = sqrt(sks_d3_dot(fb->f1, fb->f1));
-  for (int e = 0; e < 3; ++e) fb->f1[e] /= l1;
-  sks_d3_cross(fb->g, fb->f1, fb->f2);
-  double l2 = sqrt(sks_d3_dot(fb->f2, fb->f2));
-  for (int e = 0; e < 3; ++e) fb->f2[e] /= l2;
+  double gu[3] = {fb->g[0] / sqrt(fb->gg), fb->g[1] / sqrt(fb->gg), fb->g[2] / sqrt(fb->gg)};
+  sks_d3_plane_basis(gu, fb->f1, fb->f2);
   sks_dm3_apply(fb->K, fb->f1, fb->k1);
   sks_dm3_apply(fb->K, fb->f2, fb->k2);
   fb->r[0] = sks_d3_dot(fb->k1, fb->k1);
@@ -122,17 +111,7 @@ static int flat_null(const flat_bone *fb, double *z) {
     for (int k = 0; k < 3; ++k) N[3 * i + k] = fb->M[i] * fb->M[k] + fb->M[3 + i] * fb->M[3 + k] + fb->M[6 + i] * fb->M[6 + k];
   double tr = N[0] + N[4] + N[8];
   if (sks_dm3_det(N) > 1e-8 * tr * tr * tr / 27) return 0;
-  double best = 0;
-  z[0] = z[1] = z[2] = 0;
-  for (int i = 0; i < 3; ++i) {
-    double c[3];
-    sks_d3_cross(&fb->M[3 * i], &fb->M[3 * ((i + 1) % 3)], c);
-    double l = sks_d3_dot(c, c);
-    if (l > best) { best = l; memcpy(z, c, sizeof c); }
-  }
-  if (!(best > 0)) return 0;
-  for (int i = 0; i < 3; ++i) z[i] /= sqrt(best);
-  return 1;
+  return sks_dm3_null_dir(fb->M, z);
 }
 
 /* The least squares point of the line, its component along z put at the
@@ -187,7 +166,7 @@ static int flat_bone_apply(const sks_solve_problem *p, size_t b, const flat_bone
     Km[3 * i] = fb->k1[i]; Km[3 * i + 1] = fb->k2[i]; Km[3 * i + 2] = k3[i];
   }
   if (!sks_dm3_inverse(Am, Ai)) return 0;
-  m3_mul(Km, Ai, R);
+  sks_dm3_mul_to(Km, Ai, R);
   double sg[3] = {s[0] * fb->g[0], s[1] * fb->g[1], s[2] * fb->g[2]}, Kg_new[3], Kg[3], e[3], d[3], Wi[9];
   sks_dm3_apply(R, sg, Kg_new);
   sks_dm3_apply(fb->K, fb->g, Kg);
@@ -208,7 +187,7 @@ static int flat_bone_apply(const sks_solve_problem *p, size_t b, const flat_bone
 static int frame_below(const sks_flat_ctx *c, const sks_daffine *pm, double *W) {
   double Li[9];
   if (!sks_dm3_inverse(pm->l, Li)) return 0;
-  m3_mul(Li, c->T->l, W);
+  sks_dm3_mul_to(Li, c->T->l, W);
   return 1;
 }
 
@@ -235,11 +214,11 @@ static double children_shear(sks_flat_ctx *c, size_t j, const sks_daffine *mj) {
       continue;
     }
     double WL[9], K[9], Kt[9], G[9];
-    m3_mul(W, ab.l, WL);
-    m3_mul(WL, Q, K);
+    sks_dm3_mul_to(W, ab.l, WL);
+    sks_dm3_mul_to(WL, Q, K);
     for (int r = 0; r < 3; ++r)
       for (int s = 0; s < 3; ++s) Kt[3 * r + s] = K[3 * s + r];
-    m3_mul(Kt, K, G);
+    sks_dm3_mul_to(Kt, K, G);
     double tr = (G[0] + G[4] + G[8]) / 3;
     if (tr > 0) sum += (G[1] * G[1] + G[2] * G[2] + G[5] * G[5]) / (tr * tr);
   }
@@ -400,7 +379,7 @@ void sks_flat_bone_as_trs(sks_flat_ctx *c, size_t j, const sks_daffine *parent_i
   int32_t b = c->joint_bone[j];
   if (b < 0 || !c->p->affine || !c->p->affine[b] || c->budget == 0) return;
   double W[9], xt[3];
-  m3_mul(parent_inv->l, c->T->l, W);
+  sks_dm3_mul_to(parent_inv->l, c->T->l, W);
   flat_bone fb;
   int ok = 0;
   flat_choose(c, j, W, a, FLAT_LOOKAHEAD, xt, &fb, &ok);

@@ -535,7 +535,7 @@ sks_result sks_refit(const sks_model *source, const sks_model *target,
   const char *sname = source->source_path ? source->source_path : "source";
   if (target->skin_count == 0 || sks_model_vertex_count(target) == 0) /* bake takes rigid-only rigs; refit has no weights */
     return sks_error_set(err, SKS_ERR_INVALID,
-                         "%s: no skinned mesh part — no weights to refit (its parts follow one joint each)",
+                         "%s: no skinned mesh part — no weights to refit (only rigid parts that follow one joint each, or no mesh)",
                          target->source_path ? target->source_path : "target");
   /* the names as bake finds them (sks_clip_find_loose: 'walk' is the clip
    * 'root|Walk_root'), resolved to the source's own clip names */

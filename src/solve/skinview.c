@@ -73,6 +73,11 @@ static double corner_distance(const sks_daffine *a, const sks_daffine *b, const 
   return worst;
 }
 
+int sks_skinview_takes(const sks_model *m, const sks_mesh_part *part) {
+  return part->skin >= 0 ? (size_t)part->skin < m->skin_count
+                         : part->node >= 0 && (size_t)part->node < m->skeleton.joint_count;
+}
+
 sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview *v, sks_error *err) {
   memset(v, 0, sizeof *v);
   size_t J = m->skeleton.joint_count;
@@ -81,8 +86,7 @@ sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview
   for (size_t pi = 0; pi < m->part_count; ++pi) {
     const sks_mesh_part *part = &m->parts[pi];
     int rigid = part->skin < 0;
-    if (rigid && (part->node < 0 || (size_t)part->node >= J)) continue;
-    if (!rigid && (size_t)part->skin >= m->skin_count) continue;
+    if (!sks_skinview_takes(m, part)) continue;
     V += part->vertex_count;
     ninf += rigid ? part->vertex_count : part->vertex_count * part->influence_count;
     nt += part->index_count / 3;
@@ -221,9 +225,7 @@ sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview
     for (size_t pi = 0; pi < m->part_count; ++pi) {
       const sks_mesh_part *part = &m->parts[pi];
       int rigid = part->skin < 0;
-      if (rigid != pass) continue;
-      if (rigid && (part->node < 0 || (size_t)part->node >= J)) continue;
-      if (!rigid && (size_t)part->skin >= m->skin_count) continue;
+      if (rigid != pass || !sks_skinview_takes(m, part)) continue;
       size_t first = vo;
       size_t rigid_entry = 0;
       sks_daffine place = sks_daff_identity(); /* part data -> bind space */

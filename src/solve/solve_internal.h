@@ -418,6 +418,9 @@ typedef struct sks_skinview {
   double diagonal;          /* D: bind-space bounding-box diagonal of every vertex */
 } sks_skinview;
 sks_result sks_skinview_build(const sks_model *m, const char *name, sks_skinview *v, sks_error *err);
+/* 1 when the view takes the part: skinned by one of m's skins, or rigid
+ * (skin -1) under one of its joints (seed 002). */
+int sks_skinview_takes(const sks_model *m, const sks_mesh_part *part);
 void sks_skinview_free(sks_skinview *v);
 /* out[e] = T^-1 * models[joint e] * IBM_e (bind-space skin matrices). */
 void sks_skinview_palette(const sks_skinview *v, const sks_daffine *models, sks_daffine *out);

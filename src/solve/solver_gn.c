@@ -429,47 +429,34 @@ static int damped_solve(const sks_gn_pattern *pt, const double *Hb, int K, const
   }
 }
 
-/* A flat affine bone (its points in one plane through their centroid, to
- * 1e-10 of their spread: a disk, a card) has no measure of its 3x3's column
- * along the plane's normal n, yet that column places the joint's origin off
- * the plane and makes the written local a rotation and scale, or a shear
- * that a TRS key cannot hold. It is set as the two measured columns make
- * it: L n = (L a x L b) / sqrt|L a x L b| for a, b orthonormal in the plane
- * (a x b = n), the plane's orientation kept and its mean scale. The
- * vertices do not move (they have no component along n). A line or a
- * point (two or three unmeasured columns) is left to the damping. */
+/* Flat: its points in one plane through their centroid (to 1e-10 of their
+ * spread), not a line; n that plane's unit normal. */
 int sks_pair_moments_flat_normal(const sks_pair_moments *pm, double *n) {
   const double *P = pm->P;
   double tr = P[0] + P[4] + P[8], m = tr / 3;
   if (!(m > 0)) return 0;
   double minors = P[0] * P[4] - P[1] * P[3] + P[0] * P[8] - P[2] * P[6] + P[4] * P[8] - P[5] * P[7];
   if (sks_dm3_det(P) > 1e-10 * m * m * m || minors < 1e-6 * m * m) return 0; /* 3-D, or a line */
-  double best = 0; /* the null direction: the largest cross of two rows */
-  n[0] = n[1] = n[2] = 0;
-  for (int i = 0; i < 3; ++i) {
-    double c[3];
-    sks_d3_cross(&P[3 * i], &P[3 * ((i + 1) % 3)], c);
-    double l = sks_d3_dot(c, c);
-    if (l > best) { best = l; for (int a = 0; a < 3; ++a) n[a] = c[a]; }
-  }
-  if (!(best > 0)) return 0;
-  for (int a = 0; a < 3; ++a) n[a] /= sqrt(best);
-  return 1;
+  return sks_dm3_null_dir(P, n);
 }
 
+/* A flat affine bone (a disk, a card) has no measure of its 3x3's column
+ * along the plane's normal n, yet that column places the joint's origin off
+ * the plane and makes the written local a rotation and scale, or a shear
+ * that a TRS key cannot hold. It is set here as the two measured columns
+ * make it: L n = (L a x L b) / sqrt|L a x L b| for a, b orthonormal in the
+ * plane (a x b = n), the plane's orientation kept and its mean scale; the
+ * clip's writer then picks the one its TRS keys hold (flat_trs.c). The
+ * vertices do not move (they have no component along n). A line or a
+ * point (two or three unmeasured columns) is left to the damping. */
 static void complete_flat_bones(const sks_solve_problem *p, sks_solve_state *s, const int32_t *act) {
   for (size_t k = 0; k < p->pair_count; ++k) {
     const sks_pair_moments *pm = &p->pairs[k];
     size_t b = pm->b;
     if (pm->b != pm->c || act[b] < 0 || !p->affine[b]) continue;
-    double n[3];
+    double n[3], e1[3], e2[3];
     if (!sks_pair_moments_flat_normal(pm, n)) continue;
-    double ax[3] = {1, 0, 0}, e1[3], e2[3];
-    if (fabs(n[0]) > 0.9) { ax[0] = 0; ax[1] = 1; }
-    sks_d3_cross(n, ax, e1);
-    double l1 = sqrt(sks_d3_dot(e1, e1));
-    for (int a = 0; a < 3; ++a) e1[a] /= l1;
-    sks_d3_cross(n, e1, e2); /* e1 x e2 = n */
+    sks_d3_plane_basis(n, e1, e2); /* e1 x e2 = n */
     double L[9], La[3], Lb[3], Ln[3], c[3];
     memcpy(L, &s->R[9 * b], sizeof L);
     sks_dm3_apply(L, e1, La);

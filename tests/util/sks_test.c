@@ -101,6 +101,25 @@ sks_morph_track *sks_test_add_morph_track(sks_clip *c, size_t keys, float span, 
   return mt;
 }
 
+sks_mesh_part *sks_test_add_rigid_part(sks_model *m, const char *name, int32_t node, size_t V, size_t I) {
+  sks_mesh_part *np = realloc(m->parts, (m->part_count + 1) * sizeof *np);
+  if (!np || !V) abort();
+  m->parts = np;
+  sks_mesh_part *rp = &m->parts[m->part_count++];
+  memset(rp, 0, sizeof *rp);
+  rp->name = sks_test_strdup(name);
+  rp->material = -1;
+  rp->skin = -1;
+  rp->node = node;
+  rp->vertex_count = V;
+  rp->positions = calloc(3 * V, sizeof(float));
+  rp->index_count = I;
+  rp->indices = malloc((I ? I : 1) * sizeof(uint32_t));
+  if (!rp->positions || !rp->indices) abort();
+  for (size_t k = 0; k < I; ++k) rp->indices[k] = (uint32_t)(k % V);
+  return rp;
+}
+
 sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t V) {
   m->part_count = 1;
   m->parts = calloc(1, sizeof(sks_mesh_part));

@@ -58,6 +58,12 @@ void sks_test_chain_skeleton(sks_model *m, size_t nb, float bend);
  * weights zeroed). Return the part. */
 void sks_test_rest_skin(sks_model *m, size_t nb);
 sks_mesh_part *sks_test_add_tube_part(sks_model *m, size_t vertex_count);
+/* Appends a rigid part (skin -1, no material) following joint `node`:
+ * vertex_count vertices at the origin (positions to fill) and index_count
+ * indices k % vertex_count (triangles 0 1 2, 3 4 5, ... when the counts
+ * agree; the caller may overwrite them). Aborts when out of memory. */
+sks_mesh_part *sks_test_add_rigid_part(sks_model *m, const char *name, int32_t node, size_t vertex_count,
+                                       size_t index_count);
 /* Gives clip c one LINEAR morph-weight track for node 0's two morph targets:
  * `keys` keys at c->duration * k / (keys - 1) * span + start (span < 1 and a
  * small start put them between a clip's regular joint keys), weights
