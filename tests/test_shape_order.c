@@ -187,6 +187,65 @@ int main(void) {
     CHECK(o && c == 0);
     free(o);
   }
+  /* keys and areas (sks_shape_order_keys): the keys ascending in [0, 1),
+   * the areas summing to the surface's (the seam's copies summed into one
+   * position) */
+  {
+    size_t c = 0;
+    double *keys = malloc(b.n * sizeof(double)), *area = malloc(b.n * sizeof(double));
+    uint32_t *o = sks_shape_order_keys(b.pos, b.n, b.tris, b.tri_count, 1, &c, keys, area);
+    CHECK(o && c == distinct);
+    double total = 0, sum = 0;
+    int sorted = 1;
+    for (size_t t = 0; t < b.tri_count; ++t) {
+      const double *x = &b.pos[3 * b.tris[3 * t]], *y = &b.pos[3 * b.tris[3 * t + 1]], *z = &b.pos[3 * b.tris[3 * t + 2]];
+      double u[3] = {y[0] - x[0], y[1] - x[1], y[2] - x[2]}, v[3] = {z[0] - x[0], z[1] - x[1], z[2] - x[2]};
+      double cr[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+      total += 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+    }
+    for (size_t k = 0; o && k < c; ++k) {
+      sum += area[k];
+      if (!(keys[k] >= 0 && keys[k] < 1) || (k && keys[k] < keys[k - 1])) sorted = 0;
+    }
+    CHECK_MSG(sorted, "keys ascending in [0, 1)");
+    CHECK_MSG(fabs(sum - total) <= 1e-12 * total, "areas sum to %.15g, the surface %.15g", sum, total);
+    free(o); free(keys); free(area);
+  }
+
+  /* the faded sample (sks_shape_fade): all at weight 1 when the points
+   * are few enough; else about `want` of them, and a key that moves
+   * across the cut, or wraps from near 1 to near 0, moves a weight by
+   * about as much: never a whole point in or out (a hard cut there
+   * changed the alignment of two bodies by 0.2 quality point) */
+  {
+    enum { U = 1000, WANT = 250 };
+    double keys[U], w[U], w2[U];
+    size_t whole = 0, whole2 = 0;
+    for (size_t k = 0; k < U; ++k) keys[k] = ((double)k + 0.5) / U;
+    CHECK(sks_shape_fade(keys, 200, WANT, w, &whole) == 200 && w[0] == 1 && w[199] == 1 && whole == 0);
+    size_t m = sks_shape_fade(keys, U, WANT, w, &whole);
+    double sum = 0;
+    int in01 = 1;
+    for (size_t k = 0; k < m; ++k) { sum += w[k]; in01 &= w[k] >= 0 && w[k] <= 1; }
+    CHECK_MSG(in01 && m <= 2 * WANT && sum > 0.8 * WANT && sum < 1.0 * WANT,
+              "fade: %zu points, weights sum %.3f (want %d)", m, sum, WANT);
+    CHECK_MSG(whole > 0 && whole < m && w[whole] == 1 && w[0] < 0.02, "fade in: unfaded from %zu", whole);
+    /* a key at the cut (0.25 + 0.025, where the fade ends) nudged across it */
+    size_t at = 274; /* key 0.2745 */
+    double cut_end = 0.25 + 0.025;
+    keys[at] = cut_end - 1e-12;
+    size_t m1 = sks_shape_fade(keys, U, WANT, w, &whole);
+    keys[at] = cut_end + 1e-12;
+    size_t m2 = sks_shape_fade(keys, U, WANT, w2, &whole2);
+    double moved = 0;
+    for (size_t k = 0; k < (m1 > m2 ? m1 : m2); ++k) moved += fabs((k < m1 ? w[k] : 0) - (k < m2 ? w2[k] : 0));
+    CHECK_MSG(moved < 1e-9, "a key nudged 2e-12 across the cut moved the weights by %.3g", moved);
+    /* the wrap: a key near 0 weighs near nothing */
+    keys[0] = 1e-9;
+    sks_shape_fade(keys, U, WANT, w, &whole);
+    CHECK_MSG(w[0] < 1e-6, "a key wrapped to 1e-9 weighs %.3g", w[0]);
+  }
+
   free(base); free(other);
   body_free(&b);
   return sks_test_finish();

@@ -196,6 +196,20 @@ typedef struct sks_bake_alignment {
   int subset;                     /* 1: one side's vertices are some of the other's (a decimated
                                      copy, or parts dropped): A fitted to the coinciding vertices,
                                      exact, and no registration */
+  /* Two bodies whose alignment candidates fit the target's bind surface
+   * about as well (registered ones that came within 90 % of the similarity's
+   * distance, and the similarity alone while none came within 70 %): each
+   * is baked on every clip at 5 fps (a trial), and the registration's own
+   * choice stands unless another's pooled quality is 0.5 point higher, or
+   * it was refused (README "Alignment finalists"; bake.c pick_by_trial).
+   * finalists 0: no such choice (the arrays are then unused). */
+  size_t finalists;               /* candidates baked on trial (0, 2 or 3) */
+  size_t finalist_registration;   /* the one the registration chose (index) */
+  size_t finalist_chosen;         /* the one kept (index) */
+  double trial_quality[3];        /* each one's pooled quality at 5 fps (fraction); 0 if it failed */
+  int finalist_registered[3];     /* 1: posed by the registration; 0: the similarity alone */
+  double finalist_scale[3];       /* each one's similarity: scale, */
+  double finalist_angle_deg[3];   /* and rotation angle */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

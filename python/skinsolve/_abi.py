@@ -219,7 +219,10 @@ class sks_bake_alignment(C.Structure):
                 ("registered", C.c_int), ("similarity_residual_pct", C.c_double),
                 ("limb_rematched", C.c_size_t),
                 ("seconds", C.c_double), ("same_surface", C.c_int),
-                ("subset", C.c_int)]
+                ("subset", C.c_int), ("finalists", c_size), ("finalist_registration", c_size),
+                ("finalist_chosen", c_size), ("trial_quality", C.c_double * 3),
+                ("finalist_registered", C.c_int * 3), ("finalist_scale", C.c_double * 3),
+                ("finalist_angle_deg", C.c_double * 3)]
 
 
 class sks_bake_result(C.Structure):

@@ -89,6 +89,17 @@ static void print_alignment(const sks_bake_result *r) {
     printf("alignment: none needed (bind surfaces agree); %s, mean distance %.3g%% D\n",
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
            r->correspondence_mean_pct);
+  if (a->finalists) {
+    printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
+           a->finalists);
+    for (size_t k = 0; k < a->finalists && k < 3; ++k)
+      printf("%s %s (scale %.4g, %.1f deg) %.2f%%%s%s", k ? ";" : "",
+             a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
+             a->finalist_angle_deg[k], 100.0 * a->trial_quality[k],
+             k == a->finalist_registration ? " [the registration's choice]" : "",
+             k == a->finalist_chosen ? " [kept]" : "");
+    printf("\n");
+  }
   if (r->target_weights_normalised || r->source_weights_normalised)
     printf("weights: %zu target and %zu source vertices did not sum to 1: normalised once, as a "
            "player does; the bake solves, measures and writes them so\n",
@@ -171,6 +182,18 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
+  cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
+  for (size_t k = 0; k < r->alignment.finalists && k < 3; ++k) {
+    const sks_bake_alignment *a = &r->alignment;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "registered", a->finalist_registered[k]);
+    cJSON_AddNumberToObject(o, "scale", a->finalist_scale[k]);
+    cJSON_AddNumberToObject(o, "angle_deg", a->finalist_angle_deg[k]);
+    cJSON_AddNumberToObject(o, "trial_quality_pct", 100.0 * a->trial_quality[k]);
+    cJSON_AddBoolToObject(o, "registration_choice", k == a->finalist_registration);
+    cJSON_AddBoolToObject(o, "kept", k == a->finalist_chosen);
+    cJSON_AddItemToArray(fin, o);
+  }
   cJSON_AddNumberToObject(al, "seconds", r->alignment.seconds);
   cJSON *mo = cJSON_AddObjectToObject(root, "morphs");
   cJSON_AddNumberToObject(mo, "carried", (double)r->morphs_carried);

@@ -195,40 +195,16 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The sample: the first ALIGN_SAMPLES distinct positions in their shape
- * order (sks_shape_order: every distance from the surface's centre, in
- * proportion to the vertices there, drawn by the positions alone). Never
- * by the order the file lists them in, so a re-export that re-orders or
- * re-welds the vertices samples the same points; a rotation, scale or
- * offset of the data changes only the points whose keys lie within the
- * rounding of the cut, about one (a farthest-point sample, which covers
- * evenly, was chaotic: one near tie under rounding changed every later
- * pick, and two bodies' flat alignment basins then ended apart). Even
- * coverage comes from the weights instead (sample_weights). The sample
- * keeps that order, so its prefixes are samples too. 0 when out of memory. */
-static size_t shape_sample(const double *pts, size_t n, const uint32_t *tris, size_t tri_count, double *s) {
-  size_t u = 0;
-  uint32_t *ord = sks_shape_order(pts, n, tris, tri_count, 1, &u);
-  if (!ord) return 0;
-  size_t m = u < ALIGN_SAMPLES ? u : ALIGN_SAMPLES;
-  for (size_t j = 0; j < m; ++j) memcpy(&s[3 * j], &pts[3 * (size_t)ord[j]], 3 * sizeof(double));
-  free(ord);
-  return m;
-}
-
-/* Area weights: the squared distance to a point's ALIGN_KNN-th nearest
- * neighbour in the sample (the patch of surface it stands for), capped at 4x
- * the median so a stray point cannot outweigh a region. Continuous in the
- * positions: rounding moves them by rounding. Normalised to mean 1. */
-static int sample_weights(const double *s, size_t m, double *w) {
+/* Area weights without triangles (a point cloud): the squared distance to
+ * a point's ALIGN_KNN-th nearest neighbour (the patch of surface it stands
+ * for); copies of one position share one patch. Continuous in the
+ * positions: rounding moves them by rounding. */
+static int knn_weights(const double *s, size_t m, double *w) {
   grid g;
   if (!grid_build(&g, s, m)) return 0;
   double d2[ALIGN_KNN + ALIGN_COPIES];
   uint32_t id[ALIGN_KNN + ALIGN_COPIES];
   for (size_t i = 0; i < m; ++i) {
-    /* copies of one position (a seam's vertices; exact, so rounding keeps
-     * them copies) share one patch: the k-th neighbour at a distance, the
-     * weight split among the copies */
     grid_search(&g, &s[3 * i], ALIGN_KNN + ALIGN_COPIES, d2, id);
     size_t copies = 0;
     while (copies < ALIGN_KNN + ALIGN_COPIES && d2[copies] == 0) ++copies;
@@ -237,44 +213,86 @@ static int sample_weights(const double *s, size_t m, double *w) {
     w[i] = copies ? v / (double)copies : v;
   }
   grid_free(&g);
+  return 1;
+}
+
+/* Caps w[0..m) at 4x their median, so a stray point cannot outweigh a region. */
+static int cap_weights(double *w, size_t m) {
   double *t = malloc((m ? m : 1) * sizeof(double));
   if (!t) return 0;
   memcpy(t, w, m * sizeof(double));
   qsort(t, m, sizeof(double), cmp_double);
-  double cap = m ? 4 * t[m / 2] : 1, sum = 0;
+  double cap = m ? 4 * t[m / 2] : 1;
   free(t);
   for (size_t i = 0; i < m; ++i) {
     if (!(w[i] > 0)) w[i] = 0;
     if (w[i] > cap) w[i] = cap;
-    sum += w[i];
   }
-  for (size_t i = 0; i < m; ++i) w[i] = sum > 0 ? w[i] * (double)m / sum : 1;
   return 1;
 }
 
-/* The sample, centred (weighted centroid) and scaled to unit weighted RMS
- * radius, with its weights (*weights, malloc'ed). */
+/* A surface as the alignment sees it. Every distinct position, in its shape
+ * order (sks_shape_order_keys: a hash of the distance from the surface's
+ * centre, drawn by the positions alone, so a re-export that re-orders or
+ * re-welds the vertices, or rotates, scales or offsets the data, orders
+ * them the same way), into *all_n points: the nearest points the other
+ * side's queries find. The queries, *out_n: the points whose keys fall
+ * under a cut that keeps about ALIGN_SAMPLES of them, each weighted by the
+ * surface area it stands for (a third of its triangles'; without
+ * triangles, its ALIGN_KNN-th neighbour's squared distance), capped at 4x
+ * the median, and faded in and out at either end of the keys
+ * (sks_shape_fade): a key that rounding moves across the cut (or wraps from
+ * near 1 to near 0) moves a weight by as much, never a whole point in or
+ * out (a hard cut swapped one point under a pure offset
+ * of the data, and two bodies' alignment, in a flat valley of scale,
+ * landed 0.3 % apart and their registrations in other poses: astronaut
+ * Maya -> mannequiny moved 0.2 quality point). Both centred (weighted
+ * centroid of the queries) and scaled to their unit weighted RMS radius;
+ * the queries are the first *out_n points of the one malloc'ed array
+ * returned, their weights (mean 1) in *weights; from *whole_from on, the
+ * queries are unfaded. NULL when out of memory. */
 static double *sample(const double *pts, size_t n, const uint32_t *tris, size_t tri_count, size_t *out_n,
-                      double *centre, double *radius, double **weights) {
-  double *s = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * 3 * sizeof(double));
-  double *w = malloc((n < ALIGN_SAMPLES ? (n ? n : 1) : ALIGN_SAMPLES) * sizeof(double));
+                      size_t *all_n, size_t *whole_from, double *centre, double *radius, double **weights) {
   *weights = NULL;
-  if (!s || !w) { free(s); free(w); return NULL; }
-  size_t m = n ? shape_sample(pts, n, tris, tri_count, s) : 0;
-  if ((n && !m) || (m && !sample_weights(s, m, w))) { free(s); free(w); return NULL; }
+  *out_n = *all_n = 0;
+  size_t u = 0;
+  double *keys = malloc((n ? n : 1) * sizeof(double)), *area = malloc((n ? n : 1) * sizeof(double));
+  double *F = malloc((n ? n : 1) * 3 * sizeof(double));
+  uint32_t *ord = keys && area && F && n ? sks_shape_order_keys(pts, n, tris, tri_count, 1, &u, keys, area) : NULL;
+  if (!keys || !area || !F || (n && !ord)) { free(keys); free(area); free(F); free(ord); return NULL; }
+  for (size_t j = 0; j < u; ++j) memcpy(&F[3 * j], &pts[3 * (size_t)ord[j]], 3 * sizeof(double));
+  free(ord);
+  double total = 0;
+  for (size_t j = 0; j < u; ++j) total += area[j];
+  int ok = (total > 0 && isfinite(total)) || knn_weights(F, u, area);
+  ok = ok && cap_weights(area, u);
+  double *fw = malloc((u ? u : 1) * sizeof(double));
+  size_t m = fw ? sks_shape_fade(keys, u, ALIGN_SAMPLES, fw, whole_from) : 0;
+  ok = ok && fw;
+  double sum = 0;
+  for (size_t i = 0; i < m; ++i) {
+    area[i] *= fw[i];
+    sum += area[i];
+  }
+  free(fw);
+  free(keys);
+  if (!ok) { free(area); free(F); return NULL; }
+  for (size_t i = 0; i < m; ++i) area[i] = sum > 0 ? area[i] * (double)m / sum : 1;
   centre[0] = centre[1] = centre[2] = 0;
   for (size_t i = 0; i < m; ++i)
-    for (int a = 0; a < 3; ++a) centre[a] += w[i] * s[3 * i + a];
+    for (int a = 0; a < 3; ++a) centre[a] += area[i] * F[3 * i + a];
   for (int a = 0; a < 3; ++a) centre[a] /= (double)(m ? m : 1);
   double r2 = 0;
   for (size_t i = 0; i < m; ++i)
-    for (int a = 0; a < 3; ++a) { s[3 * i + a] -= centre[a]; r2 += w[i] * s[3 * i + a] * s[3 * i + a]; }
+    for (int a = 0; a < 3; ++a) r2 += area[i] * (F[3 * i + a] - centre[a]) * (F[3 * i + a] - centre[a]);
   *radius = sqrt(r2 / (double)(m ? m : 1));
   if (!(*radius > 0)) *radius = 1;
-  for (size_t i = 0; i < 3 * m; ++i) s[i] /= *radius;
+  for (size_t j = 0; j < u; ++j)
+    for (int a = 0; a < 3; ++a) F[3 * j + a] = (F[3 * j + a] - centre[a]) / *radius;
   *out_n = m;
-  *weights = w;
-  return s;
+  *all_n = u;
+  *weights = area;
+  return F;
 }
 
 /* Symmetric 3x3 eigenvectors by Jacobi rotations (columns of V, eigenvalues descending). */
@@ -378,7 +396,7 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
     sim_apply(m, &c->S[3 * i], q);
     size_t j = grid_nearest(&c->gd, q, &d2, &c->hs[i]);
     memcpy(&c->pa[3 * k], &c->S[3 * i], 3 * sizeof(double));
-    memcpy(&c->pb[3 * k], &c->D[3 * j], 3 * sizeof(double));
+    memcpy(&c->pb[3 * k], &c->gd.pts[3 * j], 3 * sizeof(double));
     c->pw[k] = c->ws[i];
     c->pd[k++] = d2;
   }
@@ -386,7 +404,7 @@ static double pairs(icp_ctx *c, const sim *m, size_t *np, double *thresh) {
     double q[3], d2;
     sim_apply_inv(m, &c->D[3 * i], q);
     size_t j = grid_nearest(&c->gs, q, &d2, &c->hd[i]);
-    memcpy(&c->pa[3 * k], &c->S[3 * j], 3 * sizeof(double));
+    memcpy(&c->pa[3 * k], &c->gs.pts[3 * j], 3 * sizeof(double));
     memcpy(&c->pb[3 * k], &c->D[3 * i], 3 * sizeof(double));
     c->pw[k] = c->wd[i];
     c->pd[k++] = d2 * m->s * m->s; /* in target units */
@@ -468,16 +486,55 @@ static double sim_step(const sim *m, const sim *o) {
 
 /* coarse: a few tens of rounds tell the basins apart */
 static double icp(icp_ctx *c, sim *m) { return icp_n(c, m, ALIGN_ITERATIONS, 1e-7); }
-/* fine: to the fixed point, so starts in one basin end at one answer. The
- * trimmed error is not monotone (a pair crossing the trim line raises it),
- * so the stop is on the motion: no point of the unit shape moves ALIGN_STILL. */
+/* o moved a times the step from o to m (a = 1: m); the rotation by the
+ * a-th power of its step. */
+static sim sim_extrapolate(const sim *o, const sim *m, double a) {
+  sim x;
+  x.s = o->s + a * (m->s - o->s);
+  if (!(x.s > 0)) x.s = o->s;
+  for (int k = 0; k < 3; ++k) x.t[k] = o->t[k] + a * (m->t[k] - o->t[k]);
+  sks_dquat qo = sks_dq_from_m3(o->R), qm = sks_dq_from_m3(m->R);
+  sks_dquat io = {-qo.x, -qo.y, -qo.z, qo.w};
+  sks_dquat d = sks_dq_mul(qm, io);
+  if (d.w < 0) { d.x = -d.x; d.y = -d.y; d.z = -d.z; d.w = -d.w; }
+  double vn = sqrt(d.x * d.x + d.y * d.y + d.z * d.z), th = 2 * atan2(vn, d.w);
+  double v[3] = {0, 0, 0};
+  if (vn > 0) for (int k = 0; k < 3; ++k) v[k] = (&d.x)[k] / vn * th * a;
+  sks_dq_to_m3(sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), qo)), x.R);
+  return x;
+}
+
+/* fine: to the minimum, so that starts in one basin end at one answer and
+ * a data change by rounding moves the answer by about as much. Between two
+ * bodies the scale lies in a flat valley, along which plain ICP crawls and
+ * stops wherever its steps fall under ALIGN_STILL (astronaut Maya onto
+ * mannequiny: two runs 1 % apart in scale at equal distance to 5e-5): each
+ * step is stretched 2, 4, 8 ... times while the distance keeps falling.
+ * The trimmed error is not monotone (a pair crossing the trim line raises
+ * it), so the stop is on the motion: no point of the unit shape moves
+ * ALIGN_STILL. */
+#define ALIGN_STRETCH 8 /* at most 2^8 times a step */
 static double icp_fine(icp_ctx *c, sim *m) {
   size_t np;
   double thresh, err = pairs(c, m, &np, &thresh);
   for (int it = 0; it < ALIGN_FINE_ITERATIONS; ++it) {
     sim o = *m;
+    double e0 = err;
     fit(c, np, thresh, m);
     err = pairs(c, m, &np, &thresh);
+    if (err < e0) {
+      sim step = *m, best = *m;
+      double best_err = err, a = 2;
+      for (int k = 0; k < ALIGN_STRETCH; ++k, a *= 2) {
+        sim x = sim_extrapolate(&o, &step, a);
+        double ex = pairs(c, &x, &np, &thresh);
+        if (!(ex < best_err)) break;
+        best = x;
+        best_err = ex;
+      }
+      if (best_err < err) *m = best;
+      err = pairs(c, m, &np, &thresh);
+    }
     if (sim_step(m, &o) < ALIGN_STILL) break;
   }
   return err;
@@ -612,11 +669,12 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
   icp_ctx c;
   memset(&c, 0, sizeof c);
   double *ws = NULL, *wd = NULL;
-  double *S = sample(src, ns, src_tris, src_tri_count, &ms, csrc, &rs, &ws);
-  double *D = sample(dst, nd, dst_tris, dst_tri_count, &md, cdst, &rd, &wd);
+  size_t us = 0, ud = 0, s0 = 0, d0 = 0;
+  double *S = sample(src, ns, src_tris, src_tri_count, &ms, &us, &s0, csrc, &rs, &ws);
+  double *D = sample(dst, nd, dst_tris, dst_tri_count, &md, &ud, &d0, cdst, &rd, &wd);
   int pairs_ok = S && D && icp_alloc(&c, ms, md);
   sks_result r = SKS_OK;
-  if (!pairs_ok || !grid_build(&c.gs, S, ms) || !grid_build(&c.gd, D, md)) {
+  if (!pairs_ok || !grid_build(&c.gs, S, us) || !grid_build(&c.gd, D, ud)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "alignment: out of memory");
     goto done;
   }
@@ -711,15 +769,15 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
      * full samples. Same answer, a fraction of the nearest-point queries. */
     icp_ctx cc;
     memset(&cc, 0, sizeof cc);
-    size_t cs = ms < ALIGN_COARSE ? ms : ALIGN_COARSE, cd = md < ALIGN_COARSE ? md : ALIGN_COARSE;
+    size_t cs = ms - s0 < ALIGN_COARSE ? ms - s0 : ALIGN_COARSE, cd = md - d0 < ALIGN_COARSE ? md - d0 : ALIGN_COARSE;
     double *Sc = malloc(3 * cs * sizeof(double)), *Dc = malloc(3 * cd * sizeof(double));
     int pairs_ok2 = icp_alloc(&cc, cs, cd);
     double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
     int ok = Sc && Dc && pairs_ok2 && wsc && wdc;
     if (ok) {
-      /* the samples' first points (a sample too: shape_sample), with their weights */
-      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * i], 3 * sizeof(double)); wsc[i] = ws[i]; }
-      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * i], 3 * sizeof(double)); wdc[i] = wd[i]; }
+      /* the samples' first unfaded points (a sample too: the shape order), with their weights */
+      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (s0 + i)], 3 * sizeof(double)); wsc[i] = ws[s0 + i]; }
+      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * (d0 + i)], 3 * sizeof(double)); wdc[i] = wd[d0 + i]; }
       ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
     }
     sim coarse[ALIGN_MAX_HYPS];

@@ -19,6 +19,7 @@
  * later pick.) Exact ties (the two sides of an exactly symmetric mesh) go
  * by the index, which no transform of the data changes. */
 #define SHAPE_HASH 64.0
+#define SHAPE_FADE 0.1 /* sks_shape_fade: the fade's half width, a fraction of the cut */
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 #include "solve/solve_internal.h"
 
 typedef struct ranked {
-  double key, p[3];
+  double key, p[3], area;
   uint32_t i;
 } ranked;
 
@@ -35,6 +36,12 @@ static int dcmp(double a, double b) {
   int na = a != a, nb = b != b;
   if (na || nb) return na - nb;
   return (a > b) - (a < b);
+}
+
+static double tri_area(const double *a, const double *b, const double *d) {
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+  double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  return 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
 }
 
 static int cmp_pos(const ranked *a, const ranked *b) {
@@ -58,9 +65,7 @@ static double surface_moments(const double *pos, size_t n, const uint32_t *tris,
     const uint32_t *f = &tris[3 * t];
     if (f[0] >= n || f[1] >= n || f[2] >= n) continue;
     const double *a = &pos[3 * f[0]], *b = &pos[3 * f[1]], *d = &pos[3 * f[2]];
-    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-    double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-    double w = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    double w = tri_area(a, b, d);
     if (!(w > 0) || !isfinite(w)) continue;
     A += w;
     for (int k = 0; k < 3; ++k) s[k] += w * (a[k] + b[k] + d[k]) / 3;
@@ -74,10 +79,7 @@ static double surface_moments(const double *pos, size_t n, const uint32_t *tris,
       double p[3][3];
       for (int e = 0; e < 3; ++e)
         for (int k = 0; k < 3; ++k) p[e][k] = pos[3 * f[e] + k] - c[k];
-      double u[3], v[3];
-      for (int k = 0; k < 3; ++k) { u[k] = p[1][k] - p[0][k]; v[k] = p[2][k] - p[0][k]; }
-      double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-      double w = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+      double w = tri_area(p[0], p[1], p[2]);
       if (!(w > 0) || !isfinite(w)) continue;
       /* the mean of |x|^2 over a triangle: (sum |p_e|^2 + sum p_e . p_f) / 6 */
       double q = 0;
@@ -105,8 +107,8 @@ static int cmp_ranked(const void *x, const void *y) {
   return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
-uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
-                          size_t *count) {
+uint32_t *sks_shape_order_keys(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
+                               size_t *count, double *keys, double *area) {
   *count = 0;
   ranked *r = malloc((n ? n : 1) * sizeof(ranked));
   uint32_t *out = malloc((n ? n : 1) * sizeof(uint32_t));
@@ -115,21 +117,58 @@ uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, siz
   for (size_t v = 0; v < n; ++v) {
     memcpy(r[v].p, &pos[3 * v], sizeof r[v].p);
     r[v].i = (uint32_t)v;
+    r[v].area = 0;
   }
+  if (area) /* a third of each triangle's area to each of its corners (before the sort: r[v] is vertex v) */
+    for (size_t t = 0; t < tri_count; ++t) {
+      const uint32_t *f = &tris[3 * t];
+      if (f[0] >= n || f[1] >= n || f[2] >= n) continue;
+      double w = tri_area(&pos[3 * f[0]], &pos[3 * f[1]], &pos[3 * f[2]]);
+      if (!(w > 0) || !isfinite(w)) continue;
+      for (int e = 0; e < 3; ++e) r[f[e]].area += w / 3;
+    }
   size_t m = n;
-  if (distinct) { /* copies of a position: the lowest index stays */
+  if (distinct) { /* copies of a position: the lowest index stays, with the copies' area */
     qsort(r, n, sizeof(ranked), cmp_position);
     m = 0;
     for (size_t v = 0; v < n; ++v)
       if (!v || memcmp(r[v].p, r[v - 1].p, sizeof r[v].p)) r[m++] = r[v];
+      else r[m - 1].area += r[v].area;
   }
   for (size_t v = 0; v < m; ++v) {
     double x = ms > 0 ? SHAPE_HASH * sks_d3_dist2(r[v].p, c) / ms : 0;
     r[v].key = x - floor(x);
   }
   qsort(r, m, sizeof(ranked), cmp_ranked);
-  for (size_t v = 0; v < m; ++v) out[v] = r[v].i;
+  for (size_t v = 0; v < m; ++v) {
+    out[v] = r[v].i;
+    if (keys) keys[v] = r[v].key;
+    if (area) area[v] = r[v].area;
+  }
   free(r);
   *count = m;
   return out;
+}
+
+uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
+                          size_t *count) {
+  return sks_shape_order_keys(pos, n, tris, tri_count, distinct, count, NULL, NULL);
+}
+
+size_t sks_shape_fade(const double *keys, size_t u, size_t want, double *w, size_t *whole_from) {
+  *whole_from = 0;
+  if (u <= want) {
+    for (size_t i = 0; i < u; ++i) w[i] = 1;
+    return u;
+  }
+  double cut = (double)want / (double)u, fade = SHAPE_FADE * cut;
+  size_t m = 0;
+  while (m < u && m < 2 * want && keys[m] < cut + fade) ++m;
+  for (size_t i = 0; i < m; ++i) {
+    double f = (cut + fade - keys[i]) / (2 * fade), g = keys[i] / (2 * fade);
+    if (g < 1) *whole_from = i + 1;
+    w[i] = (f < 0 ? 0 : (f > 1 ? 1 : f)) * (g < 0 ? 0 : (g > 1 ? 1 : g));
+  }
+  if (*whole_from > m) *whole_from = m;
+  return m;
 }

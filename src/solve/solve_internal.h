@@ -390,6 +390,23 @@ void sks_select_median(uint32_t *items, const double *centre, size_t b, size_t m
  * when out of memory. */
 uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
                           size_t *count);
+/* The same order, and per point in it (each n long, may be NULL): its key
+ * in [0, 1) (ascending: the order; the first fraction t of the keys are a
+ * sample of a fraction t of the surface) and the surface area it stands
+ * for (a third of each triangle's area to each corner, copies of a
+ * position summed when distinct). */
+uint32_t *sks_shape_order_keys(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
+                               size_t *count, double *keys, double *area);
+/* A sample of about `want` of the u points of a shape order (keys[0..u),
+ * ascending, from sks_shape_order_keys): how many of its first points it
+ * takes (at most 2 want), each one's weight in [0, 1] into w[0..): all of
+ * them at 1 when u <= want; else those whose keys lie under the cut
+ * want / u, faded out over the last tenth of the cut on either side of it
+ * and faded in from key 0 (rounding wraps a key near 1 to near 0), so
+ * that a key rounding moves across either end moves a weight by as much,
+ * never a whole point in or out. From *whole_from on the weights are 1
+ * (up to the fade-out). */
+size_t sks_shape_fade(const double *keys, size_t u, size_t want, double *w, size_t *whole_from);
 
 /* Closest point on triangle abc to p; barycentric weights out. Returns squared distance. */
 double sks_closest_point_triangle(const double *p, const double *a, const double *b,

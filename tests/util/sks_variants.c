@@ -144,6 +144,10 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.angle = r.alignment.angle_deg;
   n.same_surface = r.alignment.same_surface;
   n.subset = r.alignment.subset;
+  n.finalists = r.alignment.finalists;
+  n.finalist_registration = r.alignment.finalist_registration;
+  n.finalist_chosen = r.alignment.finalist_chosen;
+  memcpy(n.trial_quality, r.alignment.trial_quality, sizeof n.trial_quality);
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
   printf("%-44s | %s scale %-9.5g rot %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",

@@ -26,6 +26,8 @@ void sks_variant_reweld(sks_model *m, unsigned seed);
 typedef struct sks_variant_numbers {
   double q, mean, worst, scale, angle;
   int ok, same_surface, subset;
+  size_t finalists, finalist_registration, finalist_chosen; /* sks_bake_alignment's */
+  double trial_quality[3];
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
