@@ -362,6 +362,7 @@ typedef struct icp_ctx {
   size_t ns, nd;
   grid gs, gd;
   double *pa, *pb, *pd, *pw; /* pairs: source point, target point, distance^2, weight */
+  double *sa, *sb, *sd, *sw; /* a copy of them (icp_fine keeps one while it tries a longer step) */
   double *tmp;               /* ns + nd: the trim's selection */
   uint32_t *hs, *hd;         /* ns / nd: each sample's last nearest point (grid_nearest's hint) */
 } icp_ctx;
@@ -374,9 +375,14 @@ static int icp_alloc(icp_ctx *c, size_t ns, size_t nd) {
   c->pd = malloc(n * sizeof(double));
   c->pw = malloc(n * sizeof(double));
   c->tmp = malloc(n * sizeof(double));
+  c->sa = malloc(n * 3 * sizeof(double));
+  c->sb = malloc(n * 3 * sizeof(double));
+  c->sd = malloc(n * sizeof(double));
+  c->sw = malloc(n * sizeof(double));
   c->hs = malloc((ns ? ns : 1) * sizeof(uint32_t));
   c->hd = malloc((nd ? nd : 1) * sizeof(uint32_t));
-  if (!c->pa || !c->pb || !c->pd || !c->pw || !c->tmp || !c->hs || !c->hd) return 0;
+  if (!c->pa || !c->pb || !c->pd || !c->pw || !c->tmp || !c->sa || !c->sb || !c->sd || !c->sw || !c->hs || !c->hd)
+    return 0;
   memset(c->hs, 0xff, (ns ? ns : 1) * sizeof(uint32_t));
   memset(c->hd, 0xff, (nd ? nd : 1) * sizeof(uint32_t));
   return 1;
@@ -384,7 +390,9 @@ static int icp_alloc(icp_ctx *c, size_t ns, size_t nd) {
 
 static void icp_free_pairs(icp_ctx *c) {
   free(c->pa); free(c->pb); free(c->pd); free(c->pw); free(c->tmp); free(c->hs); free(c->hd);
+  free(c->sa); free(c->sb); free(c->sd); free(c->sw);
   c->pa = c->pb = c->pd = c->pw = c->tmp = NULL;
+  c->sa = c->sb = c->sd = c->sw = NULL;
   c->hs = c->hd = NULL;
 }
 
@@ -504,36 +512,48 @@ static sim sim_extrapolate(const sim *o, const sim *m, double a) {
   return x;
 }
 
+/* The pair buffers' first np pairs into their copy (save) or back (!save). */
+static void pairs_keep(icp_ctx *c, size_t np, int save) {
+  double *from[4] = {c->pa, c->pb, c->pd, c->pw}, *to[4] = {c->sa, c->sb, c->sd, c->sw};
+  size_t len[4] = {3 * np, 3 * np, np, np};
+  for (int k = 0; k < 4; ++k) memcpy(save ? to[k] : from[k], save ? from[k] : to[k], len[k] * sizeof(double));
+}
+
 /* fine: to the minimum, so that starts in one basin end at one answer and
  * a data change by rounding moves the answer by about as much. Between two
  * bodies the scale lies in a flat valley, along which plain ICP crawls and
  * stops wherever its steps fall under ALIGN_STILL (astronaut Maya onto
- * mannequiny: two runs 1 % apart in scale at equal distance to 5e-5): each
- * step is stretched 2, 4, 8 ... times while the distance keeps falling.
- * The trimmed error is not monotone (a pair crossing the trim line raises
- * it), so the stop is on the motion: no point of the unit shape moves
- * ALIGN_STILL. */
-#define ALIGN_STRETCH 8 /* at most 2^8 times a step */
+ * mannequiny: two runs 1 % apart in scale at equal distance to 5e-5):
+ * after each step that lowers the distance, the step stretched `a` times
+ * is tried too (one more round of nearest points) and kept when it lowers
+ * the distance further; a doubles each time that pays (up to
+ * ALIGN_STRETCH), and falls back to 2 when it does not. The trimmed error
+ * is not monotone (a pair crossing the trim line raises it), so the stop is
+ * on the motion: no point of the unit shape moves ALIGN_STILL. */
+#define ALIGN_STRETCH 256.0
 static double icp_fine(icp_ctx *c, sim *m) {
   size_t np;
-  double thresh, err = pairs(c, m, &np, &thresh);
+  double thresh, err = pairs(c, m, &np, &thresh), a = 2;
   for (int it = 0; it < ALIGN_FINE_ITERATIONS; ++it) {
     sim o = *m;
     double e0 = err;
     fit(c, np, thresh, m);
     err = pairs(c, m, &np, &thresh);
     if (err < e0) {
-      sim step = *m, best = *m;
-      double best_err = err, a = 2;
-      for (int k = 0; k < ALIGN_STRETCH; ++k, a *= 2) {
-        sim x = sim_extrapolate(&o, &step, a);
-        double ex = pairs(c, &x, &np, &thresh);
-        if (!(ex < best_err)) break;
-        best = x;
-        best_err = ex;
+      pairs_keep(c, np, 1);
+      sim x = sim_extrapolate(&o, m, a);
+      size_t nx;
+      double tx, ex = pairs(c, &x, &nx, &tx);
+      if (ex < err) {
+        *m = x;
+        err = ex;
+        np = nx;
+        thresh = tx;
+        if (a < ALIGN_STRETCH) a *= 2;
+      } else {
+        pairs_keep(c, np, 0); /* m's pairs again (the trim's threshold is m's too) */
+        a = 2;
       }
-      if (best_err < err) *m = best;
-      err = pairs(c, m, &np, &thresh);
     }
     if (sim_step(m, &o) < ALIGN_STILL) break;
   }
@@ -618,6 +638,7 @@ static void icp_team_make(icp_team *t, icp_ctx *base, unsigned threads) {
     for (unsigned k = 1; k < threads; ++k) {
       t->ctx[k] = *base;
       t->ctx[k].pa = t->ctx[k].pb = t->ctx[k].pd = t->ctx[k].pw = t->ctx[k].tmp = NULL;
+      t->ctx[k].sa = t->ctx[k].sb = t->ctx[k].sd = t->ctx[k].sw = NULL;
       t->ctx[k].hs = t->ctx[k].hd = NULL;
       if (!icp_alloc(&t->ctx[k], base->ns, base->nd)) { /* fewer threads */
         icp_free_pairs(&t->ctx[k]);
