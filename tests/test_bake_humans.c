@@ -239,16 +239,12 @@ int main(void) {
     sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
     sks_model_clone(&player, &a, &err);
     sks_variant_add_parent(&a, cm);
-    /* a known limit (2026-12-05): this variant registers the same
-     * similarity (scale within 1e-4) into another pose, 2.080 for 2.099 %
-     * D, 89.80 % for 90.14 %: the registration's own spread, over the
-     * issue's 0.05 point (4 random data variants of this pair agree to
-     * every printed digit). Held within 0.4 point and 5 % */
-    sks_variant_numbers pv2 = sks_variant_bake("... tgt data rot73 x0.1, src parent x0.01", &a, &b, NULL);
-    CHECK_MSG(pv2.ok && fabs(pv2.q - pb.q) <= 0.4 && fabs(pv2.mean - pb.mean) <= 0.05 * pb.mean &&
-                  fabs(pv2.worst - pb.worst) <= 0.02 * pb.worst,
-              "player: tgt data rot73, src parent x0.01: %.4f %% / %.5f / %.4f %%D against %.4f / %.5f / %.4f", pv2.q,
-              pv2.mean, pv2.worst, pb.q, pb.mean, pb.worst);
+    /* (with the similarity run to its minimum this variant's registration
+     * settled 4 rounds before its averaging ended, and a settle dropped
+     * the mean: another pose, 89.80 % for 90.14 %; a settle while
+     * averaging now counts for the rounds left: 90.1413 %) */
+    sks_variant_same("player: tgt data rot73, src parent x0.01",
+                     sks_variant_bake("... tgt data rot73 x0.1, src parent x0.01", &a, &b, NULL), pb);
     sks_model_free(&a); sks_model_free(&b);
     /* player robot -> mannequiny: two similarity candidates of one scale
      * (mirror images through the target's plane of symmetry, 67 degrees
