@@ -153,6 +153,20 @@ static inline sks_dquat sks_dq_from_rotvec(const double *v) {
   return q;
 }
 
+/* The rotation vector (axis * angle, the short way) of the step q1 q0^-1
+ * that takes unit quaternion q0 to q1 (0 when under 1e-15): scaled by a
+ * and applied to q1 (sks_dq_from_rotvec(a v) q1) it extrapolates a
+ * rotation a steps on, applied to q0 it takes a times the step. */
+static inline void sks_dq_step_rotvec(sks_dquat q0, sks_dquat q1, double *v) {
+  sks_dquat q0c = {-q0.x, -q0.y, -q0.z, q0.w};
+  sks_dquat dq = sks_dq_mul(q1, q0c);
+  if (dq.w < 0) { dq.x = -dq.x; dq.y = -dq.y; dq.z = -dq.z; dq.w = -dq.w; }
+  double sn = sqrt(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z), ang = 2.0 * atan2(sn, dq.w);
+  v[0] = v[1] = v[2] = 0;
+  if (sn > 1e-15)
+    for (int a = 0; a < 3; ++a) v[a] = (&dq.x)[a] / sn * ang;
+}
+
 /* Affine helpers. sks_mat4 is column-major float. */
 static inline sks_daffine sks_daff_from_m4(const sks_mat4 *m) {
   sks_daffine a;

@@ -502,12 +502,9 @@ static sim sim_extrapolate(const sim *o, const sim *m, double a) {
   if (!(x.s > 0)) x.s = o->s;
   for (int k = 0; k < 3; ++k) x.t[k] = o->t[k] + a * (m->t[k] - o->t[k]);
   sks_dquat qo = sks_dq_from_m3(o->R), qm = sks_dq_from_m3(m->R);
-  sks_dquat io = {-qo.x, -qo.y, -qo.z, qo.w};
-  sks_dquat d = sks_dq_mul(qm, io);
-  if (d.w < 0) { d.x = -d.x; d.y = -d.y; d.z = -d.z; d.w = -d.w; }
-  double vn = sqrt(d.x * d.x + d.y * d.y + d.z * d.z), th = 2 * atan2(vn, d.w);
-  double v[3] = {0, 0, 0};
-  if (vn > 0) for (int k = 0; k < 3; ++k) v[k] = (&d.x)[k] / vn * th * a;
+  double v[3];
+  sks_dq_step_rotvec(qo, qm, v);
+  for (int k = 0; k < 3; ++k) v[k] *= a;
   sks_dq_to_m3(sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), qo)), x.R);
   return x;
 }

@@ -884,13 +884,9 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       alpha = alpha < 0 ? 0 : (alpha > 2 ? 2 : alpha);
       for (size_t b = 0; b < B; ++b) {
         sks_dquat q1 = st.q[b], q0 = prev.q[b];
-        sks_dquat q0c = {-q0.x, -q0.y, -q0.z, q0.w};
-        sks_dquat dq = sks_dq_mul(q1, q0c);
-        if (dq.w < 0) { dq.x = -dq.x; dq.y = -dq.y; dq.z = -dq.z; dq.w = -dq.w; }
-        double sn = sqrt(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z);
-        double ang = 2.0 * atan2(sn, dq.w), v[3] = {0, 0, 0};
-        if (sn > 1e-15)
-          for (int a = 0; a < 3; ++a) v[a] = (&dq.x)[a] / sn * ang * alpha;
+        double v[3];
+        sks_dq_step_rotvec(q0, q1, v);
+        for (int a = 0; a < 3; ++a) v[a] *= alpha;
         prev.q[b] = q1;
         st.q[b] = sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), q1));
         sks_state_update_R(&st, b);

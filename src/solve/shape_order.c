@@ -39,9 +39,9 @@ static int dcmp(double a, double b) {
 }
 
 static double tri_area(const double *a, const double *b, const double *d) {
-  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-  double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-  return 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+  double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]}, x[3];
+  sks_d3_cross(u, v, x);
+  return 0.5 * sqrt(sks_d3_dot(x, x));
 }
 
 static int cmp_pos(const ranked *a, const ranked *b) {
