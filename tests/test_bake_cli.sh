@@ -179,6 +179,9 @@ fi
 "$cli" bake --source "$fox" > /dev/null 2>&1; [ $? = 2 ] && ok || bad "missing --target should exit 2"
 "$cli" bake --source "$fox" --target "$target" --mode sideways > /dev/null 2>&1; [ $? = 2 ] && ok || bad "bad --mode should exit 2"
 "$cli" control > /dev/null 2>&1; [ $? = 2 ] && ok || bad "control without FILE should exit 2"
+for m in 0 -3 101 abc; do
+  "$cli" bake --source "$fox" --target "$target" --max-residual "$m" > /dev/null 2>&1; [ $? = 2 ] && ok || bad "--max-residual $m should exit 2"
+done
 "$cli" bake --help | grep -q "rotation-only" && ok || bad "bake --help"
 
 echo "$pass passed, $fail failed"

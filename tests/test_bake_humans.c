@@ -302,7 +302,7 @@ int main(void) {
               "RobotExpressive -> mannequiny: %.4f %%, %zu finalists, kept %zu (trial %.4f)", rm.q, rm.finalists,
               rm.finalist_chosen, rm.trial_quality[rm.finalist_chosen]);
     for (size_t k = 0; k < rm.finalists && k < 3; ++k)
-      CHECK_MSG(rm.trial_quality[rm.finalist_chosen] >= rm.trial_quality[k], "finalist %zu: trial %.4f over the kept %.4f",
+      CHECK_MSG(!(rm.trial_quality[k] > rm.trial_quality[rm.finalist_chosen]), "finalist %zu: trial %.4f over the kept %.4f",
                 k, rm.trial_quality[k], rm.trial_quality[rm.finalist_chosen]);
     sks_model_clone(&robot, &a, &err);
     sks_variant_transform_data(&a, sks_variant_axis_angle(-1, 0.5, 2, 322), 1.11f, (sks_vec3){1, 2, 3});

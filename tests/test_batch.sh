@@ -310,6 +310,8 @@ mkerr '{"name": "b", "source": "x.glb"'; chk 'not valid JSON'
 mkerr '{"name": "b", "source": "x.glb"}'; chk '"target"'
 mkerr '{"name": "b", "source": "x.glb", "target": "y.glb", "mode": "fast"}'; chk '"mode" must be'
 mkerr '{"name": "b", "source": "x.glb", "target": "y.glb", "name": "c"}'; chk 'appears twice'
+mkerr '{"name": "b", "source": "x.glb", "target": "y.glb", "max_residual_pct": 0}'; chk '"max_residual_pct" must be'
+mkerr '{"name": "b", "source": "x.glb", "target": "y.glb", "max_residual_pct": "6"}'; chk '"max_residual_pct" must be'
 
 # ---- an output that would replace an input is refused, the input untouched
 cp "$data/RiggedSimple/RiggedSimple.gltf" victim.json

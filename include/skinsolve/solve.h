@@ -75,6 +75,13 @@ typedef struct sks_bake_options {
    * whose clips before are reported; for a clip solved beside others, all
    * of them when it is done). */
   unsigned threads;
+  /* The refusal limit (0 = 5): after alignment and correspondence, a pair
+   * whose target vertices are on average farther than this (% of the
+   * target's bind diagonal D) from the source surface is refused
+   * (SKS_ERR_INVALID, the distance in the message). A larger limit bakes
+   * such a pair; sks_bake_alignment.over_default_limit then says the two
+   * bodies differ beyond the default (CLI --max-residual PCT). */
+  double max_residual_pct;
 } sks_bake_options;
 
 /* ---- diagnosis: the residual attributed to joints (src/solve/diagnose.c) ---- */
@@ -176,6 +183,11 @@ typedef struct sks_baked_clip {
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target
  * bind space). */
+/* The default refusal limit of a pair: mean distance of the target's vertices
+ * from the aligned source surface, % of the target's bind diagonal D
+ * (sks_bake_options.max_residual_pct). */
+#define SKS_BAKE_RESIDUAL_LIMIT_PCT 5.0
+
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
   int applied;                    /* 1: a similarity was found and used */
@@ -206,10 +218,14 @@ typedef struct sks_bake_alignment {
   size_t finalists;               /* candidates baked on trial (0, 2 or 3) */
   size_t finalist_registration;   /* the one the registration chose (index) */
   size_t finalist_chosen;         /* the one kept (index) */
-  double trial_quality[3];        /* each one's pooled quality at 5 fps (fraction); 0 if it failed */
+  double trial_quality[3];        /* each one's pooled quality at 5 fps (fraction); NaN if it did
+                                     not bake (refused: its vertices too far from the source) */
   int finalist_registered[3];     /* 1: posed by the registration; 0: the similarity alone */
   double finalist_scale[3];       /* each one's similarity: scale, */
   double finalist_angle_deg[3];   /* and rotation angle */
+  int over_default_limit;         /* 1: residual_pct is over the default refusal limit (5 % D):
+                                     baked only because sks_bake_options.max_residual_pct
+                                     allowed it; the two bind surfaces differ that much */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

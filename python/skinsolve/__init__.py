@@ -643,7 +643,7 @@ def _choice(table, value, what):
 
 def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
          solver="default", correspondence="auto", align=None, keep_surfaces=False,
-         progress=None, threads=0):
+         progress=None, threads=0, max_residual_pct=0.0):
     """Surface-solve bake: plays each clip of `source`, records its skinned
     surface, and solves per frame the transforms of `target`'s joints so that
     target's own skinning reproduces that surface (`skinsolve bake`).
@@ -668,6 +668,11 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
                      point), "nearest-vertex", "closest-point"
     align            "auto" (find the similarity between the two bind
                      surfaces) or "none" (CLI --align); None = "auto"
+    max_residual_pct refusal limit: a pair whose target vertices are on
+                     average farther than this (% D) from the aligned source
+                     surface is refused (default 0 = 5); a larger one bakes it
+                     and alignment["over_default_limit"] says so (CLI
+                     --max-residual PCT)
 
     The models are already loaded: the CLI's load limits for non-glTF files
     (--max-memory, --timeout: Assimp runs in a child process under them)
@@ -718,6 +723,7 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
         opt.align = v
     opt.keep_surfaces = int(bool(keep_surfaces))
     opt.threads = int(threads)
+    opt.max_residual_pct = float(max_residual_pct)
     failure = []
     if progress is not None:
         def cb(user, name, frame, count):

@@ -181,7 +181,7 @@ class sks_bake_options(C.Structure):
                 ("progress", sks_progress_fn), ("progress_user", C.c_void_p),
                 ("align", c_enum),
                 ("clip_done", C.c_void_p), ("clip_done_user", C.c_void_p),
-                ("threads", C.c_uint)]
+                ("threads", C.c_uint), ("max_residual_pct", C.c_double)]
 
 
 class sks_joint_diagnosis(C.Structure):
@@ -222,7 +222,7 @@ class sks_bake_alignment(C.Structure):
                 ("subset", C.c_int), ("finalists", c_size), ("finalist_registration", c_size),
                 ("finalist_chosen", c_size), ("trial_quality", C.c_double * 3),
                 ("finalist_registered", C.c_int * 3), ("finalist_scale", C.c_double * 3),
-                ("finalist_angle_deg", C.c_double * 3)]
+                ("finalist_angle_deg", C.c_double * 3), ("over_default_limit", C.c_int)]
 
 
 class sks_bake_result(C.Structure):

@@ -452,6 +452,7 @@ static cJSON *record_new(const batch_context *ctx, const batch_job *job, cJSON *
   cJSON_AddBoolToObject(j, "report", job->report);
   cJSON_AddNumberToObject(j, "fps", job->fps);
   cJSON_AddNumberToObject(j, "max_constraints", (double)job->max_constraints);
+  if (job->max_residual_pct > 0) cJSON_AddNumberToObject(j, "max_residual_pct", job->max_residual_pct);
   cJSON_AddNumberToObject(j, "manifest_line", (double)job->line);
   cJSON_AddItemToObject(r, "inputs", inputs);
   char host[256];
@@ -667,6 +668,7 @@ int batch_job_run(const batch_context *ctx, const batch_manifest *m, const batch
   opt.mode = job->mode;
   opt.fps = (float)job->fps;
   opt.max_constraints = job->max_constraints;
+  opt.max_residual_pct = job->max_residual_pct;
   opt.keep_surfaces = job->report;
   opt.threads = ctx->bake_threads;
   if (sks_bake(&src, &tgt, &opt, &res, &err) != SKS_OK) goto failed;

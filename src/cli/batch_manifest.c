@@ -87,7 +87,8 @@ static sks_result string_list(const cJSON *v, const char *key, const char *dir, 
 }
 
 static const char *const known_keys[] = {"name", "source", "target", "clips", "clip_files",
-                                         "mode", "report", "fps", "max_constraints"};
+                                         "mode", "report", "fps", "max_constraints",
+                                         "max_residual_pct"};
 
 static sks_result parse_line(const char *text, const char *dir, const char *path, size_t line,
                              batch_job *j, sks_error *err) {
@@ -109,7 +110,7 @@ static sks_result parse_line(const char *text, const char *dir, const char *path
     if (ki == nk) {
       r = sks_error_set(err, SKS_ERR_PARSE,
                         "%s:%zu: unknown key \"%s\" (known: name, source, target, clips, "
-                        "clip_files, mode, report, fps, max_constraints)", path, line, k->string);
+                        "clip_files, mode, report, fps, max_constraints, max_residual_pct)", path, line, k->string);
       goto done;
     }
     for (const cJSON *p = o->child; p != k; p = p->next)
@@ -192,6 +193,14 @@ static sks_result parse_line(const char *text, const char *dir, const char *path
     }
     j->max_constraints = (size_t)d;
   }
+  if ((v = cJSON_GetObjectItemCaseSensitive(o, "max_residual_pct"))) {
+    if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || v->valuedouble > 100) {
+      r = sks_error_set(err, SKS_ERR_PARSE,
+                        "%s:%zu: \"max_residual_pct\" must be a number in (0, 100]", path, line);
+      goto done;
+    }
+    j->max_residual_pct = v->valuedouble;
+  }
   /* The description hash: every field that changes the outputs. */
   {
     sks_sha256 s;
@@ -208,6 +217,10 @@ static sks_result parse_line(const char *text, const char *dir, const char *path
     snprintf(num, sizeof num, "report %d fps %.17g max_constraints %zu", j->report, j->fps,
              j->max_constraints);
     ADD(num);
+    if (j->max_residual_pct > 0) { /* only when given: earlier jobs keep their hashes */
+      snprintf(num, sizeof num, "max_residual_pct %.17g", j->max_residual_pct);
+      ADD(num);
+    }
 #undef ADD
     sks_sha256_final(&s, d);
     sks_sha256_hex(d, j->spec_sha256);

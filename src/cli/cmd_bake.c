@@ -15,6 +15,7 @@ static void bake_usage(FILE *f) {
           "                      [--clips ANIM_FILE...] [--keep-clips|--replace-clips] [--quiet]\n"
           "                      [--mode free|rotation-only|both] [--max-constraints N]\n"
           "                      [--fps F] [--solver default|bcd] [--align auto|none]\n"
+          "                      [--max-residual PCT]\n"
           "                      [--json] [--report OUT.html] [--report-max-mb MB] [--threads N]\n"
           "\n"
           "Plays each clip of SRC and solves per frame the transforms of TGT's joints so\n"
@@ -44,6 +45,10 @@ static void bake_usage(FILE *f) {
           "  --align A            auto (default): find the similarity (scale, rotation,\n"
           "                       offset) between the two bind surfaces, identity when they\n"
           "                       already agree; none: use the files' bind spaces as they are\n"
+          "  --max-residual PCT   refuse a pair whose target vertices are on average\n"
+          "                       farther than PCT %% of D from the aligned source surface\n"
+          "                       (default 5; up to 100): a larger limit bakes two bodies\n"
+          "                       that differ more, with a note that they do\n"
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
           "                       per-frame mean/worst errors, sweeps per frame, and per\n"
           "                       clip \"joints\": the residual per dominant joint)\n"
@@ -92,14 +97,23 @@ static void print_alignment(const sks_bake_result *r) {
   if (a->finalists) {
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
-    for (size_t k = 0; k < a->finalists && k < 3; ++k)
-      printf("%s %s (scale %.4g, %.1f deg) %.2f%%%s%s", k ? ";" : "",
+    for (size_t k = 0; k < a->finalists && k < 3; ++k) {
+      char tq[32];
+      if (isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "refused (too far)");
+      else snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
+      printf("%s %s (scale %.4g, %.1f deg) %s%s%s", k ? ";" : "",
              a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
-             a->finalist_angle_deg[k], 100.0 * a->trial_quality[k],
+             a->finalist_angle_deg[k], tq,
              k == a->finalist_registration ? " [the registration's choice]" : "",
              k == a->finalist_chosen ? " [kept]" : "");
+    }
     printf("\n");
   }
+  if (a->over_default_limit)
+    printf("alignment: the target's vertices are on average %.3g%% D from the source surface, over the\n"
+           "           default limit (%g%%; baked under --max-residual): the two bodies differ that much,\n"
+           "           and the motion is transferred between them as it is\n",
+           r->correspondence_mean_pct, SKS_BAKE_RESIDUAL_LIMIT_PCT);
   if (r->target_weights_normalised || r->source_weights_normalised)
     printf("weights: %zu target and %zu source vertices did not sum to 1: normalised once, as a "
            "player does; the bake solves, measures and writes them so\n",
@@ -182,6 +196,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddBoolToObject(al, "registered", r->alignment.registered);
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
+  cJSON_AddBoolToObject(al, "over_default_limit", r->alignment.over_default_limit);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < 3; ++k) {
     const sks_bake_alignment *a = &r->alignment;
@@ -269,6 +284,14 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
       long v = strtol(argv[++i], &end, 10);
       if (*end || v < 0 || v > 256) { free(clips); free(clip_files); return sks_cli_fail(SKS_EXIT_USAGE, "%s: --threads needs an integer from 0 (every CPU) to 256", cmd); }
       opt.threads = (unsigned)v;
+    } else if (strcmp(a, "--max-residual") == 0 && has) {
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (*end || !(v > 0) || v > 100) {
+        free(clips); free(clip_files);
+        return sks_cli_fail(SKS_EXIT_USAGE, "%s: --max-residual needs a percentage of D above 0, up to 100 (got '%s')", cmd, argv[i]);
+      }
+      opt.max_residual_pct = v;
     } else if (strcmp(a, "--fps") == 0 && has) {
       char *end;
       double v = strtod(argv[++i], &end);

@@ -2175,18 +2175,21 @@ correspond:
   free(aligned);
   out->correspondence_mean_pct = c->corr.mean_distance / c->D * 100.0;
   al->residual_pct = out->correspondence_mean_pct;
-  if (c->corr.mean_distance > 0.05 * c->D) {
+  const double limit_pct = c->opt->max_residual_pct > 0 ? c->opt->max_residual_pct : SKS_BAKE_RESIDUAL_LIMIT_PCT;
+  al->over_default_limit = c->corr.mean_distance > SKS_BAKE_RESIDUAL_LIMIT_PCT / 100.0 * c->D;
+  if (c->corr.mean_distance > limit_pct / 100.0 * c->D) {
     if (al->applied || c->opt->align == SKS_ALIGN_NONE)
       return sks_error_set(err, SKS_ERR_INVALID,
                            "%s and %s: the bind surfaces do not match: after %s the target's vertices "
-                           "are on average %.3g%% of its diagonal from the source surface (limit 5%%; "
+                           "are on average %.3g%% of its diagonal from the source surface (limit %.3g%%; "
                            "alignment found: scale %.4g, rotation %.1f deg) — not the same kind of "
-                           "creature, or too different a pose",
+                           "creature, or too different a pose (--max-residual raises the limit)",
                            sname, tname, c->opt->align == SKS_ALIGN_NONE ? "no alignment (--align none)" : "alignment",
-                           c->corr.mean_distance / c->D * 100.0, al->scale, al->angle_deg);
+                           c->corr.mean_distance / c->D * 100.0, limit_pct, al->scale, al->angle_deg);
     return sks_error_set(err, SKS_ERR_INVALID,
                          "%s and %s: the bind surfaces do not match (mean distance %.3g%% of the "
-                         "target's diagonal, limit 5%%)", sname, tname, c->corr.mean_distance / c->D * 100.0);
+                         "target's diagonal, limit %.3g%%; --max-residual raises it)", sname, tname,
+                         c->corr.mean_distance / c->D * 100.0, limit_pct);
   }
   return SKS_OK;
 }
@@ -2264,7 +2267,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
     }
     sks_bake_result_free(&tr);
     if (sm > 0) q[k] = 1 - se / sm;
-    out->alignment.trial_quality[k] = q[k] > -DBL_MAX ? q[k] : 0;
+    out->alignment.trial_quality[k] = q[k] > -DBL_MAX ? q[k] : NAN; /* did not bake */
   }
   /* the registration's choice stands unless another is TRIAL_MARGIN better
    * (or it was refused: its target vertices too far from the source) */
@@ -2305,6 +2308,9 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown solver %d", (int)opt->solver);
   if (opt->align != SKS_ALIGN_AUTO && opt->align != SKS_ALIGN_NONE)
     return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: unknown alignment %d", (int)opt->align);
+  if (!(opt->max_residual_pct >= 0 && opt->max_residual_pct <= 100))
+    return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_bake: max_residual_pct must be 0 (default, %g) to 100 (got %g)",
+                         SKS_BAKE_RESIDUAL_LIMIT_PCT, opt->max_residual_pct);
   const char *sname = model_name(source, "source"), *tname = model_name(target, "target");
   if (!mesh_follows_joints(target))
     return sks_error_set(err, SKS_ERR_INVALID,

@@ -222,6 +222,8 @@ def test_bake(fox, tgt):
     except KeyboardInterrupt:
         check("an exception in progress is re-raised", True)
     check("bad mode", raises(lambda: skinsolve.bake(fox, tgt, mode="fast"), "argument", "free"))
+    check("bad max_residual_pct", raises(lambda: skinsolve.bake(fox, tgt, clips="Walk", max_residual_pct=150),
+                                         "argument", "max_residual_pct"))
     one = skinsolve.bake(fox, tgt, clips=["Walk"], mode="both", fps=24)
     check("mode both: free + rotation-only", [x.mode for x in one.clips] == ["free", "rotation-only"])
     with tempfile.TemporaryDirectory() as d:
