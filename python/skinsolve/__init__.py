@@ -670,7 +670,7 @@ def bake(source, target, clips=None, mode="free", max_constraints=0, fps=0.0,
                      surfaces) or "none" (CLI --align); None = "auto"
     max_residual_pct refusal limit: a pair whose target vertices are on
                      average farther than this (% D) from the aligned source
-                     surface is refused (default 0 = 5); a larger one bakes it
+                     surface is refused (default 0 = 8); a larger one bakes it
                      and alignment["over_default_limit"] says so (CLI
                      --max-residual PCT)
 

@@ -24,7 +24,7 @@ typedef struct batch_job {
   int report;
   double fps;                  /* 0 = the clips' key times */
   size_t max_constraints;      /* 0 = bake's default */
-  double max_residual_pct;     /* 0 = bake's refusal limit (5 % D) */
+  double max_residual_pct;     /* 0 = bake's refusal limit (8 % D) */
   char spec_sha256[65];        /* hash of the canonical job description */
 } batch_job;
 

@@ -47,7 +47,7 @@ static void bake_usage(FILE *f) {
           "                       already agree; none: use the files' bind spaces as they are\n"
           "  --max-residual PCT   refuse a pair whose target vertices are on average\n"
           "                       farther than PCT %% of D from the aligned source surface\n"
-          "                       (default 5; up to 100): a larger limit bakes two bodies\n"
+          "                       (default 8; up to 100): a larger limit bakes two bodies\n"
           "                       that differ more, with a note that they do\n"
           "  --json               print the results as JSON (quality and *_pct in percent,\n"
           "                       per-frame mean/worst errors, sweeps per frame, and per\n"

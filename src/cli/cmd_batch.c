@@ -36,7 +36,7 @@ static void batch_usage(FILE *f) {
           "name, source, target are required; relative paths are relative to the manifest;\n"
           "names are unique and name the outputs; unknown keys are an error. clip_files:\n"
           "animation files whose clips are added to the source (tracks matched by joint name).\n"
-          "Optional \"max_residual_pct\": the refusal limit of `bake --max-residual` (default 5).\n"
+          "Optional \"max_residual_pct\": the refusal limit of `bake --max-residual` (default 8).\n"
           "\n"
           "Per job, in DIR: NAME.glb (the target with the baked clips), NAME.html (when\n"
           "\"report\": true) and NAME.json, the result record (status ok|failed, message,\n"

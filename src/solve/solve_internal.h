@@ -451,7 +451,7 @@ size_t sks_normalize_weights(sks_model *m);
  * corr: closest points of tv's vertices on surf (sv's vertices as they were
  * matched: aligned, and posed if registered); ss: sv's skeleton, Jt: tv's
  * joint count. *rematched: the vertices moved. 0: out of memory. */
-#define SKS_LIMB_SLACK 0.05 /* x D: the pair's own refusal limit */
+#define SKS_LIMB_SLACK 0.05 /* x D (the refusal line until 2026-12-05, now 8 %) */
 int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
                                   const double *surf, const sks_skinview *tv, size_t Jt, double D,
                                   sks_thread_pool *pool, size_t *rematched);

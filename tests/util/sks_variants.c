@@ -148,6 +148,8 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.finalist_registration = r.alignment.finalist_registration;
   n.finalist_chosen = r.alignment.finalist_chosen;
   memcpy(n.trial_quality, r.alignment.trial_quality, sizeof n.trial_quality);
+  n.dist = r.alignment.residual_pct;
+  n.over_default_limit = r.alignment.over_default_limit;
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
   printf("%-44s | %s scale %-9.5g rot %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",

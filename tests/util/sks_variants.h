@@ -28,6 +28,8 @@ typedef struct sks_variant_numbers {
   int ok, same_surface, subset;
   size_t finalists, finalist_registration, finalist_chosen; /* sks_bake_alignment's */
   double trial_quality[3];
+  double dist;                 /* the alignment's mean distance (residual_pct), % D */
+  int over_default_limit;
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
