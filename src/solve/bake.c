@@ -2156,7 +2156,7 @@ correspond:
     }
     size_t moved = 0;
     if (!sks_correspondence_keep_limbs(&c->corr, sv, &c->src->skeleton, aligned, tv, c->tg->skeleton.joint_count,
-                                       c->D, c->pool, &moved)) {
+                                       c->pool, &moved)) {
       free(aligned);
       return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     }

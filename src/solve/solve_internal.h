@@ -447,13 +447,12 @@ size_t sks_normalize_weights(sks_model *m);
 /* Limbs (two bodies): a target vertex whose closest point lies on another
  * limb of the source than its joint's other vertices' (the inner edge of a
  * big boot, nearer the other foot) is re-matched onto the source region its
- * joint follows, when that lies at most SKS_LIMB_SLACK x D farther.
+ * joint follows, however far (no distance limit since 2026-12-05).
  * corr: closest points of tv's vertices on surf (sv's vertices as they were
  * matched: aligned, and posed if registered); ss: sv's skeleton, Jt: tv's
  * joint count. *rematched: the vertices moved. 0: out of memory. */
-#define SKS_LIMB_SLACK 0.05 /* x D (the refusal line until 2026-12-05, now 8 %) */
 int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
-                                  const double *surf, const sks_skinview *tv, size_t Jt, double D,
+                                  const double *surf, const sks_skinview *tv, size_t Jt,
                                   sks_thread_pool *pool, size_t *rematched);
 
 /* The same surface re-welded, re-ordered or decimated: every target
