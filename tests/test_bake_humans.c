@@ -319,6 +319,23 @@ int main(void) {
       CHECK_OK(sks_load(pl_path, NULL, &pl, &err), &err);
       sks_variant_numbers rp = sks_variant_bake("RobotExpressive -> player robot", &robot, &pl, NULL);
       CHECK_MSG(rp.ok && rp.q > 95 && rp.worst < 10, "RobotExpressive -> player robot: %.4f %%, worst %.3g %%D", rp.q, rp.worst);
+      /* CesiumMan onto it under a 6 % line: one finalist (the similarity
+       * alone) lies farther than the line, so its trial does not bake: its
+       * trial quality is NaN ("refused (too far)", JSON null), not 0 */
+      sks_bake_options opt;
+      memset(&opt, 0, sizeof opt);
+      opt.max_residual_pct = 6;
+      sks_bake_result r;
+      CHECK_OK(sks_bake(&cesium, &pl, &opt, &r, &err), &err);
+      size_t refused = 0;
+      for (size_t k = 0; k < r.alignment.finalists && k < 3; ++k) {
+        refused += isnan(r.alignment.trial_quality[k]);
+        CHECK_MSG(isnan(r.alignment.trial_quality[k]) || r.alignment.trial_quality[k] != 0, "finalist %zu: trial 0", k);
+      }
+      CHECK_MSG(refused >= 1 && isfinite(r.alignment.trial_quality[r.alignment.finalist_chosen]),
+                "CesiumMan -> player robot under 6 %%: %zu finalists, %zu refused, kept %zu", r.alignment.finalists, refused,
+                r.alignment.finalist_chosen);
+      sks_bake_result_free(&r);
       sks_model_free(&pl);
     }
     sks_model_free(&robot);

@@ -2252,6 +2252,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
   double q[ALIGN_PICKS];
   for (size_t k = 0; k < c->pick_count; ++k) {
     q[k] = -DBL_MAX;
+    out->alignment.trial_quality[k] = NAN; /* until it bakes */
     if (k == c->pick_installed && installed != SKS_OK) continue; /* refused: too far from the target */
     sks_bake_result tr;
     sks_error e;
@@ -2267,7 +2268,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
     }
     sks_bake_result_free(&tr);
     if (sm > 0) q[k] = 1 - se / sm;
-    out->alignment.trial_quality[k] = q[k] > -DBL_MAX ? q[k] : NAN; /* did not bake */
+    if (q[k] > -DBL_MAX) out->alignment.trial_quality[k] = q[k];
   }
   /* the registration's choice stands unless another is TRIAL_MARGIN better
    * (or it was refused: its target vertices too far from the source) */
