@@ -561,7 +561,8 @@ def _joint_json(j, names):
 
 class BakeResult:
     """Result of bake(): clips (list of BakedClip), constraints,
-    target_vertices, target_joints, diagonal (D of the target bind pose).
+    target_vertices, target_joints, diagonal (D of the target bind pose),
+    alignment (dict: what `bake --json` prints as "alignment").
     to_json() gives the dict `skinsolve bake --json` prints; apply() the target
     Model with the baked clips appended; write(path) writes it as .glb."""
 
@@ -573,6 +574,23 @@ class BakeResult:
         self.target_vertices = r.target_vertex_count
         self.target_joints = r.target_joint_count
         self.diagonal = r.diagonal
+        a = r.alignment
+        nf = min(int(a.finalists), 3)
+        # what `skinsolve bake --json` prints as "alignment" (README "Align")
+        self.alignment = {
+            "applied": bool(a.applied), "scale": a.scale, "angle_deg": a.angle_deg,
+            "offset": [a.offset[k] for k in range(3)], "same_mesh": bool(r.correspondence_identity),
+            "same_surface": bool(a.same_surface), "subset": bool(a.subset),
+            "mean_distance_pct": r.correspondence_mean_pct, "registered": bool(a.registered),
+            "similarity_distance_pct": a.similarity_residual_pct, "limb_rematched": a.limb_rematched,
+            "over_default_limit": bool(a.over_default_limit),
+            "finalists": [{"registered": bool(a.finalist_registered[k]), "scale": a.finalist_scale[k],
+                           "angle_deg": a.finalist_angle_deg[k],
+                           "trial_quality_pct": None if a.trial_quality[k] != a.trial_quality[k]
+                           else 100.0 * a.trial_quality[k],
+                           "registration_choice": k == a.finalist_registration, "kept": k == a.finalist_chosen}
+                          for k in range(nf)],
+            "seconds": a.seconds}
         self.clips = [BakedClip(self, r.clips[i], r.target_vertex_count, target.joint_names,
                                 r.rigid_vertex_count)
                       for i in range(r.clip_count)]
@@ -594,7 +612,7 @@ class BakeResult:
     def to_json(self):
         return {"clips": [c.to_json() for c in self.clips], "constraints": self.constraints,
                 "target_vertices": self.target_vertices, "target_joints": self.target_joints,
-                "diagonal": self.diagonal}
+                "diagonal": self.diagonal, "alignment": self.alignment}
 
     def apply(self):
         """A copy of the target with the baked clips appended (keyed T/R/S per joint)."""

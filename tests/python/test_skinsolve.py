@@ -181,6 +181,10 @@ def test_bake(fox, tgt):
     got = res.to_json()
     for k in ("constraints", "target_vertices", "target_joints", "diagonal"):
         check(f"bake {k} == --json", got[k] == ref[k], f"{got[k]} {ref[k]}")
+    # the alignment as --json prints it (seconds aside: wall time)
+    for k, v in ref["alignment"].items():
+        if k != "seconds":
+            check(f"alignment {k} == --json", got["alignment"].get(k) == v, f"{got['alignment'].get(k)} {v}")
     check("same clips", [c["name"] for c in got["clips"]] == [c["name"] for c in ref["clips"]])
     for a, b in zip(got["clips"], ref["clips"]):
         for k in ("frames", "mode", "suspect", "bcd_polished_frames", "bcd_unconverged_frames"):
