@@ -75,8 +75,8 @@ typedef struct sks_bake_options {
    * whose clips before are reported; for a clip solved beside others, all
    * of them when it is done). */
   unsigned threads;
-  /* The refusal limit (0 = SKS_BAKE_RESIDUAL_LIMIT_PCT, 8): after alignment and correspondence, a pair
-   * whose target vertices are on average farther than this (% of the
+  /* The refusal limit (0 = SKS_BAKE_RESIDUAL_LIMIT_PCT, 8): after alignment
+   * and correspondence, a pair whose target vertices are on average farther than this (% of the
    * target's bind diagonal D) from the source surface is refused
    * (SKS_ERR_INVALID, the distance in the message). A larger limit bakes
    * such a pair; sks_bake_alignment.over_default_limit then says the two
@@ -181,8 +181,6 @@ typedef struct sks_baked_clip {
                                      unconverged sweeps' answer (the CLI warns, naming the clip) */
 } sks_baked_clip;
 
-/* What the alignment stage found (MISSION.md: A, source bind space -> target
- * bind space). */
 /* The default refusal limit of a pair: mean distance of the target's vertices
  * from the aligned source surface, % of the target's bind diagonal D
  * (sks_bake_options.max_residual_pct). 8: the 42 ordered pairs of seven
@@ -190,6 +188,8 @@ typedef struct sks_baked_clip {
  * cylinder or a grid of boxes onto a human, or the reverse, at 8.1-34 %. */
 #define SKS_BAKE_RESIDUAL_LIMIT_PCT 8.0
 
+/* What the alignment stage found (MISSION.md: A, source bind space -> target
+ * bind space). */
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
   int applied;                    /* 1: a similarity was found and used */
