@@ -37,7 +37,7 @@ except ImportError as e:
     import skinsolve as sks  # installed (cmake --install) or on PYTHONPATH
 
 import bpy  # noqa: E402
-from bpy.props import EnumProperty, IntProperty, StringProperty  # noqa: E402
+from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty  # noqa: E402
 
 from . import blender_data as bd  # noqa: E402
 
@@ -81,7 +81,7 @@ class BakeSet:
 
 
 def iter_bake(context, source, target, action_name="", mode="FREE", alignment="AUTO",
-              frame_start=0, frame_end=0):
+              frame_start=0, frame_end=0, max_residual_pct=0.0):
     """The bake as a generator of steps: first yields the step count, then once
     per step (a sampled frame, a baked clip); returns (list of (Action,
     BakedClip), BakeSet, notes). Closing it early (Esc) leaves Blender as it
@@ -116,11 +116,19 @@ def iter_bake(context, source, target, action_name="", mode="FREE", alignment="A
     tgt = sks.Model.from_arrays(t_names, t_par, t_rest, t_skins, t_parts, [],
                                 source_path=f"blender:{target.name}")
     align = alignment.lower() if "align" in dict(sks._abi.sks_bake_options._fields_) else None
+    extra = {}
+    if max_residual_pct and "max_residual_pct" in dict(sks._abi.sks_bake_options._fields_):
+        extra["max_residual_pct"] = float(max_residual_pct)
     results = []
     for a, _ in plan:  # one clip per call: Esc is honoured between clips
         results.append(sks.bake(src, tgt, clips=[a.name], align=align, keep_surfaces=True,
-                                mode="rotation-only" if mode == "ROTATION_ONLY" else "free"))
+                                mode="rotation-only" if mode == "ROTATION_ONLY" else "free", **extra))
         yield len(results)
+    al = getattr(results[0], "alignment", None) if results else None
+    if al and al.get("over_default_limit"):
+        notes.append(f"the target's vertices are on average {al['mean_distance_pct']:.3g} % D from the "
+                     "source surface, over the default refusal line (baked under the Refusal line "
+                     "setting): the two bodies differ that much")
     bakes = BakeSet(results)
     out = []
     start = {a.name: frames[0] for a, frames in plan}
@@ -144,10 +152,11 @@ def iter_bake(context, source, target, action_name="", mode="FREE", alignment="A
 
 
 def bake_surface(context, source, target, action_name="", mode="FREE", alignment="AUTO",
-                 frame_start=0, frame_end=0):
+                 frame_start=0, frame_end=0, max_residual_pct=0.0):
     """Runs iter_bake to the end with Blender's progress bar; returns its result."""
     wm = context.window_manager
-    it = iter_bake(context, source, target, action_name, mode, alignment, frame_start, frame_end)
+    it = iter_bake(context, source, target, action_name, mode, alignment, frame_start, frame_end,
+                   max_residual_pct)
     total = next(it)
     wm.progress_begin(0, max(total, 1))
     done = 0
@@ -184,6 +193,10 @@ class SKINSOLVE_OT_bake_surface(bpy.types.Operator):
         ("AUTO", "Auto", "Find the similarity between the two bind surfaces (libraries with the "
          "alignment stage; identity when they agree)"),
         ("NONE", "None", "Take both armatures' bind spaces as they are")], default="AUTO")
+    max_residual: FloatProperty(name="Refusal line (% D)", default=0.0, min=0.0, max=100.0,
+                                description="Refuse a pair whose target vertices lie on average farther "
+                                "than this from the aligned source surface (0: the library's default, 8; "
+                                "bake --max-residual)")
     frame_start: IntProperty(name="Start", default=0, description="First frame (0 and 0: each "
                              "action's own range)")
     frame_end: IntProperty(name="End", default=0, description="Last frame")
@@ -207,7 +220,8 @@ class SKINSOLVE_OT_bake_surface(bpy.types.Operator):
         t0 = time.perf_counter()
         try:
             out, _, notes = bake_surface(context, src, tgt, self.action, self.mode,
-                                         self.alignment, self.frame_start, self.frame_end)
+                                         self.alignment, self.frame_start, self.frame_end,
+                                         self.max_residual)
         except (ValueError, sks.SkinsolveError) as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -232,7 +246,7 @@ class SKINSOLVE_OT_bake_surface(bpy.types.Operator):
             return self.execute(context)  # reports the selection error
         try:
             self._it = iter_bake(context, src, tgt, self.action, self.mode, self.alignment,
-                                 self.frame_start, self.frame_end)
+                                 self.frame_start, self.frame_end, self.max_residual)
             total = next(self._it)
         except (ValueError, sks.SkinsolveError) as e:
             self.report({"ERROR"}, str(e))
