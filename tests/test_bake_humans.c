@@ -162,17 +162,11 @@ int main(void) {
     /* an arbitrary rotation (no axis convention) with scale and offset baked
      * into the source's data: the alignment's hypotheses come from the shapes'
      * principal frames, not the files' axes, so the same answer comes out */
-    sks_model_clone(&cesium, &a, &err);
-    sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
-    sks_variant_same("source data rot37 (1,2,3) x3", sks_variant_bake("... src data rot37 about (1,2,3), x3", &a, &manq, NULL), base);
-    sks_model_free(&a);
+    sks_variant_same_turned("source data rot37 (1,2,3) x3", &cesium, &manq, 0, 1, 2, 3, 37, 3.0f, base);
     /* the same on the target's side (once a known limit: the similarity's
      * farthest-point sample changed under the rotated data's float rounding,
      * and two bodies' flat basins ended apart) */
-    sks_model_clone(&manq, &b, &err);
-    sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
-    sks_variant_same("target data rot73 (-2,1,.5) x0.1", sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &cesium, &b, NULL), base);
-    sks_model_free(&b);
+    sks_variant_same_turned("target data rot73 (-2,1,.5) x0.1", &cesium, &manq, 1, -2, 1, 0.5, 73, 0.1f, base);
   }
 
   /* the other direction, mannequiny onto CesiumMan: the registration's
@@ -188,14 +182,8 @@ int main(void) {
   if (full) {
     sks_variant_numbers mc = sks_variant_bake("mannequiny -> CesiumMan", &manq, &cesium, NULL);
     CHECK_MSG(mc.ok && mc.q > 96.8 && mc.worst < 6, "mannequiny -> CesiumMan: %.4f %% / %.5f / %.4f %%D", mc.q, mc.mean, mc.worst);
-    sks_model_clone(&cesium, &b, &err);
-    sks_variant_transform_data(&b, sks_variant_axis_angle(0.3, -0.8, 0.5, 235), 66.9f, (sks_vec3){1, 2, 3});
-    sks_variant_same("mannequiny: tgt data rot235 x66.9", sks_variant_bake("... tgt data rot235 x66.9", &manq, &b, NULL), mc);
-    sks_model_free(&b);
-    sks_model_clone(&manq, &a, &err);
-    sks_variant_transform_data(&a, sks_variant_axis_angle(-0.4, 0.2, 0.9, 343), 0.127f, (sks_vec3){1, 2, 3});
-    sks_variant_same("mannequiny: src data rot343 x0.127", sks_variant_bake("... src data rot343 x0.127", &a, &cesium, NULL), mc);
-    sks_model_free(&a);
+    sks_variant_same_turned("mannequiny: tgt data rot235 x66.9", &manq, &cesium, 1, 0.3, -0.8, 0.5, 235, 66.9f, mc);
+    sks_variant_same_turned("mannequiny: src data rot343 x0.127", &manq, &cesium, 0, -0.4, 0.2, 0.9, 343, 0.127f, mc);
     sks_model_clone(&manq, &a, &err);
     sks_variant_transform_data(&a, sks_variant_axis_angle(0, 0, 1, 180), 1.0f, (sks_vec3){0, 0, 0});
     sks_variant_numbers mh = sks_variant_bake("... src data half turn about z (exact)", &a, &cesium, NULL);
@@ -254,11 +242,8 @@ int main(void) {
      * that rounding moved a point across, and its ICP stopped wherever the
      * steps got small. Now within the issue's 0.05 point and 2 % */
     sks_variant_numbers pm = sks_variant_bake("player robot -> mannequiny", &player, &manq, NULL);
-    sks_model_clone(&manq, &b, &err);
-    sks_variant_transform_data(&b, sks_variant_axis_angle(1, 2, 3, 285), 2.85f, (sks_vec3){1, 2, 3});
-    sks_variant_same("player -> mannequiny: tgt data rot285 x2.85",
-                     sks_variant_bake("... tgt data rot285 about (1,2,3) x2.85", &player, &b, NULL), pm);
-    sks_model_free(&b); sks_model_free(&player);
+    sks_variant_same_turned("player -> mannequiny: tgt data rot285 x2.85", &player, &manq, 1, 1, 2, 3, 285, 2.85f, pm);
+    sks_model_free(&player);
   } else if (full) {
     printf("skip: godot/godot_player.glb not found, second pair of bodies not run\n");
   }
@@ -273,16 +258,8 @@ int main(void) {
   if (full) {
     sks_variant_numbers am = sks_variant_bake("astronaut Maya -> mannequiny", &astro_maya, &manq, NULL);
     CHECK_MSG(am.ok && am.q > 97, "astronaut Maya -> mannequiny: %.4f %% / %.4f %%D", am.q, am.worst);
-    sks_model_clone(&manq, &b, &err);
-    sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
-    sks_variant_same("Maya -> mannequiny: tgt data rot73 x0.1",
-                     sks_variant_bake("... tgt data rot73 about (-2,1,.5), x0.1", &astro_maya, &b, NULL), am);
-    sks_model_free(&b);
-    sks_model_clone(&astro_maya, &a, &err);
-    sks_variant_transform_data(&a, sks_variant_axis_angle(-1, 0.5, 2, 322), 1.11f, (sks_vec3){1, 2, 3});
-    sks_variant_same("Maya -> mannequiny: src data rot322 x1.11",
-                     sks_variant_bake("... src data rot322 about (-1,.5,2), x1.11", &a, &manq, NULL), am);
-    sks_model_free(&a);
+    sks_variant_same_turned("Maya -> mannequiny: tgt data rot73 x0.1", &astro_maya, &manq, 1, -2, 1, 0.5, 73, 0.1f, am);
+    sks_variant_same_turned("Maya -> mannequiny: src data rot322 x1.11", &astro_maya, &manq, 0, -1, 0.5, 2, 322, 1.11f, am);
   }
 
   /* RobotExpressive -> mannequiny: two registered candidates 81 degrees
@@ -290,9 +267,12 @@ int main(void) {
    * transfer 95.4 % and 91.6 % of the motion; which one the distances
    * chose went with the data's rounding. Both are finalists, each baked on
    * trial, and the one that transfers the motion is kept, with the source's
-   * data turned too (the target's data turned gives 95.45 %: the
-   * registration's own spread on this pair, 0.25 point, over the issue's
-   * 0.05, is not asserted) */
+   * data turned too. Not invariant in general: over random data variants
+   * the spread is 0.064 point (bench_invariance, 2026-12-05), from an exact
+   * 40 / 40 tie in the limb vote (mannequiny's left thumb between the
+   * robot's Thumb2.L and Palm3.L) that a variant breaks one way or the
+   * other; this variant lands on the side of the file as given (95.4357 %
+   * both), so the check below holds for it and proves no more */
   const char *robot_path = sks_test_shared_data("RobotExpressive/RobotExpressive.glb");
   if (full && robot_path) {
     sks_model robot;
@@ -304,11 +284,7 @@ int main(void) {
     for (size_t k = 0; k < rm.finalists && k < 3; ++k)
       CHECK_MSG(!(rm.trial_quality[k] > rm.trial_quality[rm.finalist_chosen]), "finalist %zu: trial %.4f over the kept %.4f",
                 k, rm.trial_quality[k], rm.trial_quality[rm.finalist_chosen]);
-    sks_model_clone(&robot, &a, &err);
-    sks_variant_transform_data(&a, sks_variant_axis_angle(-1, 0.5, 2, 322), 1.11f, (sks_vec3){1, 2, 3});
-    sks_variant_same("RobotExpressive: src data rot322 x1.11",
-                     sks_variant_bake("... src data rot322 about (-1,.5,2), x1.11", &a, &manq, NULL), rm);
-    sks_model_free(&a);
+    sks_variant_same_turned("RobotExpressive: src data rot322 x1.11", &robot, &manq, 0, -1, 0.5, 2, 322, 1.11f, rm);
     /* RobotExpressive onto the player robot: the robot's limbs lie far
      * from their own limbs' closest points on the source; re-matched onto
      * their region however far (README "Limbs"): 97.59 %, worst 5.5 % D;

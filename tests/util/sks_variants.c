@@ -160,6 +160,25 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   return n;
 }
 
+sks_variant_numbers sks_variant_same_turned(const char *label, const sks_model *s, const sks_model *t, int side, double ax,
+                                            double ay, double az, double deg, float scale, sks_variant_numbers base) {
+  sks_model m;
+  sks_error err;
+  sks_variant_numbers n;
+  memset(&n, 0, sizeof n);
+  if (sks_model_clone(side ? t : s, &m, &err) != SKS_OK) {
+    CHECK_MSG(0, "%s: %s", label, err.message);
+    return n;
+  }
+  sks_variant_transform_data(&m, sks_variant_axis_angle(ax, ay, az, deg), scale, (sks_vec3){1, 2, 3});
+  char what[160];
+  snprintf(what, sizeof what, "... %s data rot%g about (%g,%g,%g) x%g", side ? "tgt" : "src", deg, ax, ay, az, (double)scale);
+  n = sks_variant_bake(what, side ? s : &m, side ? &m : t, NULL);
+  sks_variant_same(label, n, base);
+  sks_model_free(&m);
+  return n;
+}
+
 void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b) {
   if (!a.ok || !b.ok) return;
   CHECK_MSG(fabs(a.q - b.q) <= 0.05, "%s: quality %.4f vs %.4f", label, a.q, b.q);

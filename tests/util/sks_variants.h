@@ -35,5 +35,11 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
 /* The invariance the real-files issue asks for: quality within 0.05 point,
  * mean and worst %D within 2 % of the original pair's. */
 void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b);
+/* The pair s -> t baked again with one side's data (side 0: the source's, 1:
+ * the target's) turned `deg` degrees about (ax, ay, az), scaled by `scale`
+ * and offset by (1, 2, 3) (sks_variant_transform_data), and asserted the same
+ * as `base` (sks_variant_same). Returns that bake's numbers. */
+sks_variant_numbers sks_variant_same_turned(const char *label, const sks_model *s, const sks_model *t, int side, double ax,
+                                            double ay, double az, double deg, float scale, sks_variant_numbers base);
 
 #endif
