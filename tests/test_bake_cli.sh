@@ -37,6 +37,13 @@ if command -v node > /dev/null; then
     }' <<< "$json" && ok || bad "control Walk thresholds"
 fi
 
+# the alignment line says what was done: nothing needed, or nothing asked for
+out="$("$cli" bake --source "$fox" --target "$target" --clip Walk --fps 4 --quiet)" && ok || bad "bake Walk exit $?"
+echo "$out" | grep -q '^alignment: none needed (bind surfaces agree)' && ok || bad "auto on one mesh: no 'none needed' line"
+out="$("$cli" bake --source "$fox" --target "$target" --clip Walk --fps 4 --quiet --align none)" && ok || bad "bake --align none exit $?"
+echo "$out" | grep -q '^alignment: none (--align none' && ok || bad "--align none: the line does not say it was asked for"
+echo "$out" | grep -q 'none needed' && bad "--align none printed 'none needed'" || ok
+
 # bake both modes, write the baked .glb and the report
 out="$("$cli" bake --source "$fox" --target "$target" --mode both -o "$tmp/baked.glb" \
        --report "$tmp/report.html" $fps)" && ok || bad "bake exit $?"

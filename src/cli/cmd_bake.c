@@ -79,7 +79,7 @@ static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
 }
 
-static void print_alignment(const sks_bake_result *r) {
+static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
   if (a->applied)
     printf("alignment: scale %.6g, rotation %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
@@ -91,7 +91,8 @@ static void print_alignment(const sks_bake_result *r) {
                                     : "closest points",
            r->correspondence_mean_pct, a->seconds);
   else
-    printf("alignment: none needed (bind surfaces agree); %s, mean distance %.3g%% D\n",
+    printf("alignment: %s; %s, mean distance %.3g%% D\n",
+           align_none ? "none (--align none: the files' bind spaces as they are)" : "none needed (bind surfaces agree)",
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
            r->correspondence_mean_pct);
   if (a->finalists) {
@@ -133,13 +134,13 @@ static void print_alignment(const sks_bake_result *r) {
 
 /* After the bake: the rows were printed as each clip finished
  * (sks_cli_bake_on_clip_done); this adds D, alignment and the notes. */
-static void print_table(const sks_bake_result *r, const char *src, const char *tgt, int rows_done) {
+static void print_table(const sks_bake_result *r, const char *src, const char *tgt, int rows_done, int align_none) {
   printf("bake %s -> %s: %zu target vertices (%zu constraints), %zu joints, D = %.6g\n", src, tgt,
          r->measured_vertex_count, r->constraint_count, r->target_joint_count, r->diagonal);
   if (r->rigid_vertex_count)
     printf("rigid parts: %zu of the %zu vertices follow one joint each; baked and measured\n",
            r->rigid_vertex_count, r->measured_vertex_count);
-  print_alignment(r);
+  print_alignment(r, align_none);
   if (!rows_done) printf("%-24s %-13s %6s %10s %14s %16s %9s\n", "clip", "mode", "frames", "quality %",
          "mean error %D", "worst vertex %D", "solve ms");
   for (size_t i = 0; i < r->clip_count && !rows_done; ++i) {
@@ -368,7 +369,7 @@ int sks_cli_bake_main(const char *cmd, const char *source_path, const char *targ
   if (json) {
     if (!print_json(&res, target)) code = sks_cli_fail(SKS_EXIT_OUTPUT, "could not format JSON");
   } else {
-    print_table(&res, base_name(source_path), base_name(target_path), 1);
+    print_table(&res, base_name(source_path), base_name(target_path), 1, opt.align == SKS_ALIGN_NONE);
     sks_cli_bake_print_diagnosis(&res, target);
   }
   /* Everything that can fail on the input (applying the clips, the
