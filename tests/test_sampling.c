@@ -277,7 +277,7 @@ static void clip_names(void) {
   CHECK(sks_clip_find_loose(c, 6, "Walk", &n) == 0 && n == 1);     /* not WalkJump / Walking: letters follow */
   CHECK(sks_clip_find_loose(c, 6, "run", &n) == 1 && n == 1);      /* case-insensitive */
   CHECK(sks_clip_find_loose(c, 6, "Idle", &n) == 4 && n == 1);     /* exact beats idle_to_fight */
-  CHECK(sks_clip_find_loose(c, 6, "idle", &n) == -1 && n == 2);    /* Idle and idle_to_fight: ambiguous */
+  CHECK(sks_clip_find_loose(c, 6, "idle", &n) == 4 && n == 1);     /* the whole name Idle beats idle_to_fight */
   CHECK(sks_clip_find_loose(c, 6, "root", &n) == -1 && n == 2);
   CHECK(sks_clip_find_loose(c, 6, "fight", &n) == 5 && n == 1);
   CHECK(sks_clip_find_loose(c, 6, "Jump", &n) == -1 && n == 0);    /* inside a word */
@@ -285,6 +285,28 @@ static void clip_names(void) {
   CHECK(sks_clip_find_loose(c, 6, "root|Walk_root_x", NULL) == -1);
   CHECK(sks_clip_find_loose(NULL, 0, "Walk", &n) == -1 && n == 0);
   CHECK(sks_clip_find(c, 6, "Walk") == -1); /* the exact lookup stays exact */
+
+  /* several hold the name as a word: the one that is only the name between
+   * the prefix and suffix every clip shares (Godot's "_root.001", Blender's
+   * "root|" ... "_root"), else ambiguous */
+  sks_clip g[4];
+  memset(g, 0, sizeof g);
+  char *gn[4] = {"idle_root.001", "fight_idle_root.001", "idle_to_fight_root.001", "run_root.001"};
+  for (int i = 0; i < 4; ++i) g[i].name = gn[i];
+  CHECK(sks_clip_find_loose(g, 4, "idle", &n) == 0 && n == 1);
+  CHECK(sks_clip_find_loose(g, 4, "Idle", &n) == 0 && n == 1);
+  CHECK(sks_clip_find_loose(g, 4, "IDLE_root.001", &n) == 0 && n == 1);
+  CHECK(sks_clip_find_loose(g, 4, "fight", &n) == -1 && n == 2);  /* neither is only "fight" */
+  CHECK(sks_clip_find_loose(g, 4, "fight_idle", &n) == 1 && n == 1);
+  CHECK(sks_clip_find_loose(g, 4, "root", &n) == -1 && n == 4);
+  CHECK(sks_clip_find_loose(g, 3, "run", &n) == -1 && n == 0);
+  char *bn[4] = {"root|Walk_root", "root|idle_to_fight_root", "root|Idle_root", "root|Run_root"};
+  for (int i = 0; i < 4; ++i) g[i].name = bn[i];
+  CHECK(sks_clip_find_loose(g, 4, "idle", &n) == 2 && n == 1);
+  CHECK(sks_clip_find_loose(g, 4, "dle", &n) == -1 && n == 0);    /* inside a word: not a match */
+  CHECK(sks_clip_find_loose(g, 4, "to_fight", &n) == 1 && n == 1);
+  g[1].name = NULL; /* an unnamed clip shares nothing and matches nothing */
+  CHECK(sks_clip_find_loose(g, 4, "idle", &n) == 2 && n == 1);
 }
 
 int main(void) {

@@ -64,8 +64,11 @@ int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name
 /* The clip a user means by `name`: the clip of exactly that name, else the
  * one clip whose name holds it as a word (ASCII case-insensitive, no letter
  * or digit either side): "Walk" finds "root|Walk_root", the name Blender's
- * FBX export gives the glTF clip Walk of the armature "root". -1 when none
- * or several match; *matches (may be NULL) says how many did. */
+ * FBX export gives the glTF clip Walk of the armature "root". When several
+ * hold it ("idle" in "idle_root.001", "fight_idle_root.001"), the one whose
+ * name is only the prefix and suffix every clip name shares around it
+ * ("idle_root.001"), when exactly one is. -1 when none or several match;
+ * *matches (may be NULL) says how many did. */
 int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char *name, size_t *matches);
 
 /* Floats in a morph track's values: key_count * weight_count (x 3 for

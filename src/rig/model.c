@@ -244,6 +244,23 @@ static int token_in(const char *s, const char *name) {
   return 0;
 }
 
+/* Whether `name` occurs in `s` as a word (token_in's rule) with nothing
+ * before it but s's first `pre` characters and nothing after it but its
+ * last `suf`: the text around it is what every clip name shares. */
+static int word_between(const char *s, const char *name, size_t pre, size_t suf) {
+  size_t n = strlen(name), m = strlen(s);
+  if (n == 0 || n > m) return 0;
+  for (size_t i = 0; i <= pre && i + n <= m; ++i) {
+    if (m - i - n > suf) continue;
+    if (i > 0 && isalnum((unsigned char)s[i - 1])) continue;
+    if (i + n < m && isalnum((unsigned char)s[i + n])) continue;
+    size_t k = 0;
+    while (k < n && tolower((unsigned char)s[i + k]) == tolower((unsigned char)name[k])) ++k;
+    if (k == n) return 1;
+  }
+  return 0;
+}
+
 int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char *name, size_t *matches) {
   if (matches) *matches = 0;
   int32_t exact = sks_clip_find(clips, clip_count, name);
@@ -251,13 +268,35 @@ int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char
     if (matches && exact >= 0) *matches = 1;
     return exact;
   }
-  int32_t found = -1;
-  size_t count = 0;
-  for (size_t i = 0; i < clip_count; ++i)
-    if (clips[i].name && token_in(clips[i].name, name)) {
-      found = (int32_t)i;
-      ++count;
-    }
+  /* the prefix and suffix every named clip shares ("root|", "_root.001":
+   * what an exporter adds to every clip name) */
+  size_t pre = SIZE_MAX, suf = SIZE_MAX;
+  const char *first = NULL;
+  for (size_t i = 0; i < clip_count; ++i) {
+    const char *s = clips[i].name;
+    if (!s) continue;
+    if (!first) { first = s; pre = suf = strlen(s); continue; }
+    size_t a = strlen(first), b = strlen(s), k = 0;
+    while (k < pre && k < b && first[k] == s[k]) ++k;
+    pre = k;
+    for (k = 0; k < suf && k < b && first[a - 1 - k] == s[b - 1 - k]; ++k) {}
+    suf = k;
+  }
+  int32_t found = -1, framed = -1;
+  size_t count = 0, framed_count = 0;
+  for (size_t i = 0; i < clip_count; ++i) {
+    if (!clips[i].name || !token_in(clips[i].name, name)) continue;
+    found = (int32_t)i;
+    ++count;
+    if (word_between(clips[i].name, name, pre, suf)) { framed = (int32_t)i; ++framed_count; }
+  }
+  /* several hold the name ("idle" in "idle_root.001", "fight_idle_root.001"
+   * and "idle_to_fight_root.001"): the one whose name is the shared prefix,
+   * the name and the shared suffix, when exactly one is */
+  if (count > 1 && framed_count == 1) {
+    if (matches) *matches = 1;
+    return framed;
+  }
   if (matches) *matches = count;
   return count == 1 ? found : -1;
 }
