@@ -145,6 +145,26 @@ check "ok.glb embeds the texture" grep -q "image/png" "$T/o/ok.glb"
 run 2 "repair ok.obj -o its .mtl refused" "$CLI" repair "$T/f/ok.obj" -o "$T/f/fm.glb"
 check "repair ok.obj: message" has "$T/err" "$msg"
 
+# Assimp opens only files inside the model's folder (like the native glTF
+# reader's uris): an .mtl named by "../" or reached through a symlink that
+# leads out is not read, so its texture is not embedded; the same .mtl
+# inside the folder is (the control)
+mkdir -p "$T/c/model" "$T/c/outside"
+cp "$T/m/tex.png" "$T/c/model/tex.png"
+printf 'newmtl mat\nKd 1 1 1\nmap_Kd tex.png\n' >"$T/c/outside/o.mtl"
+{ echo 'mtllib ../outside/o.mtl'; cat "$T/m/tri.txt"; } >"$T/c/model/up.obj"
+run 0 "repair up.obj (its .mtl outside the folder) still imports" "$CLI" repair "$T/c/model/up.obj" -o "$T/o/up.glb"
+check "the .mtl outside the folder was not read (no texture)" sh -c "! grep -q image/png '$T/o/up.glb'"
+check "a warning names the .mtl left unread" has "$T/err" "../outside/o.mtl' lies outside the model's folder: not read"
+ln -s ../outside/o.mtl "$T/c/model/link.mtl"
+{ echo 'mtllib link.mtl'; cat "$T/m/tri.txt"; } >"$T/c/model/link.obj"
+run 0 "repair link.obj (a symlink out) still imports" "$CLI" repair "$T/c/model/link.obj" -o "$T/o/link.glb"
+check "the symlinked .mtl was not read (no texture)" sh -c "! grep -q image/png '$T/o/link.glb'"
+cp "$T/c/outside/o.mtl" "$T/c/model/in.mtl"
+{ echo 'mtllib in.mtl'; cat "$T/m/tri.txt"; } >"$T/c/model/in.obj"
+run 0 "repair in.obj (its .mtl inside) works" "$CLI" repair "$T/c/model/in.obj" -o "$T/o/in.glb"
+check "the .mtl inside the folder was read (texture embedded)" grep -q "image/png" "$T/o/in.glb"
+
 sums >"$T/sums.after"
 check "every file read is unchanged (sha256)" cmp -s "$T/sums.before" "$T/sums.after"
 check "the hard link unchanged" cmp -s "$T/o/hard.glb" "$T/m/m.mtl"

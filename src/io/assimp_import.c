@@ -35,10 +35,12 @@
  *  - Matrices: aiMatrix4x4 is row-major (a1..a4 = first row, translation in
  *    a4 b4 c4); ours are column-major m[c*4 + r]. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -2013,7 +2015,17 @@ static sks_result preflight_counts(const char *path, sks_error *err) {
 typedef struct file_log {
   void (*fn)(void *user, const char *path);
   void *user;
+  const char *root;  /* real path of the model's folder: Assimp opens nothing outside it */
+  const char *model; /* real path of the model file */
+  char refused[256]; /* the first path refused for lying outside root ("" = none) */
 } file_log;
+
+/* 1 when the real path `p` is `root` or inside it. */
+static int path_inside(const char *root, const char *p) {
+  size_t n = strlen(root);
+  if (n == 1 && root[0] == '/') return 1;
+  return strncmp(root, p, n) == 0 && (p[n] == '/' || p[n] == '\0');
+}
 
 static size_t fio_read(struct aiFile *f, char *buf, size_t size, size_t count) {
   return size && count ? fread(buf, size, count, (FILE *)(void *)f->UserData) : 0;
@@ -2041,6 +2053,20 @@ static void fio_flush(struct aiFile *f) { (void)f; }
 
 static struct aiFile *fio_open(struct aiFileIO *io, const char *path, const char *mode) {
   if (!path || !mode || strpbrk(mode, "wa+")) return NULL;
+  file_log *log = (file_log *)(void *)io->UserData;
+  /* confined like the native glTF reader's uris: the model file and files
+   * inside its folder (after "..", "." and symlinks), nothing else (a glTF
+   * read through Assimp names its buffers by uri, an .obj its .mtl) */
+  if (log && log->root) {
+    char *real = realpath(path, NULL);
+    int exists = real != NULL;
+    int ok = exists && (path_inside(log->root, real) || (log->model && strcmp(real, log->model) == 0));
+    free(real);
+    if (!ok) {
+      if (exists && !log->refused[0]) snprintf(log->refused, sizeof log->refused, "%s", path);
+      return NULL;
+    }
+  }
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return NULL;
   struct stat st;
@@ -2061,7 +2087,6 @@ static struct aiFile *fio_open(struct aiFileIO *io, const char *path, const char
   f->SeekProc = fio_seek;
   f->FlushProc = fio_flush;
   f->UserData = (aiUserData)(void *)fp;
-  const file_log *log = (const file_log *)(void *)io->UserData;
   if (log && log->fn) log->fn(log->user, path);
   return f;
 }
@@ -2099,7 +2124,17 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
    * order). Other readers keep the file's vertices. */
   const int directx = file_is_directx(path);
   /* No log stream is attached: Assimp's default logger stays the null logger. */
-  file_log log = {on_file, user};
+  char *model_real = realpath(path, NULL), *root = NULL;
+  if (model_real) {
+    root = strdup(model_real);
+    char *slash = root ? strrchr(root, '/') : NULL;
+    if (slash) slash[slash == root ? 1 : 0] = '\0';
+  }
+  if (!model_real || !root) {
+    free(model_real); free(root);
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, model_real ? "out of memory" : strerror(errno));
+  }
+  file_log log = {on_file, user, root, model_real, {0}};
   struct aiFileIO fio = {fio_open, fio_close, (aiUserData)(void *)&log};
   const struct aiScene *scene = aiImportFileEx(path, flags, &fio);
   importer im;
@@ -2113,8 +2148,16 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
     aiReleaseImport(scene);
     im.scene = scene = aiImportFileEx(path, flags | aiProcess_JoinIdenticalVertices, &fio);
   }
+  free(model_real);
+  free(root);
+  log.root = log.model = NULL;
   if (!scene) {
     const char *why = aiGetErrorString();
+    if (log.refused[0])
+      return sks_error_set(err, SKS_ERR_UNSUPPORTED,
+                           "%s: Assimp cannot import it: %s (it names '%s', which lies outside the model's "
+                           "folder: refused, only files inside it are read)", path,
+                           why && why[0] ? why : "unknown error", log.refused);
     return sks_error_set(err, SKS_ERR_PARSE, "%s: Assimp cannot import it: %s", path,
                          why && why[0] ? why : "unknown error");
   }
@@ -2127,6 +2170,9 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
   sks_result r = SKS_OK;
   out->source_path = dup_n(path, strlen(path));
   if (!out->source_path) r = oom(&im);
+  if (r == SKS_OK && log.refused[0]) /* the import went on without it (an .obj's .mtl) */
+    r = add_warning(&im, "%s: '%s' lies outside the model's folder: not read (only files inside it are)", path,
+                    log.refused);
   if (r == SKS_OK) r = build_skeleton(&im);
   if (r == SKS_OK) r = compute_globals(&im);
   if (r == SKS_OK) r = build_name_index(&im);

@@ -81,6 +81,7 @@ typedef struct gl_ctx {
   uint64_t resource_used; /* bytes of external buffer and image files read so far */
   int resource_over;      /* the total cap refused a file: the load fails */
   cJSON *root;
+  int needs_draco;      /* extensionsRequired names KHR_draco_mesh_compression */
   const uint8_t *bin;   /* GLB BIN chunk */
   size_t bin_size;
   int has_bin;
@@ -1802,9 +1803,11 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
   }
   if ((r = js_array(c, root, "extensionsRequired", "", &req, &nreq))) return r;
   cJSON_ArrayForEach(e, req) {
+    if (cJSON_IsString(e) && !strcmp(e->valuestring, "KHR_draco_mesh_compression")) c->needs_draco = 1;
     if (cJSON_IsString(e) && (!strcmp(e->valuestring, "KHR_draco_mesh_compression") ||
                               !strcmp(e->valuestring, "EXT_meshopt_compression")))
-      return gl_fail(c, SKS_ERR_UNSUPPORTED, "required extension %s is not supported", e->valuestring);
+      return gl_fail(c, SKS_ERR_UNSUPPORTED, "required extension %s is not supported by the native reader",
+                     e->valuestring);
   }
   if ((r = js_vec(c, root, "accessors", "", &c->accessors)) ||
       (r = js_vec(c, root, "bufferViews", "", &c->views)) ||
@@ -2223,7 +2226,7 @@ static void tell_named_files(gl_ctx *c, const sks_gltf_source *src) {
 
 static sks_result load_memory(const void *data, size_t size, const char *base_dir,
                               const char *name_for_messages, const sks_load_options *options,
-                              sks_model *out, sks_error *err) {
+                              sks_model *out, int *needs_draco, sks_error *err) {
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf_memory: out is NULL");
   memset(out, 0, sizeof *out);
   const char *label = name_for_messages ? name_for_messages : "<memory>";
@@ -2243,6 +2246,7 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
   }
   sks_result r = size ? SKS_OK : gl_fail(&c, SKS_ERR_PARSE, "file is empty");
   if (!r) r = read_model(&c, data, size, out);
+  if (needs_draco) *needs_draco = c.needs_draco;
   if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
   tell_named_files(&c, r ? NULL : out->gltf_source);
   for (size_t i = 0; c.buffers && i < c.n_buffers; ++i) free(c.buffers[i].owned);
@@ -2262,7 +2266,7 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
 
 sks_result sks_load_gltf_memory(const void *data, size_t size, const char *base_dir,
                                 const char *name_for_messages, sks_model *out, sks_error *err) {
-  return load_memory(data, size, base_dir, name_for_messages, NULL, out, err);
+  return load_memory(data, size, base_dir, name_for_messages, NULL, out, NULL, err);
 }
 
 sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err) {
@@ -2271,6 +2275,12 @@ sks_result sks_load_gltf(const char *path, sks_model *out, sks_error *err) {
 
 sks_result sks_load_gltf_with(const char *path, const sks_load_options *options, sks_model *out,
                               sks_error *err) {
+  return sks_load_gltf_native(path, options, out, NULL, err);
+}
+
+sks_result sks_load_gltf_native(const char *path, const sks_load_options *options, sks_model *out,
+                                int *needs_draco, sks_error *err) {
+  if (needs_draco) *needs_draco = 0;
   if (!out) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: out is NULL");
   memset(out, 0, sizeof *out);
   if (!path) return sks_error_set(err, SKS_ERR_ARGUMENT, "sks_load_gltf: path is NULL");
@@ -2292,7 +2302,7 @@ sks_result sks_load_gltf_with(const char *path, const sks_load_options *options,
     if (n == 0) dir[n++] = '/';
     dir[n] = '\0';
   }
-  r = load_memory(data, size, dir ? dir : ".", path, options, out, err);
+  r = load_memory(data, size, dir ? dir : ".", path, options, out, needs_draco, err);
   free(dir);
   free(data);
   return r;

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 
 #include "skinsolve/io.h"
 #include "io/assimp_files.h"
+#include "io/gltf_source.h"
 
 /* Case-insensitive "ends with .ext". */
 static int has_extension(const char *path, const char *ext) {
@@ -20,6 +22,27 @@ static int has_extension(const char *path, const char *ext) {
   const char *slash = strrchr(path, '/');
   if (!dot || (slash && dot < slash)) return 0;
   return strcasecmp(dot + 1, ext) == 0;
+}
+
+static sks_result load_assimp(const char *path, const sks_load_options *options, sks_model *out,
+                              sks_error *err) {
+  if (options && options->assimp_in_process)
+    return sks_load_assimp_recording(path, options->on_file_read, options->on_file_read_user, out, err);
+  return sks_load_assimp_isolated(path, options, out, err);
+}
+
+/* Appends a line to the model's load notes (model->warnings); on out of
+ * memory the model is freed and the load fails. */
+static sks_result add_note(sks_model *m, const char *path, const char *buf, sks_error *err) {
+  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
+  char *line = w ? strdup(buf) : NULL;
+  if (w) m->warnings = w;
+  if (!line) {
+    sks_model_free(m);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  m->warnings[m->warning_count++] = line;
+  return SKS_OK;
 }
 
 sks_result sks_load(const char *path, const sks_load_options *options, sks_model *out,
@@ -44,9 +67,32 @@ sks_result sks_load(const char *path, const sks_load_options *options, sks_model
     return sks_error_set(err, SKS_ERR_PARSE, "%s: the file is empty", path);
 
   int force_assimp = options && options->force_assimp;
-  if (!force_assimp && (has_extension(path, "gltf") || has_extension(path, "glb")))
-    return sks_load_gltf_with(path, options, out, err);
-  if (options && options->assimp_in_process)
-    return sks_load_assimp_recording(path, options->on_file_read, options->on_file_read_user, out, err);
-  return sks_load_assimp_isolated(path, options, out, err);
+  if (!force_assimp && (has_extension(path, "gltf") || has_extension(path, "glb"))) {
+    int draco = 0;
+    sks_result r = sks_load_gltf_native(path, options, out, &draco, err);
+    if (r != SKS_ERR_UNSUPPORTED || !draco) return r;
+    /* Draco-compressed meshes (KHR_draco_mesh_compression): Debian's
+     * Assimp decodes them (it links libdraco), so the file is read through
+     * it, confined like every Assimp import (files inside the model's
+     * folder only), and says so */
+    sks_error aerr;
+    memset(&aerr, 0, sizeof aerr);
+    r = load_assimp(path, options, out, &aerr);
+    if (r != SKS_OK) {
+      const char *why = aerr.message; /* "path: ..." without the path */
+      size_t n = strlen(path);
+      if (strncmp(why, path, n) == 0 && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
+      return sks_error_set(err, r,
+                           "%s: its meshes are Draco-compressed (KHR_draco_mesh_compression), which the native "
+                           "glTF reader does not decode, and reading it through Assimp failed: %s",
+                           path, why);
+    }
+    char note[1024];
+    snprintf(note, sizeof note,
+             "%s: Draco-compressed meshes (KHR_draco_mesh_compression): read through Assimp, which decodes "
+             "them; an output is written from what Assimp read (glTF extensions and extras the native reader "
+             "keeps are left out)", path);
+    return add_note(out, path, note, err);
+  }
+  return load_assimp(path, options, out, err);
 }
