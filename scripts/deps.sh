@@ -4,7 +4,7 @@
 # Debian packages via apt-get; npm packages (glTF validator, browser driver) via npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev assimp-testmodels)
+pkgs=(build-essential cmake pkg-config libassimp-dev libcjson-dev libstb-dev libmeshoptimizer-dev assimp-testmodels)
 # python3: test_batch / test_deploy (JSON, YAML subset) and the Python module tests (with numpy)
 pkgs+=(python3 python3-numpy)
 # npm fetches over HTTPS: a fresh Debian image has no CA certificates.

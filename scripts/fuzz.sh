@@ -54,7 +54,7 @@ printf '%s\n' $srcs | xargs -P "$jobs" -I{} sh -c '
   o="$0/obj/$(echo "{}" | tr / _).o"
   if [ ! -f "$o" ] || [ "$1/{}" -nt "$o" ]; then "$2" $3 -c "$1/{}" -o "$o" || exit 255; fi' \
   "$B" "$here" "$CC_FUZZ" "${FLAGS[*]}" || { echo "fuzz.sh: build failed"; exit 1; }
-LIBS=(-lassimp -lcjson -lstb -lpthread -lm)
+LIBS=(-lassimp -lcjson -lmeshoptimizer -lstb -lpthread -lm)
 for t in gltf wire stream write bake; do
   "$CC_FUZZ" "${FLAGS[@]}" -fsanitize=fuzzer "$here/fuzz/fuzz_$t.c" "$B"/obj/*.o "${LIBS[@]}" -o "$B/fuzz_$t" ||
     { echo "fuzz.sh: linking fuzz_$t failed"; exit 1; }
@@ -68,6 +68,13 @@ for f in $small_gltf; do
   n="$(echo "$f" | md5sum | cut -c1-12)"
   cp "$f" "$B/corpus/gltf/$n"; cp "$f" "$B/corpus/write/$n"
 done
+# EXT_meshopt_compression seeds (the native reader's decoder path), when the
+# npm tools are installed: the Fox compressed without and with filters
+if command -v node >/dev/null && [ -f "$here/tools/node_modules/meshoptimizer/package.json" ] && [ -f "$DATA/Fox/Fox.glb" ]; then
+  for m in meshopt meshopt-filter; do
+    node "$here/tools/compress_gltf.mjs" "$m" "$DATA/Fox/Fox.glb" "$B/corpus/gltf/fox_$m.glb" >/dev/null 2>&1 || true
+  done
+fi
 # bake seeds: 4-byte little-endian split offset + source + target
 glbs=$(find "$DATA" -type f -name '*.glb' -size -200k 2>/dev/null | sort | head -4)
 for a in $glbs; do for b in $glbs; do

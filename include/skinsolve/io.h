@@ -43,10 +43,10 @@ typedef struct sks_load_options {
 #define SKS_DEFAULT_TIMEOUT 30.0                     /* seconds */
 #define SKS_DEFAULT_MAX_RESOURCE_BYTES (4ull << 30)  /* 4 GiB */
 
-/* Loads any supported file. .gltf/.glb are read natively (one whose
- * extensionsRequired names KHR_draco_mesh_compression, which the native
- * reader does not decode, through Assimp, with a line in model->warnings
- * saying so); everything else (FBX, Collada, X, ...) goes through Assimp,
+/* Loads any supported file. .gltf/.glb are read natively (their
+ * EXT_meshopt_compression views decoded; one whose extensionsRequired names
+ * KHR_draco_mesh_compression, which the native reader does not decode,
+ * through Assimp, with a line in model->warnings saying so); everything else (FBX, Collada, X, ...) goes through Assimp,
  * which opens only the model file and files inside its folder. On error
  * *out is left freeable (and freed/zeroed) and err names the file and the
  * problem. */

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include "skinsolve/io.h"
 #include "io/gltf_source.h"
+#include <meshoptimizer.h>
 #include "math/sks_math.h"
 #include "resource.h"
 
@@ -82,6 +83,8 @@ typedef struct gl_ctx {
   int resource_over;      /* the total cap refused a file: the load fails */
   cJSON *root;
   int needs_draco;      /* extensionsRequired names KHR_draco_mesh_compression */
+  uint8_t **meshopt;    /* n_views: a bufferView's EXT_meshopt_compression data, decoded (NULL: not yet) */
+  size_t meshopt_views; /* bufferViews decoded */
   const uint8_t *bin;   /* GLB BIN chunk */
   size_t bin_size;
   int has_bin;
@@ -457,7 +460,79 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
   return SKS_OK;
 }
 
-/* Resolves bufferView vi: *data and *length within a loaded buffer. */
+/* A bufferView's EXT_meshopt_compression (ext) data decoded into a block of
+ * the view's byteLength, charged to the budget, once per view: the
+ * compressed bytes (ext's buffer, byteOffset, byteLength) through
+ * meshoptimizer's decoder of the mode, then its filter in place. Every
+ * parameter is checked against the extension's rules first (the decoders
+ * assert them). */
+static sks_result meshopt_view(gl_ctx *c, size_t vi, const cJSON *ext, size_t view_len, const uint8_t **data) {
+  char where[96];
+  snprintf(where, sizeof where, "bufferView %zu EXT_meshopt_compression", vi);
+  if (c->meshopt && c->meshopt[vi]) {
+    *data = c->meshopt[vi];
+    return SKS_OK;
+  }
+  if (!cJSON_IsObject(ext)) return gl_fail(c, SKS_ERR_PARSE, "%s must be an object", where);
+  sks_result r;
+  long bi;
+  size_t off, len, stride, count;
+  const char *mode, *filter;
+  if ((r = js_index(c, ext, "buffer", where, 1, c->n_buffers, "buffer", &bi)) ||
+      (r = js_size(c, ext, "byteOffset", where, 0, 0, &off)) ||
+      (r = js_size(c, ext, "byteLength", where, 1, 0, &len)) ||
+      (r = js_size(c, ext, "byteStride", where, 1, 0, &stride)) ||
+      (r = js_size(c, ext, "count", where, 1, 0, &count)) ||
+      (r = js_string(c, ext, "mode", where, &mode)) || (r = js_string(c, ext, "filter", where, &filter)))
+    return r;
+  if (!mode) return gl_fail(c, SKS_ERR_PARSE, "%s: \"mode\" is missing", where);
+  int attributes = !strcmp(mode, "ATTRIBUTES"), triangles = !strcmp(mode, "TRIANGLES"),
+      indices = !strcmp(mode, "INDICES");
+  if (!attributes && !triangles && !indices)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: mode '%.40s' is not ATTRIBUTES, TRIANGLES or INDICES", where, mode);
+  if (!filter) filter = "NONE";
+  int oct = !strcmp(filter, "OCTAHEDRAL"), quat = !strcmp(filter, "QUATERNION"), expo = !strcmp(filter, "EXPONENTIAL");
+  if (!oct && !quat && !expo && strcmp(filter, "NONE"))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: filter '%.40s' is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL",
+                   where, filter);
+  if (attributes ? (stride == 0 || stride % 4 || stride > 256) : (stride != 2 && stride != 4))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: byteStride %zu is not allowed for mode %s", where, stride, mode);
+  if (triangles && count % 3)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: TRIANGLES count %zu is not a multiple of 3", where, count);
+  if ((oct || quat || expo) && !attributes)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: filter %s on mode %s", where, filter, mode);
+  if ((oct && stride != 4 && stride != 8) || (quat && stride != 8))
+    return gl_fail(c, SKS_ERR_PARSE, "%s: byteStride %zu is not allowed for filter %s", where, stride, filter);
+  if (count > SIZE_MAX / stride || count * stride > view_len)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: count %zu x byteStride %zu exceeds the view's byteLength %zu", where,
+                   count, stride, view_len);
+  const gl_buffer *b;
+  if ((r = buffer_get(c, (size_t)bi, &b))) return r;
+  if (off > b->size || len > b->size - off)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: byteOffset %zu + byteLength %zu exceeds buffer %ld length %zu", where,
+                   off, len, bi, b->size);
+  if (!c->meshopt && !(c->meshopt = calloc(c->n_views ? c->n_views : 1, sizeof *c->meshopt)))
+    return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  uint8_t *out = gl_alloc(c, view_len ? view_len : 1, 1);
+  if (!out) return c->status;
+  int rc = attributes ? meshopt_decodeVertexBuffer(out, count, stride, b->data + off, len)
+         : triangles  ? meshopt_decodeIndexBuffer(out, count, stride, b->data + off, len)
+                      : meshopt_decodeIndexSequence(out, count, stride, b->data + off, len);
+  if (rc != 0) {
+    free(out);
+    return gl_fail(c, SKS_ERR_PARSE, "%s: the compressed data does not decode (meshoptimizer error %d)", where, rc);
+  }
+  if (oct) meshopt_decodeFilterOct(out, count, stride);
+  else if (quat) meshopt_decodeFilterQuat(out, count, stride);
+  else if (expo) meshopt_decodeFilterExp(out, count, stride);
+  c->meshopt[vi] = out;
+  c->meshopt_views++;
+  *data = out;
+  return SKS_OK;
+}
+
+/* Resolves bufferView vi: *data and *length within a loaded buffer (or its
+ * EXT_meshopt_compression data, decoded). */
 static sks_result view_get(gl_ctx *c, size_t vi, const uint8_t **data, size_t *length,
                            size_t *stride) {
   char where[64];
@@ -472,6 +547,13 @@ static sks_result view_get(gl_ctx *c, size_t vi, const uint8_t **data, size_t *l
       (r = js_size(c, vj, "byteLength", where, 1, 0, &len)) ||
       (r = js_size(c, vj, "byteStride", where, 0, 0, stride)))
     return r;
+  const cJSON *vext = cJSON_GetObjectItemCaseSensitive(vj, "extensions");
+  const cJSON *mo = cJSON_IsObject(vext) ? cJSON_GetObjectItemCaseSensitive(vext, "EXT_meshopt_compression") : NULL;
+  if (mo) { /* the view's buffer is the fallback (it may hold no bytes) */
+    if ((r = meshopt_view(c, vi, mo, len, data))) return r;
+    *length = len;
+    return SKS_OK;
+  }
   const gl_buffer *b;
   if ((r = buffer_get(c, (size_t)bi, &b))) return r;
   if (off > b->size || len > b->size - off)
@@ -1335,14 +1417,16 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
   return SKS_OK;
 }
 
-/* Appends "file: message — left out of TAIL" to the model's load warnings. */
+/* Appends "file: message — left out of TAIL" (tail NULL: "file: message")
+ * to the model's load warnings. */
 static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char *fmt, ...) {
   char msg[900], line[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
+  if (tail) snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
+  else snprintf(line, sizeof line, "%s: %s", c->name, msg);
   size_t n = strlen(line) + 1;
   char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
   if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
@@ -1804,8 +1888,7 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
   if ((r = js_array(c, root, "extensionsRequired", "", &req, &nreq))) return r;
   cJSON_ArrayForEach(e, req) {
     if (cJSON_IsString(e) && !strcmp(e->valuestring, "KHR_draco_mesh_compression")) c->needs_draco = 1;
-    if (cJSON_IsString(e) && (!strcmp(e->valuestring, "KHR_draco_mesh_compression") ||
-                              !strcmp(e->valuestring, "EXT_meshopt_compression")))
+    if (cJSON_IsString(e) && !strcmp(e->valuestring, "KHR_draco_mesh_compression"))
       return gl_fail(c, SKS_ERR_UNSUPPORTED, "required extension %s is not supported by the native reader",
                      e->valuestring);
   }
@@ -1845,6 +1928,16 @@ static sks_result read_model(gl_ctx *c, const uint8_t *data, size_t size, sks_mo
       (r = read_meshes(c, m)) || (r = read_animations(c, m)) || (r = keep_source(c, m)) ||
       (r = read_images(c, m)))
     return r;
+  if (c->meshopt_views) {
+    /* the kept document's views hold compressed bytes: an output is
+     * written from the model as read, not from that document */
+    sks_gltf_source_free(m->gltf_source);
+    m->gltf_source = NULL;
+    return gl_note(c, m, NULL,
+                   "EXT_meshopt_compression: %zu buffer views decoded (meshoptimizer); an output is written "
+                   "from the model as read (glTF extensions and extras the reader keeps otherwise are left out)",
+                   c->meshopt_views);
+  }
   return SKS_OK;
 }
 
@@ -2250,6 +2343,8 @@ static sks_result load_memory(const void *data, size_t size, const char *base_di
   if (!r && !(out->source_path = gl_strdup(&c, label))) r = c.status;
   tell_named_files(&c, r ? NULL : out->gltf_source);
   for (size_t i = 0; c.buffers && i < c.n_buffers; ++i) free(c.buffers[i].owned);
+  for (size_t i = 0; c.meshopt && i < c.n_views; ++i) free(c.meshopt[i]);
+  free(c.meshopt);
   free(c.buffers);
   free(c.node_parent);
   free(c.node_joint);
