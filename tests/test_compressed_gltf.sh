@@ -30,11 +30,8 @@ if ! command -v node > /dev/null || [ ! -f "$nm/draco3dgltf/package.json" ] || [
   echo "SKIP: node or tools/node_modules (draco3dgltf, meshoptimizer, @gltf-transform) missing: cd tools && npm install"
   exit 77
 fi
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/util/sks_test.sh" compressed_gltf
+tmp="$T"
 fps=""
 [ "${SKS_SANITIZED:-0}" = "1" ] && fps="--fps 6"
 compress() { node "$src/tools/compress_gltf.mjs" "$@" > /dev/null; }

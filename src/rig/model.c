@@ -229,24 +229,10 @@ int32_t sks_clip_find(const sks_clip *clips, size_t clip_count, const char *name
   return -1;
 }
 
-/* Whether `name` occurs in `s` (ASCII case-insensitive) with no letter or
- * digit on either side. */
-static int token_in(const char *s, const char *name) {
-  size_t n = strlen(name), m = strlen(s);
-  if (n == 0 || n > m) return 0;
-  for (size_t i = 0; i + n <= m; ++i) {
-    if (i > 0 && isalnum((unsigned char)s[i - 1])) continue;
-    if (i + n < m && isalnum((unsigned char)s[i + n])) continue;
-    size_t k = 0;
-    while (k < n && tolower((unsigned char)s[i + k]) == tolower((unsigned char)name[k])) ++k;
-    if (k == n) return 1;
-  }
-  return 0;
-}
-
-/* Whether `name` occurs in `s` as a word (token_in's rule) with nothing
- * before it but s's first `pre` characters and nothing after it but its
- * last `suf`: the text around it is what every clip name shares. */
+/* Whether `name` occurs in `s` as a word (ASCII case-insensitive, no letter
+ * or digit on either side) with nothing before it but s's first `pre`
+ * characters and nothing after it but its last `suf` (SIZE_MAX, SIZE_MAX:
+ * anywhere in s). */
 static int word_between(const char *s, const char *name, size_t pre, size_t suf) {
   size_t n = strlen(name), m = strlen(s);
   if (n == 0 || n > m) return 0;
@@ -285,7 +271,7 @@ int32_t sks_clip_find_loose(const sks_clip *clips, size_t clip_count, const char
   int32_t found = -1, framed = -1;
   size_t count = 0, framed_count = 0;
   for (size_t i = 0; i < clip_count; ++i) {
-    if (!clips[i].name || !token_in(clips[i].name, name)) continue;
+    if (!clips[i].name || !word_between(clips[i].name, name, SIZE_MAX, SIZE_MAX)) continue;
     found = (int32_t)i;
     ++count;
     if (word_between(clips[i].name, name, pre, suf)) { framed = (int32_t)i; ++framed_count; }
