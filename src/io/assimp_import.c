@@ -2124,15 +2124,19 @@ sks_result sks_load_assimp_recording(const char *path, void (*on_file)(void *use
    * order). Other readers keep the file's vertices. */
   const int directx = file_is_directx(path);
   /* No log stream is attached: Assimp's default logger stays the null logger. */
+  /* the folder of the path as given (a symlinked model reads beside the
+   * link, as the native glTF reader does), as a real path */
   char *model_real = realpath(path, NULL), *root = NULL;
-  if (model_real) {
-    root = strdup(model_real);
-    char *slash = root ? strrchr(root, '/') : NULL;
-    if (slash) slash[slash == root ? 1 : 0] = '\0';
+  {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    root = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
   }
   if (!model_real || !root) {
+    int e = errno;
     free(model_real); free(root);
-    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, model_real ? "out of memory" : strerror(errno));
+    return sks_error_set(err, SKS_ERR_IO, "%s: cannot open: %s", path, strerror(e));
   }
   file_log log = {on_file, user, root, model_real, {0}};
   struct aiFileIO fio = {fio_open, fio_close, (aiUserData)(void *)&log};
