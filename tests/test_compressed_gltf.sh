@@ -12,6 +12,7 @@
 #  - Fox onto the compressed copy of fox_rig_autoweights, and the compressed
 #    Fox onto the plain target, give the plain pair's quality within 0.05
 #    point and its mean / worst errors within 2 % (issue 7's invariance).
+# gltfpack's own output (-cc) holds the control, written file too.
 # And: a Draco .gltf whose buffer uri leaves the model's folder ("../", or a
 # symlink pointing out) is refused with that reason, exit 1 (Assimp's file
 # access is confined like the native reader's); a meshopt stream whose
@@ -92,6 +93,24 @@ for m in draco meshopt meshopt-filter; do
     node -e "$same" "$tmp/plain.json" "$tmp/$side.json" "$m $side" && ok || bad "$m, $side side: numbers differ from the plain pair"
   done
 done
+
+# gltfpack's own output (meshopt, positions quantized to integers with the
+# dequantization in the inverse bind matrices, seams welded): the control
+# holds the bars, on what -o wrote too, and that file validates
+gp="$nm/gltfpack/cli.js"
+if [ -f "$gp" ]; then
+  node "$gp" -i "$fox" -o "$tmp/gp_fox.glb" -cc > /dev/null 2>&1 && ok || bad "gltfpack -cc Fox"
+  "$cli" control "$tmp/gp_fox.glb" --json --quiet $fps -o "$tmp/gp_ctl.glb" > "$tmp/gp.json" 2> /dev/null && ok ||
+    bad "gltfpack: control: exit $?"
+  node -e "$bars" < "$tmp/gp.json" && ok || bad "gltfpack: control misses the bars"
+  "$cli" control "$tmp/gp_ctl.glb" --json --quiet $fps > "$tmp/gp2.json" && ok || bad "gltfpack: control of the written file: exit $?"
+  node -e "$bars" < "$tmp/gp2.json" && ok || bad "gltfpack: control of the written file misses the bars"
+  if [ -f "$nm/gltf-validator/package.json" ]; then
+    node "$src/tools/validate_gltf.mjs" "$tmp/gp_ctl.glb" > /dev/null && ok || bad "gltfpack: gltf-validator errors in the written file"
+  fi
+else
+  echo "note: tools/node_modules/gltfpack missing (cd tools && npm install): gltfpack's output not checked"
+fi
 
 # Draco through Assimp, confined: a .gltf + .bin whose buffer lies outside the model's folder
 mkdir -p "$tmp/m/model" "$tmp/m/outside"
