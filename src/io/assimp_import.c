@@ -1518,8 +1518,8 @@ static sks_result import_morph_clip(importer *im, const struct aiAnimation *anim
      * as LINEAR and CUBICSPLINE ones arrive as tangents and values mixed */
     if (im->gltf_source && !im->warned_morph_interp) {
       im->warned_morph_interp = 1;
-      r = add_warning(im, "%s: morph weight interpolation is not given by Assimp: read as LINEAR; load it with the "
-                          "native glTF reader", im->path);
+      r = add_warning(im, "%s: morph weight interpolation is not given by Assimp: read as LINEAR (the native glTF "
+                          "reader keeps it: it reads .gltf / .glb files that are not Draco-compressed)", im->path);
       if (r != SKS_OK) return r;
     }
     const char *bad = NULL;
