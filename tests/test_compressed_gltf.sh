@@ -12,7 +12,8 @@
 #  - Fox onto the compressed copy of fox_rig_autoweights, and the compressed
 #    Fox onto the plain target, give the plain pair's quality within 0.05
 #    point and its mean / worst errors within 2 % (issue 7's invariance).
-# gltfpack's own output (-cc) holds the control, written file too.
+# gltfpack's own output (-cc) holds the control, written file too; Khronos'
+# Draco 2CylinderEngine (assimp-testmodels) loads and is written back.
 # And: a Draco .gltf whose buffer uri leaves the model's folder ("../", or a
 # symlink pointing out) is refused with that reason, exit 1 (Assimp's file
 # access is confined like the native reader's); a meshopt stream whose
@@ -110,6 +111,21 @@ if [ -f "$gp" ]; then
   fi
 else
   echo "note: tools/node_modules/gltfpack missing (cd tools && npm install): gltfpack's output not checked"
+fi
+
+# a third-party Draco file (Khronos' 2CylinderEngine, assimp-testmodels):
+# read with the note, repaired into a .glb that validates
+eng="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}/glTF2/draco/2CylinderEngine.gltf"
+if [ -f "$eng" ]; then
+  "$cli" info "$eng" > "$tmp/eng.txt" 2> "$tmp/eng.err" && ok || bad "2CylinderEngine.gltf: info exit $?"
+  grep -q "Draco-compressed meshes" "$tmp/eng.err" && ok || bad "2CylinderEngine.gltf: no note: $(cat "$tmp/eng.err")"
+  grep -q "^parts     34 (55887 vertices" "$tmp/eng.txt" && ok || bad "2CylinderEngine.gltf: not its 34 parts: $(grep parts "$tmp/eng.txt")"
+  "$cli" repair "$eng" -o "$tmp/eng.glb" > /dev/null 2>&1 && ok || bad "2CylinderEngine.gltf: repair -o exit $?"
+  if [ -f "$nm/gltf-validator/package.json" ]; then
+    node "$src/tools/validate_gltf.mjs" "$tmp/eng.glb" > /dev/null && ok || bad "2CylinderEngine: gltf-validator errors"
+  fi
+else
+  echo "note: $eng missing (apt-get install assimp-testmodels): the third-party Draco file not checked"
 fi
 
 # Draco through Assimp, confined: a .gltf + .bin whose buffer lies outside the model's folder
