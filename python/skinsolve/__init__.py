@@ -176,7 +176,8 @@ class RepairReport:
 
 
 class Model:
-    """A rig: skeleton (joint_names, parents, rest), skins, parts, clips.
+    """A rig: skeleton (joint_names, parents, rest), skins, parts, clips, and
+    the load's notes (warnings: list of str).
 
     Create with skinsolve.load(path) or Model.from_arrays(...). Array attributes
     are views into the C model (no copies) valid while the Model lives."""
@@ -196,6 +197,11 @@ class Model:
         self.skins = [Skin(self, m.skins[i]) for i in range(m.skin_count)]
         self.parts = [Part(self, m.parts[i]) for i in range(m.part_count)]
         self.clips = [Clip(self, i, m.clips[i]) for i in range(m.clip_count)]
+        # the load's notes, one line each naming the file: what was left out
+        # and why, or how the file was read (a Draco glTF through Assimp);
+        # the CLI prints them as warnings
+        self.warnings = [m.warnings[i].decode("utf-8", "replace") if m.warnings[i] else ""
+                         for i in range(m.warning_count)]
 
     def close(self):
         """Frees the C model now (views taken from it become invalid)."""

@@ -92,6 +92,22 @@ def test_errors():
                                                         os.path.basename(f.name)))
 
 
+def test_load_notes():
+    # an .obj whose .mtl lies outside its folder: read without it, and the
+    # load's note (the CLI's warning) names it; a clean file has none
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "model"))
+        with open(os.path.join(d, "o.mtl"), "w") as f:
+            f.write("newmtl mat\nKd 1 1 1\n")
+        obj = os.path.join(d, "model", "up.obj")
+        with open(obj, "w") as f:
+            f.write("mtllib ../o.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl mat\nf 1 2 3\n")
+        m = skinsolve.load(obj)
+        check("load notes: the .mtl outside the folder is named",
+              any("o.mtl' lies outside the model's folder: not read" in w for w in m.warnings), str(m.warnings))
+    check("load notes: none for the Fox", skinsolve.load(FOX).warnings == [])
+
+
 def test_inspect_and_skin(fox):
     info = json.loads(cli("info", FOX, "--json").stdout)
     check("clips", [c.name for c in fox.clips] == sorted(c["name"] for c in info["clips"])
@@ -306,7 +322,7 @@ def main():
         return 77
     fox = skinsolve.load(FOX)
     tgt = skinsolve.load(FOX_T)
-    for t in (test_abi, test_errors, lambda: test_inspect_and_skin(fox), test_check_repair,
+    for t in (test_abi, test_errors, test_load_notes, lambda: test_inspect_and_skin(fox), test_check_repair,
               lambda: test_bake(fox, tgt), lambda: test_from_arrays(fox), test_help_and_main):
         t()
     print(f"{passed} passed, {failed} failed")
