@@ -60,6 +60,18 @@ same='
     if (!(dq <= 0.05 && dm <= 0.02 && dw <= 0.02)) { console.error("  over the tolerances (0.05 point, 2 %)"); bad = 1; }
   }
   process.exit(bad);'
+# control_written LABEL FILE: control of FILE and of what its -o wrote hold
+# the bars, and the written file validates
+control_written() {
+  "$cli" control "$2" --json --quiet $fps -o "$tmp/ctl_$1.glb" > "$tmp/ctl.json" 2> /dev/null && ok ||
+    bad "$1: control: exit $?"
+  node -e "$bars" < "$tmp/ctl.json" && ok || bad "$1: control misses the bars"
+  "$cli" control "$tmp/ctl_$1.glb" --json --quiet $fps > "$tmp/ctl2.json" && ok || bad "$1: control of the written file: exit $?"
+  node -e "$bars" < "$tmp/ctl2.json" && ok || bad "$1: control of the written file misses the bars"
+  if [ -f "$nm/gltf-validator/package.json" ]; then
+    node "$src/tools/validate_gltf.mjs" "$tmp/ctl_$1.glb" > /dev/null && ok || bad "$1: gltf-validator errors in the written file"
+  fi
+}
 
 "$cli" bake --source "$fox" --target "$target" --json --quiet $fps > "$tmp/plain.json" && ok || bad "bake plain: exit $?"
 for m in draco meshopt meshopt-filter; do
@@ -75,15 +87,7 @@ for m in draco meshopt meshopt-filter; do
   grep -q "^skeleton  26 joints" "$tmp/info.txt" && ok || bad "$m: info: not the Fox's 26 joints: $(head -3 "$tmp/info.txt")"
   for c in Survey Walk Run; do grep -q "'$c'" "$tmp/info.txt" && ok || bad "$m: info: clip $c missing"; done
 
-  # control on the compressed file and on what -o wrote
-  "$cli" control "$tmp/fox_$m.glb" --json --quiet $fps -o "$tmp/ctl_$m.glb" > "$tmp/ctl.json" 2> /dev/null && ok ||
-    bad "$m: control: exit $?"
-  node -e "$bars" < "$tmp/ctl.json" && ok || bad "$m: control misses the bars"
-  "$cli" control "$tmp/ctl_$m.glb" --json --quiet $fps > "$tmp/ctl2.json" && ok || bad "$m: control of the written file: exit $?"
-  node -e "$bars" < "$tmp/ctl2.json" && ok || bad "$m: control of the written file misses the bars"
-  if [ -f "$nm/gltf-validator/package.json" ]; then
-    node "$src/tools/validate_gltf.mjs" "$tmp/ctl_$m.glb" > /dev/null && ok || bad "$m: gltf-validator errors in the written file"
-  fi
+  control_written "$m" "$tmp/fox_$m.glb"
 
   # the pair as given vs either side compressed
   "$cli" bake --source "$fox" --target "$tmp/auto_$m.glb" --json --quiet $fps > "$tmp/tgt.json" 2> /dev/null && ok ||
@@ -101,14 +105,7 @@ done
 gp="$nm/gltfpack/cli.js"
 if [ -f "$gp" ]; then
   node "$gp" -i "$fox" -o "$tmp/gp_fox.glb" -cc > /dev/null 2>&1 && ok || bad "gltfpack -cc Fox"
-  "$cli" control "$tmp/gp_fox.glb" --json --quiet $fps -o "$tmp/gp_ctl.glb" > "$tmp/gp.json" 2> /dev/null && ok ||
-    bad "gltfpack: control: exit $?"
-  node -e "$bars" < "$tmp/gp.json" && ok || bad "gltfpack: control misses the bars"
-  "$cli" control "$tmp/gp_ctl.glb" --json --quiet $fps > "$tmp/gp2.json" && ok || bad "gltfpack: control of the written file: exit $?"
-  node -e "$bars" < "$tmp/gp2.json" && ok || bad "gltfpack: control of the written file misses the bars"
-  if [ -f "$nm/gltf-validator/package.json" ]; then
-    node "$src/tools/validate_gltf.mjs" "$tmp/gp_ctl.glb" > /dev/null && ok || bad "gltfpack: gltf-validator errors in the written file"
-  fi
+  control_written gltfpack "$tmp/gp_fox.glb"
 else
   echo "note: tools/node_modules/gltfpack missing (cd tools && npm install): gltfpack's output not checked"
 fi
