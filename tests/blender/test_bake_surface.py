@@ -187,10 +187,19 @@ check("frame range 2..9 = 8 frames, rotation-only", c3.frames == 8 and c3.mode =
       f"{c3.frames} {c3.mode}")
 act3 = skinsolve_addon.last_bake[tgt.name]["actions"][0]
 check("frame range keyed from frame 2", tuple(act3.frame_range) == (2.0, 9.0), str(tuple(act3.frame_range)))
-# the refusal line setting reaches the library (bake --max-residual): the same
-# mesh lies 0 % D from itself, so any line bakes it, to the same numbers
-r = bpy.ops.skinsolve.bake_surface(source=src.name, target=tgt.name, action=one, max_residual=20.0)
+# the refusal line setting reaches the library (bake --max-residual): the
+# library's bake is called with it (a spy on skinsolve.bake: the same mesh lies
+# 0 % D from itself, so the numbers alone could not tell), and any line bakes
+# that pair to the same numbers
+seen = []
+real_bake = skinsolve_addon.sks.bake
+skinsolve_addon.sks.bake = lambda *a, **k: (seen.append(k.get("max_residual_pct")), real_bake(*a, **k))[1]
+try:
+    r = bpy.ops.skinsolve.bake_surface(source=src.name, target=tgt.name, action=one, max_residual=20.0)
+finally:
+    skinsolve_addon.sks.bake = real_bake
 c4 = skinsolve_addon.last_bake[tgt.name]["result"].clips[0]
+check("refusal line 20 % D: passed to the library's bake", seen and all(v == 20.0 for v in seen), str(seen))
 check("refusal line 20 % D: baked, same numbers", r == {"FINISHED"} and abs(c4.quality - q_before) < 1e-4,
       f"{r} {c4.quality!r}")
 try:
