@@ -2069,6 +2069,20 @@ static struct aiFile *fio_open(struct aiFileIO *io, const char *path, const char
   }
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return NULL;
+  if (log && log->root) {
+    /* the file actually opened (a link swapped in after the check above
+     * would lead out): its real path through /proc, where there is one */
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    char *now = realpath(link, NULL);
+    int out = now && !path_inside(log->root, now) && !(log->model && strcmp(now, log->model) == 0);
+    free(now);
+    if (out) {
+      if (!log->refused[0]) snprintf(log->refused, sizeof log->refused, "%s", path);
+      close(fd);
+      return NULL;
+    }
+  }
   struct stat st;
   FILE *fp = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(fp = fdopen(fd, "rb"))) {
