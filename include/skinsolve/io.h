@@ -46,10 +46,10 @@ typedef struct sks_load_options {
 /* Loads any supported file. .gltf/.glb are read natively (their
  * EXT_meshopt_compression views decoded; one whose extensionsRequired names
  * KHR_draco_mesh_compression, which the native reader does not decode,
- * through Assimp, with a line in model->warnings saying so); everything else (FBX, Collada, X, ...) goes through Assimp,
- * which opens only the model file and files inside its folder. On error
- * *out is left freeable (and freed/zeroed) and err names the file and the
- * problem. */
+ * through Assimp, with a line in model->warnings saying so); everything
+ * else (FBX, Collada, X, ...) goes through Assimp, which opens only the
+ * model file and files inside its folder. On error *out is left freeable
+ * (and freed/zeroed) and err names the file and the problem. */
 sks_result sks_load(const char *path, const sks_load_options *options,
                     sks_model *out, sks_error *err);
 

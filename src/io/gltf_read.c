@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include "skinsolve/io.h"
 #include "io/gltf_source.h"
+#include "io/gltf_read.h"
 #include <meshoptimizer.h>
 #include "math/sks_math.h"
 #include "resource.h"

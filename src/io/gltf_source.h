@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "skinsolve/rig.h"
-#include "skinsolve/io.h"
 
 typedef struct sks_gltf_source {
   char *json;               /* the original JSON text, NUL-terminated */
@@ -58,12 +57,6 @@ uint64_t sks_hash_clip(const sks_clip *clip);
 /* Fills the fingerprints from the model as just read (json, buffers, images,
  * node_joint, part_mesh/part_prim must already be set). 0 on out of memory. */
 int sks_gltf_source_snapshot(sks_gltf_source *src, const sks_model *model);
-
-/* sks_load_gltf_with, and *needs_draco (may be NULL) = 1 when the file's
- * extensionsRequired names KHR_draco_mesh_compression (the native reader
- * then fails with SKS_ERR_UNSUPPORTED; sks_load reads it through Assimp). */
-sks_result sks_load_gltf_native(const char *path, const sks_load_options *options, sks_model *out,
-                                int *needs_draco, sks_error *err);
 
 void sks_gltf_source_free(sks_gltf_source *src); /* frees src itself too; NULL ok */
 /* Deep copy; NULL on out of memory (or when src is NULL). */

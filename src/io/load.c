@@ -14,7 +14,7 @@
 
 #include "skinsolve/io.h"
 #include "io/assimp_files.h"
-#include "io/gltf_source.h"
+#include "io/gltf_read.h"
 
 /* Case-insensitive "ends with .ext". */
 static int has_extension(const char *path, const char *ext) {
