@@ -376,12 +376,7 @@ static sks_result add_warning(importer *im, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
-  if (!w) return oom(im);
-  m->warnings = w;
-  if (!(w[m->warning_count] = dup_n(buf, strlen(buf)))) return oom(im);
-  ++m->warning_count;
-  return SKS_OK;
+  return sks_model_note(m, buf) ? SKS_OK : oom(im);
 }
 
 #define SKS_MAX_TEXTURE_BYTES ((size_t)256 << 20)

@@ -1428,13 +1428,7 @@ static sks_result gl_note(gl_ctx *c, sks_model *m, const char *tail, const char 
   va_end(ap);
   if (tail) snprintf(line, sizeof line, "%s: %s — left out of %s", c->name, msg, tail);
   else snprintf(line, sizeof line, "%s: %s", c->name, msg);
-  size_t n = strlen(line) + 1;
-  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
-  if (!w) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  m->warnings = w;
-  if (!(w[m->warning_count] = malloc(n))) return gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  memcpy(w[m->warning_count++], line, n);
-  return SKS_OK;
+  return sks_model_note(m, line) ? SKS_OK : gl_fail(c, SKS_ERR_OUT_OF_MEMORY, "out of memory");
 }
 #define gl_warn(c, m, ...) gl_note(c, m, "the model's images", __VA_ARGS__)
 

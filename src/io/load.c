@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
@@ -15,6 +14,7 @@
 #include "skinsolve/io.h"
 #include "io/assimp_files.h"
 #include "io/gltf_read.h"
+#include "io/resource.h"
 
 /* Case-insensitive "ends with .ext". */
 static int has_extension(const char *path, const char *ext) {
@@ -29,20 +29,6 @@ static sks_result load_assimp(const char *path, const sks_load_options *options,
   if (options && options->assimp_in_process)
     return sks_load_assimp_recording(path, options->on_file_read, options->on_file_read_user, out, err);
   return sks_load_assimp_isolated(path, options, out, err);
-}
-
-/* Appends a line to the model's load notes (model->warnings); on out of
- * memory the model is freed and the load fails. */
-static sks_result add_note(sks_model *m, const char *path, const char *buf, sks_error *err) {
-  char **w = realloc(m->warnings, (m->warning_count + 1) * sizeof *w);
-  char *line = w ? strdup(buf) : NULL;
-  if (w) m->warnings = w;
-  if (!line) {
-    sks_model_free(m);
-    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  }
-  m->warnings[m->warning_count++] = line;
-  return SKS_OK;
 }
 
 sks_result sks_load(const char *path, const sks_load_options *options, sks_model *out,
@@ -92,7 +78,9 @@ sks_result sks_load(const char *path, const sks_load_options *options, sks_model
              "%s: Draco-compressed meshes (KHR_draco_mesh_compression): read through Assimp, which decodes "
              "them; an output is written from what Assimp read (glTF extensions and extras the native reader "
              "keeps are left out)", path);
-    return add_note(out, path, note, err);
+    if (sks_model_note(out, note)) return SKS_OK;
+    sks_model_free(out);
+    return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
   return load_assimp(path, options, out, err);
 }

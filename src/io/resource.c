@@ -1,6 +1,7 @@
 /* Confined resolution and bounded reads of the files a model refers to. */
 #define _XOPEN_SOURCE 700
 #include "resource.h"
+#include "skinsolve/rig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,4 +174,16 @@ const char *sks_image_mime(const uint8_t *d, size_t n) {
   if (n >= 8 && memcmp(d, png, 8) == 0) return "image/png";
   if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return "image/jpeg";
   return NULL;
+}
+
+int sks_model_note(struct sks_model *model, const char *line) {
+  char **w = realloc(model->warnings, (model->warning_count + 1) * sizeof *w);
+  if (!w) return 0;
+  model->warnings = w;
+  size_t n = strlen(line) + 1;
+  char *copy = malloc(n);
+  if (!copy) return 0;
+  memcpy(copy, line, n);
+  w[model->warning_count++] = copy;
+  return 1;
 }

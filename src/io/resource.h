@@ -28,4 +28,9 @@ sks_result sks_resource_read(const char *path, size_t max_bytes, size_t limit, u
  * or a hint: "image/png", "image/jpeg", or NULL for anything else. */
 const char *sks_image_mime(const uint8_t *data, size_t size);
 
+/* Appends a copy of `line` to model->warnings (the load's notes the CLI
+ * prints as warnings). 0 on out of memory (the model unchanged). */
+struct sks_model;
+int sks_model_note(struct sks_model *model, const char *line);
+
 #endif
