@@ -17,7 +17,8 @@
 # And: a Draco .gltf whose buffer uri leaves the model's folder ("../", or a
 # symlink pointing out) is refused with that reason, exit 1 (Assimp's file
 # access is confined like the native reader's); a meshopt stream whose
-# header is broken is refused (exit 1, "does not decode").
+# header is broken is refused (exit 1, "does not decode"), and so is one
+# whose count x byteStride is not the view's byteLength (the extension's rule).
 # Arg 1: the skinsolve CLI.
 set -u
 cli="$1"
@@ -160,6 +161,18 @@ node -e '
 [ "$rc" = 1 ] && ok || bad "a broken meshopt stream: exit $rc, expected 1"
 grep -q "EXT_meshopt_compression: the compressed data does not decode" "$tmp/out.err" && ok ||
   bad "broken meshopt stream: no reason given: $(cat "$tmp/out.err")"
+
+# meshopt: an extension whose count x byteStride is not the view's
+# byteLength breaks the extension's rule: refused before decoding
+mkdir -p "$tmp/r"
+compress meshopt "$fox" "$tmp/r/fox.gltf" && ok || bad "compress meshopt to .gltf (rules)"
+node -e '
+  const fs = require("fs"), p = process.argv[1], j = JSON.parse(fs.readFileSync(p, "utf8"));
+  j.bufferViews.find((x) => x.extensions && x.extensions.EXT_meshopt_compression).extensions.EXT_meshopt_compression.count += 1;
+  fs.writeFileSync(p, JSON.stringify(j));' "$tmp/r/fox.gltf"
+"$cli" info "$tmp/r/fox.gltf" > /dev/null 2> "$tmp/out.err"; rc=$?
+[ "$rc" = 1 ] && ok || bad "meshopt count off by one: exit $rc, expected 1"
+grep -q "is not the view's byteLength" "$tmp/out.err" && ok || bad "meshopt count off by one: $(cat "$tmp/out.err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -462,12 +462,14 @@ static sks_result buffer_get(gl_ctx *c, size_t bi, const gl_buffer **out) {
 }
 
 /* A bufferView's EXT_meshopt_compression (ext) data decoded into a block of
- * the view's byteLength, charged to the budget, once per view: the
+ * the view's byteLength (= count x byteStride, the extension's rule, as is
+ * the view's byteStride when given), charged to the budget, once per view: the
  * compressed bytes (ext's buffer, byteOffset, byteLength) through
  * meshoptimizer's decoder of the mode, then its filter in place. Every
  * parameter is checked against the extension's rules first (the decoders
  * assert them). */
-static sks_result meshopt_view(gl_ctx *c, size_t vi, const cJSON *ext, size_t view_len, const uint8_t **data) {
+static sks_result meshopt_view(gl_ctx *c, size_t vi, const cJSON *ext, size_t view_len, size_t view_stride,
+                               const uint8_t **data) {
   char where[96];
   snprintf(where, sizeof where, "bufferView %zu EXT_meshopt_compression", vi);
   if (c->meshopt && c->meshopt[vi]) {
@@ -504,9 +506,12 @@ static sks_result meshopt_view(gl_ctx *c, size_t vi, const cJSON *ext, size_t vi
     return gl_fail(c, SKS_ERR_PARSE, "%s: filter %s on mode %s", where, filter, mode);
   if ((oct && stride != 4 && stride != 8) || (quat && stride != 8))
     return gl_fail(c, SKS_ERR_PARSE, "%s: byteStride %zu is not allowed for filter %s", where, stride, filter);
-  if (count > SIZE_MAX / stride || count * stride > view_len)
-    return gl_fail(c, SKS_ERR_PARSE, "%s: count %zu x byteStride %zu exceeds the view's byteLength %zu", where,
+  if (count > SIZE_MAX / stride || count * stride != view_len)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: count %zu x byteStride %zu is not the view's byteLength %zu", where,
                    count, stride, view_len);
+  if (view_stride && view_stride != stride)
+    return gl_fail(c, SKS_ERR_PARSE, "%s: byteStride %zu is not the view's byteStride %zu", where, stride,
+                   view_stride);
   const gl_buffer *b;
   if ((r = buffer_get(c, (size_t)bi, &b))) return r;
   if (off > b->size || len > b->size - off)
@@ -551,7 +556,7 @@ static sks_result view_get(gl_ctx *c, size_t vi, const uint8_t **data, size_t *l
   const cJSON *vext = cJSON_GetObjectItemCaseSensitive(vj, "extensions");
   const cJSON *mo = cJSON_IsObject(vext) ? cJSON_GetObjectItemCaseSensitive(vext, "EXT_meshopt_compression") : NULL;
   if (mo) { /* the view's buffer is the fallback (it may hold no bytes) */
-    if ((r = meshopt_view(c, vi, mo, len, data))) return r;
+    if ((r = meshopt_view(c, vi, mo, len, *stride, data))) return r;
     *length = len;
     return SKS_OK;
   }
