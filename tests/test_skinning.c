@@ -360,6 +360,67 @@ static void packed_kernels_agree(sks_skinning_isa isa, int P) {
   free(pos); free(nrm); free(rp); free(rn); free(op); free(on); free(pp); free(pn); free(joints); free(weights);
 }
 
+/* One influence without weights (weights NULL: every weight 1, as ozz's
+ * SkinningJob reads none for one influence): the same floats as the job
+ * with a weights array of 1.0 (x 1.0f is exact), for every kernel of
+ * `isa`, LBS and DQS, packed and strided (joints stride 2, positions 5 in /
+ * 4 out, normals 7 in / 6 out), positions only and with normals
+ * (renormalised or not), vertex counts across the blocks' edges (1-17 and
+ * 1027), run_parallel too; and the reference. A job with more influences
+ * and no weights does not validate. */
+static void unit_weights(sks_skinning_isa isa) {
+  enum { NMAX = 1027, P = 30 };
+  sks_mat4 palette[P];
+  for (int i = 0; i < P; ++i)
+    palette[i] = rigid(random_rotation(), sks_v3(4 * srand1(), 4 * srand1(), 4 * srand1()));
+  float *pos = malloc(sizeof(float) * 7 * NMAX), *nrm = malloc(sizeof(float) * 7 * NMAX);
+  float *ap = malloc(sizeof(float) * 7 * NMAX), *an = malloc(sizeof(float) * 7 * NMAX);
+  float *bp = malloc(sizeof(float) * 7 * NMAX), *bn = malloc(sizeof(float) * 7 * NMAX);
+  float *ones = malloc(sizeof(float) * 2 * NMAX);
+  uint16_t *joints = malloc(sizeof(uint16_t) * 2 * NMAX);
+  if (!pos || !nrm || !ap || !an || !bp || !bn || !ones || !joints) { CHECK(0); return; }
+  for (int i = 0; i < 7 * NMAX; ++i) { pos[i] = 3 * srand1(); nrm[i] = srand1(); }
+  for (int i = 0; i < 2 * NMAX; ++i) { joints[i] = (uint16_t)(frand() * P); ones[i] = 1.0f; }
+  const size_t counts[] = {1, 2, 3, 5, 7, 8, 9, 11, 16, 17, 1027};
+  int runs = 0;
+  for (int m = 0; m < 2; ++m)
+    for (int strided = 0; strided < 2; ++strided)
+      for (int mode = 0; mode < 3; ++mode) /* positions only, + normals, + normals skip_normalize */
+        for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci)
+          for (int how = 0; how < 3; ++how) { /* run, run_parallel(3), reference */
+            const size_t n = counts[ci];
+            sks_skinning_job job = base_job(m ? SKS_SKIN_DQS : SKS_SKIN_LBS, n, 1, palette, P, joints, ones, pos, ap);
+            job.isa = isa;
+            if (strided) { job.joints_stride = 2; job.weights_stride = 2; job.in_positions_stride = 5; job.out_positions_stride = 4; }
+            if (mode) {
+              job.in_normals = nrm; job.out_normals = an; job.skip_normalize = mode == 2;
+              if (strided) { job.in_normals_stride = 7; job.out_normals_stride = 6; }
+            }
+            memset(ap, 0, sizeof(float) * 7 * NMAX); memset(an, 0, sizeof(float) * 7 * NMAX);
+            memset(bp, 0, sizeof(float) * 7 * NMAX); memset(bn, 0, sizeof(float) * 7 * NMAX);
+            CHECK(how == 2 ? sks_skinning_job_run_reference(&job) : how ? sks_skinning_job_run_parallel(&job, 3)
+                                                                        : sks_skinning_job_run(&job));
+            job.weights = NULL; job.weights_stride = 0;
+            job.out_positions = bp;
+            if (mode) job.out_normals = bn;
+            CHECK(sks_skinning_job_validate(&job));
+            CHECK(how == 2 ? sks_skinning_job_run_reference(&job) : how ? sks_skinning_job_run_parallel(&job, 3)
+                                                                        : sks_skinning_job_run(&job));
+            const int same = memcmp(ap, bp, sizeof(float) * 7 * NMAX) == 0 && memcmp(an, bn, sizeof(float) * 7 * NMAX) == 0;
+            CHECK_MSG(same, "%s %s no weights, %s mode=%d n=%zu %s: not the floats of weights 1.0", isa_name(isa),
+                      m ? "DQS" : "LBS", strided ? "strided" : "packed", mode, n,
+                      how == 2 ? "reference" : how ? "parallel" : "run");
+            ++runs;
+          }
+  sks_skinning_job bad = base_job(SKS_SKIN_LBS, 10, 2, palette, P, joints, NULL, pos, ap);
+  CHECK(!sks_skinning_job_validate(&bad) && !sks_skinning_job_run(&bad));
+  bad.influence_count = 1;
+  CHECK(sks_skinning_job_validate(&bad));
+  printf("%s one influence without weights: %d runs, the floats of weights 1.0; 2 influences without weights refused\n",
+         isa_name(isa), runs);
+  free(pos); free(nrm); free(ap); free(an); free(bp); free(bn); free(ones); free(joints);
+}
+
 /* k = 1..8 influences at the edges of the SIMD kernels' blocks (2-8: the
  * AVX2 / SSE2 kernels' 4-vertex normals blocks and one-vertex tail; 1: the
  * 8-vertex blocks of the AVX2
@@ -1056,6 +1117,7 @@ int main(void) {
     packed_kernels_agree((sks_skinning_isa)isa, 100);
     for (uint32_t k = 1; k <= 8; ++k) block_edges((sks_skinning_isa)isa, k, 24); /* SSE2 k=1: the diagonal table */
     block_edges((sks_skinning_isa)isa, 1, 300); /* SSE2 k=1: more joints than its table */
+    unit_weights((sks_skinning_isa)isa);
   }
   pool_matches_run();
   palette_anywhere();

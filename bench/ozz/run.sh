@@ -62,10 +62,12 @@ echo "[slowest - fastest process]; ratio = median / median, and in brackets fast
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf "%-24s %24s %24s %7s %9s\n" "case" "skinsolve auto" "ozz" "ratio" "(fastest)"
 for k in 1 4 8; do
-  for o in pos pos+nrm pos+nrm/skip; do
+  extra=""; [ "$k" = 1 ] && extra=pos/weights
+  for o in pos pos+nrm pos+nrm/skip $extra; do
     # pos+nrm/skip: ours with skip_normalize (normals not renormalised, as
-    # ozz's are not), against ozz's pos+nrm
-    oo="$o"; [ "$o" = pos+nrm/skip ] && oo=pos+nrm
+    # ozz's are not), against ozz's pos+nrm; one influence: no weights array
+    # (ozz reads none for one influence), pos/weights: with one (all 1.0)
+    oo="$o"; [ "$o" = pos+nrm/skip ] && oo=pos+nrm; [ "$o" = pos/weights ] && oo=pos
     # median, slowest, fastest process of one side
     stats() { awk -v k="$k" -v o="$o" -v oo="$oo" -v w="$1" '$2 == k && (w == "ozz" ? $3 == oo : $3 == o) && $4 == w { print $5 }' "$tmp/all.txt" | sort -g |
       awk '{ v[NR] = $1 } END { if (NR == 0) print "nan nan nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR] }'; }

@@ -51,6 +51,9 @@ typedef struct sks_skinning_job {
   const sks_mat4 *palette;
   size_t palette_count;
   const uint16_t *joints;  size_t joints_stride;
+  /* NULL allowed with influence_count 1: every weight 1 (a rigid-skinned
+   * mesh needs no weights array; ozz's SkinningJob reads none for one
+   * influence either); the same floats as an array of 1.0, no weight loads */
   const float *weights;    size_t weights_stride;
   const float *in_positions;  size_t in_positions_stride;
   const float *in_normals;    size_t in_normals_stride;   /* optional */

@@ -48,9 +48,9 @@
 
 /* A kernel's view of the job's arrays (restrict: validation refuses
  * overlapping inputs and outputs). */
-#define SKS_JOB_ARRAYS(job)                                  \
+#define SKS_JOB_ARRAYS(job, a)                               \
   const uint16_t *restrict joints = (job)->joints;           \
-  const float *restrict weights = (job)->weights;            \
+  const float *restrict weights = (a)->w;                    \
   const float *restrict pin = (job)->in_positions;           \
   const float *restrict nin = (job)->in_normals;             \
   float *restrict pout = (job)->out_positions;               \
@@ -58,6 +58,9 @@
 
 /* Resolved strides (floats / indices per vertex). */
 typedef struct sks_skin_args {
+  /* the weights: the job's, or (a job without weights: one influence, every
+   * weight 1) a single 1.0f read at ws == 0 */
+  const float *w;
   size_t js, ws, ips, ins, ops, ons;
   int normalize; /* 1: normals are renormalised (the default) */
   /* DQS antipodality, precomputed for palettes of up to SKS_FLIP_STRIDE

@@ -62,10 +62,14 @@ typedef union flip_store {
 } flip_store;
 typedef union skin_table skin_table;
 
+static const float unit_weight = 1.0f;
+
 static skin_args resolve(const sks_skinning_job *job) {
   skin_args a;
   a.js = job->joints_stride ? job->joints_stride : job->influence_count;
-  a.ws = job->weights_stride ? job->weights_stride : job->influence_count;
+  /* no weights (one influence): every weight 1, read from one float at stride 0 */
+  a.w = job->weights ? job->weights : &unit_weight;
+  a.ws = !job->weights ? 0 : job->weights_stride ? job->weights_stride : job->influence_count;
   a.ips = job->in_positions_stride ? job->in_positions_stride : 3;
   a.ins = job->in_normals_stride ? job->in_normals_stride : 3;
   a.ops = job->out_positions_stride ? job->out_positions_stride : 3;
@@ -134,10 +138,11 @@ static int validate_shape(const sks_skinning_job *job) {
   if (job->isa < SKS_SKIN_ISA_AUTO || job->isa > SKS_SKIN_ISA_AVX2 || !sks_skinning_isa_available(job->isa)) return 0;
   if (job->vertex_count == 0) return 1;
   if (!job->palette || job->palette_count == 0) return 0;
-  if (!job->joints || !job->weights || !job->in_positions || !job->out_positions) return 0;
+  if (!job->joints || !job->in_positions || !job->out_positions) return 0;
+  if (!job->weights && job->influence_count != 1) return 0; /* only one influence may leave them out */
   if ((job->in_normals == NULL) != (job->out_normals == NULL)) return 0;
   const skin_args a = resolve(job);
-  if (a.js < job->influence_count || a.ws < job->influence_count) return 0;
+  if (a.js < job->influence_count || (job->weights && a.ws < job->influence_count)) return 0;
   if (a.ips < 3 || a.ops < 3) return 0;
   if (job->in_normals && (a.ins < 3 || a.ons < 3)) return 0;
   /* Outputs must not overlap inputs or each other (kernels use restrict). */
@@ -185,7 +190,7 @@ static void reference_range(const sks_skinning_job *job, size_t begin, size_t en
   const uint32_t k = job->influence_count;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *jv = job->joints + v * a.js;
-    const float *wv = job->weights + v * a.ws;
+    const float *wv = a.w + v * a.ws;
     const float *pin = job->in_positions + v * a.ips;
     const sks_vec3 p = sks_v3(pin[0], pin[1], pin[2]);
     sks_vec3 n = sks_v3(0, 0, 0), po, no = sks_v3(0, 0, 0);
@@ -313,7 +318,7 @@ SKS_INLINE __m128 lbs_one(const sks_mat4 *restrict palette, const uint16_t *rest
 SKS_INLINE void lbs_kernel_sse2(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
                                 const uint32_t K, const int N) {
   const sks_mat4 *restrict palette = job->palette;
-  SKS_JOB_ARRAYS(job);
+  SKS_JOB_ARRAYS(job, a);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   size_t v = begin;
   if (N) {
@@ -409,8 +414,10 @@ SKS_INLINE __m128 load3(const float *p) {
 SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab, size_t begin,
                           size_t end, const int N, const int PACKED, const int NORM, const int TAB) {
   const float *restrict pal = job->palette[0].m;
-  SKS_JOB_ARRAYS(job);
-  const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
+  SKS_JOB_ARRAYS(job, a);
+  /* unit: no weights (every weight 1, the one float at stride 0) */
+  const int unit = a->ws == 0;
+  const size_t js = PACKED ? 1 : a->js, ws = unit ? 0 : PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   size_t v = begin;
   /* A block loads 4 floats at each vertex's position and normal and, packed,
@@ -419,7 +426,7 @@ SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const
   for (; v + 4 < end; v += 4) {
     __m128 w[4];
     if (PACKED) {
-      const __m128 W4 = _mm_loadu_ps(weights + v);
+      const __m128 W4 = unit ? _mm_set1_ps(1.0f) : _mm_loadu_ps(weights + v);
       w[0] = SKS_SHUF(W4, 0x00); w[1] = SKS_SHUF(W4, 0x55); w[2] = SKS_SHUF(W4, 0xAA); w[3] = SKS_SHUF(W4, 0xFF);
     } else {
       SKS_UNROLL
@@ -446,7 +453,7 @@ SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const
       }
       continue;
     }
-    const __m128 W4 = PACKED ? _mm_loadu_ps(weights + v)
+    const __m128 W4 = PACKED ? (unit ? _mm_set1_ps(1.0f) : _mm_loadu_ps(weights + v))
                              : _mm_unpacklo_ps(_mm_unpacklo_ps(w[0], w[2]), _mm_unpacklo_ps(w[1], w[3]));
     _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]); /* q0 = x of the 4 vertices, q1 = y, q2 = z */
     __m128 x = _mm_mul_ps(q[0], W4), y = _mm_mul_ps(q[1], W4), z = _mm_mul_ps(q[2], W4);
@@ -480,7 +487,7 @@ SKS_INLINE void lbs1_sse2(const sks_skinning_job *job, const skin_args *a, const
 
 SKS_INLINE void lbs1_variant_sse2(const sks_skinning_job *job, const skin_args *a, const __m128 *restrict tab,
                                   size_t begin, size_t end, const int N, const int TAB) {
-  const int packed = a->js == 1 && a->ws == 1 && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+  const int packed = a->js == 1 && a->ws <= 1 && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
   if (!N) {
     if (packed) lbs1_sse2(job, a, tab, begin, end, 0, 1, 0, TAB);
     else lbs1_sse2(job, a, tab, begin, end, 0, 0, 0, TAB);
@@ -535,7 +542,7 @@ SKS_LBS_FN(7, 0) SKS_LBS_FN(7, 1) SKS_LBS_FN(8, 0) SKS_LBS_FN(8, 1)
 SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, size_t begin, size_t end,
                              const uint32_t K, const int N) {
   const sks_mat4 *restrict palette = job->palette;
-  SKS_JOB_ARRAYS(job);
+  SKS_JOB_ARRAYS(job, a);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;
@@ -581,7 +588,7 @@ SKS_INLINE void lbs_kernel_c(const sks_skinning_job *job, const skin_args *a, si
 
 SKS_INLINE void dqs_kernel(const sks_skinning_job *job, const skin_args *a, const sks_dualquat *restrict dq,
                            size_t begin, size_t end, const uint32_t K, const int N) {
-  SKS_JOB_ARRAYS(job);
+  SKS_JOB_ARRAYS(job, a);
   const size_t js = a->js, ws = a->ws, ips = a->ips, ins = a->ins, ops = a->ops, ons = a->ons;
   for (size_t v = begin; v < end; ++v) {
     const uint16_t *restrict jv = joints + v * js;
@@ -779,7 +786,7 @@ SKS_INLINE void dqs_loop4(const sks_skinning_job *job, const skin_args *a, const
    * every block). */
   const float *restrict flip = a->flip;
   const uint16_t *restrict joints = job->joints;
-  const float *restrict weights = job->weights, *restrict pin = job->in_positions, *restrict nin = job->in_normals;
+  const float *restrict weights = a->w, *restrict pin = job->in_positions, *restrict nin = job->in_normals;
   float *restrict pout = job->out_positions, *restrict nout = job->out_normals;
   size_t v = begin;
   for (; v + 4 <= end; v += 4)

@@ -16,7 +16,8 @@
  * renormalised with rsqrt + one Newton step (|n| = 1 to ~2e-7), transposed
  * back. One influence has its own loop (lbs1_loop): 8 vertices a block,
  * two per register, the matrix used as loaded and the weight scaling the
- * result.
+ * result (a job without weights, every weight 1: no weight loads and no
+ * multiplies, the same floats).
  * DQS: the dual quaternion of each influence is one 8-float register
  * [r | d]; blending is one FMA per influence (antipodality: for palettes
  * of up to 64 a table gives the offset of the entry or of its stored
@@ -166,7 +167,7 @@ SKS_INLINE void store3x8(float *p, __m256 x, __m256 y, __m256 z) {
 SKS_INLINE void lbs_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end,
                          const uint32_t K, const int N, const int PACKED, const int NORM) {
   const float *restrict pal = job->palette[0].m;
-  SKS_JOB_ARRAYS(job);
+  SKS_JOB_ARRAYS(job, a);
   const size_t js = PACKED ? K : a->js, ws = PACKED ? K : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
@@ -295,15 +296,18 @@ SKS_INLINE void soa_to_pairs(__m256 x, __m256 y, __m256 z, __m256 *q) {
 
 /* Stores the 8 vertices of 4 pairs (x y z _ per half) to o. Packed: per
  * half, 4 vertices become 3 rows [x0 y0 z0 x1] [y1 z1 x2 y2] [z2 x3 y3 z3]. */
-SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, const __m256 W8, const int PACKED) {
+SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, const __m256 W8, const int PACKED,
+                            const int UNIT) {
   if (PACKED) { /* and the rows times their vertices' weights (one multiply per row, not per pair) */
     __m256 t0 = _mm256_blend_ps(r[0], _mm256_permute_ps(r[1], 0x00), 0x88);
     __m256 t1 = _mm256_shuffle_ps(r[1], r[2], _MM_SHUFFLE(1, 0, 2, 1));
     const __m256 u = _mm256_shuffle_ps(r[2], r[3], _MM_SHUFFLE(0, 0, 2, 2));
     __m256 t2 = _mm256_shuffle_ps(u, r[3], _MM_SHUFFLE(2, 1, 2, 0));
-    t0 = _mm256_mul_ps(t0, _mm256_permutevar_ps(W8, _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 0, 1)));
-    t1 = _mm256_mul_ps(t1, _mm256_permutevar_ps(W8, _mm256_setr_epi32(1, 1, 2, 2, 1, 1, 2, 2)));
-    t2 = _mm256_mul_ps(t2, _mm256_permutevar_ps(W8, _mm256_setr_epi32(2, 3, 3, 3, 2, 3, 3, 3)));
+    if (!UNIT) {
+      t0 = _mm256_mul_ps(t0, _mm256_permutevar_ps(W8, _mm256_setr_epi32(0, 0, 0, 1, 0, 0, 0, 1)));
+      t1 = _mm256_mul_ps(t1, _mm256_permutevar_ps(W8, _mm256_setr_epi32(1, 1, 2, 2, 1, 1, 2, 2)));
+      t2 = _mm256_mul_ps(t2, _mm256_permutevar_ps(W8, _mm256_setr_epi32(2, 3, 3, 3, 2, 3, 3, 3)));
+    }
     _mm_storeu_ps(o, _mm256_castps256_ps128(t0)); _mm_storeu_ps(o + 4, _mm256_castps256_ps128(t1));
     _mm_storeu_ps(o + 8, _mm256_castps256_ps128(t2)); _mm_storeu_ps(o + 12, _mm256_extractf128_ps(t0, 1));
     _mm_storeu_ps(o + 16, _mm256_extractf128_ps(t1, 1)); _mm_storeu_ps(o + 20, _mm256_extractf128_ps(t2, 1));
@@ -317,10 +321,10 @@ SKS_INLINE void store_pairs(float *restrict o, const size_t s, const __m256 *r, 
 }
 
 SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, size_t begin, size_t end, const int N,
-                          const int PACKED, const int NORM) {
+                          const int PACKED, const int NORM, const int UNIT) {
   const float *restrict pal = job->palette[0].m;
-  SKS_JOB_ARRAYS(job);
-  const size_t js = PACKED ? 1 : a->js, ws = PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
+  SKS_JOB_ARRAYS(job, a);
+  const size_t js = PACKED ? 1 : a->js, ws = UNIT ? 0 : PACKED ? 1 : a->ws, ips = PACKED ? 3 : a->ips;
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
   size_t v = begin;
@@ -328,7 +332,7 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
    * 4th lane of a half): for the block's last vertex that is vertex v + 8's
    * first float, so a block needs v + 8 < end. */
   for (; v + 8 < end; v += 8) {
-    const __m256 W8 = PACKED ? _mm256_loadu_ps(weights + v) : _mm256_setzero_ps();
+    const __m256 W8 = PACKED && !UNIT ? _mm256_loadu_ps(weights + v) : _mm256_setzero_ps();
     __m256 r[4], q[4];
     SKS_UNROLL
     for (int i = 0; i < 4; ++i) {
@@ -344,21 +348,21 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
       r[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(p, 0x00),
                              _mm256_fmadd_ps(c1, _mm256_permute_ps(p, 0x55), _mm256_fmadd_ps(c2, _mm256_permute_ps(p, 0xAA), c3)));
       /* the weight: here, or per packed row (store_pairs) */
-      if (!PACKED) r[i] = _mm256_mul_ps(r[i], pair_weight(weights, v, ws, i));
+      if (!PACKED && !UNIT) r[i] = _mm256_mul_ps(r[i], pair_weight(weights, v, ws, i));
       if (N) {
         const __m256 n = _mm256_loadu2_m128(nin + hi * ins, nin + lo * ins);
         q[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(n, 0x00),
                                _mm256_fmadd_ps(c1, _mm256_permute_ps(n, 0x55), _mm256_mul_ps(c2, _mm256_permute_ps(n, 0xAA))));
         /* the weight: here, per packed row, or 8 wide once the normals are transposed */
-        if (!PACKED) q[i] = _mm256_mul_ps(q[i], pair_weight(weights, v, ws, i));
+        if (!PACKED && !UNIT) q[i] = _mm256_mul_ps(q[i], pair_weight(weights, v, ws, i));
       }
     }
-    store_pairs(pout + v * ops, ops, r, W8, PACKED);
+    store_pairs(pout + v * ops, ops, r, W8, PACKED, UNIT);
     if (!N) continue;
     if (NORM) {
       __m256 x, y, z;
       pairs_to_soa(q, &x, &y, &z);
-      if (PACKED) { x = _mm256_mul_ps(x, W8); y = _mm256_mul_ps(y, W8); z = _mm256_mul_ps(z, W8); }
+      if (PACKED && !UNIT) { x = _mm256_mul_ps(x, W8); y = _mm256_mul_ps(y, W8); z = _mm256_mul_ps(z, W8); }
       const __m256 s = rsqrt_nr8(_mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z))));
       x = _mm256_mul_ps(x, s); y = _mm256_mul_ps(y, s); z = _mm256_mul_ps(z, s);
       if (PACKED) {
@@ -367,7 +371,7 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
       }
       soa_to_pairs(x, y, z, q);
     }
-    store_pairs(nout + v * ons, ons, q, W8, PACKED);
+    store_pairs(nout + v * ons, ons, q, W8, PACKED, UNIT);
   }
   for (; v < end; ++v) {
     __m128 q = lbs_vertex(pal, joints + v * js, weights + v * ws, pin + v * ips, N ? nin + v * ins : NULL,
@@ -386,16 +390,18 @@ SKS_INLINE void lbs_avx2(const sks_skinning_job *job, const sks_skin_args *a, si
                          const uint32_t K, const int N) {
   const int packed = a->js == K && a->ws == K && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
   if (K == 1) {
-    if (!N) {
-      if (packed) lbs1_loop(job, a, begin, end, 0, 1, 0);
-      else lbs1_loop(job, a, begin, end, 0, 0, 0);
-    } else if (packed) {
-      if (a->normalize) lbs1_loop(job, a, begin, end, 1, 1, 1);
-      else lbs1_loop(job, a, begin, end, 1, 1, 0);
-    } else {
-      if (a->normalize) lbs1_loop(job, a, begin, end, 1, 0, 1);
-      else lbs1_loop(job, a, begin, end, 1, 0, 0);
-    }
+    /* unit: no weights (every weight 1, a->ws == 0): no weight loads and
+     * no multiplies, the same floats (x 1.0f is exact) */
+    const int unit = a->ws == 0;
+    const int packed1 = a->js == 1 && (a->ws == 1 || unit) && a->ips == 3 && a->ops == 3 && (!N || (a->ins == 3 && a->ons == 3));
+    const int norm = N && a->normalize;
+#define SKS_LBS1(P, U) \
+    (!N ? lbs1_loop(job, a, begin, end, 0, P, 0, U) : norm ? lbs1_loop(job, a, begin, end, 1, P, 1, U) : lbs1_loop(job, a, begin, end, 1, P, 0, U))
+    if (packed1 && unit) SKS_LBS1(1, 1);
+    else if (packed1) SKS_LBS1(1, 0);
+    else if (unit) SKS_LBS1(0, 1);
+    else SKS_LBS1(0, 0);
+#undef SKS_LBS1
   } else if (!N) {
     if (packed) lbs_loop(job, a, begin, end, K, 0, 1, 0);
     else lbs_loop(job, a, begin, end, K, 0, 0, 0);
@@ -593,10 +599,10 @@ SKS_INLINE void dqs_loop(const sks_skinning_job *job, const sks_skin_args *a, co
   const size_t ins = PACKED ? 3 : a->ins, ops = PACKED ? 3 : a->ops, ons = PACKED ? 3 : a->ons;
   size_t v = begin;
   for (; v + 8 <= end; v += 8)
-    dqs_block(dqf, a->flip_off, job->joints, job->weights, job->in_positions, job->in_normals,
+    dqs_block(dqf, a->flip_off, job->joints, a->w, job->in_positions, job->in_normals,
               job->out_positions, job->out_normals, js, ws, ips, ins, ops, ons, v, 8, K, N, NORM, FLIP);
   if (v < end)
-    dqs_block(dqf, a->flip_off, job->joints, job->weights, job->in_positions, job->in_normals,
+    dqs_block(dqf, a->flip_off, job->joints, a->w, job->in_positions, job->in_normals,
               job->out_positions, job->out_normals, js, ws, ips, ins, ops, ons, v, end - v, K, N, NORM, FLIP);
 }
 
