@@ -35,12 +35,12 @@ static int dense_solve(const sks_solve_problem *p, const double *H, const double
  * nonzero: the J^T J assembly skips the others, and the second-order term
  * only adds ancestor-descendant blocks, which always couple (a descendant's
  * own pair has s = sum w^2 > 0). sw: Am after the tree sums. */
-static void envelope_of(const double *Am, size_t nA, const uint32_t *abone, const int32_t *ridx,
+static void envelope_of(const double *Am, const uint8_t *mark, size_t nA, const uint32_t *abone, const int32_t *ridx,
                         const int32_t *tidx, const uint32_t *ipos, uint32_t *first) {
   for (size_t ka = 0; ka < nA; ++ka) {
     uint32_t a = abone[ka], f = ipos[ridx[a]];
     for (size_t kb = 0; kb < nA; ++kb) {
-      if (Am[(ka * nA + kb) * 16 + 15] == 0) continue;
+      if (!mark[ka * nA + kb] || Am[(ka * nA + kb) * 16 + 15] == 0) continue;
       uint32_t b = abone[kb], pb = ipos[ridx[b]];
       if (tidx[b] >= 0 && ipos[tidx[b]] < pb) pb = ipos[tidx[b]];
       if (pb < f) f = pb;
@@ -331,8 +331,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
        * sum w1 w2 x2, s = sum w1 w2: those are summed per (c1, c2) once, then
        * up the tree (columns, then rows), nb^2 work instead of pairs x
        * depth^2 3x3 blocks (the rotation-only solve's hot loop). */
+      /* the first iteration zeroes a block when it first touches it (mark;
+       * an untouched block is never read): the whole nA^2 table (260 KB
+       * on a 45-joint rig) was written every frame */
       if (it == 1) {
-        memset(Am, 0, nA * nA * 16 * sizeof(double));
         memset(mark, 0, nA * nA);
       } else {
         for (size_t q = 0; q < nzb; ++q) memset(&Am[(size_t)zb[q] * 16], 0, 16 * sizeof(double));
@@ -356,7 +358,8 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         for (int i = 0; i < 3; ++i) { al[i] = m1[i] + pm->s * u1[i]; be[i] = m2[i] + pm->s * u2[i]; }
         const size_t b12 = (size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3);
         const size_t b21 = (size_t)(ridx[c2] / 3) * nA + (size_t)(ridx[c1] / 3);
-        if (it == 1) mark[b12] = mark[b21] = 1;
+        if (it == 1 && !mark[b12]) { memset(&Am[b12 * 16], 0, 16 * sizeof(double)); mark[b12] = 1; }
+        if (it == 1 && !mark[b21]) { memset(&Am[b21 * 16], 0, 16 * sizeof(double)); mark[b21] = 1; }
         double *A = &Am[b12 * 16];
         for (int e = 0; e < 9; ++e) A[e] += X[e];
         for (int i = 0; i < 3; ++i) { A[9 + i] += al[i]; A[12 + i] += be[i]; }
@@ -376,7 +379,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         for (size_t kc = 0; kc < nA; ++kc) {
           gm_start[kc] = (uint32_t)q;
           for (size_t k1 = 0; k1 < nA; ++k1)
-            if (Am[(k1 * nA + kc) * 16 + 15] != 0) gm_blk[q++] = (uint32_t)(k1 * nA + kc);
+            if (mark[k1 * nA + kc] && Am[(k1 * nA + kc) * 16 + 15] != 0) gm_blk[q++] = (uint32_t)(k1 * nA + kc);
         }
         gm_start[nA] = (uint32_t)q;
       }
@@ -400,7 +403,8 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (apar[k2] >= 0)
             for (size_t k1 = 0; k1 < nA; ++k1) {
               const size_t sb = k1 * nA + k2, db = k1 * nA + (size_t)apar[k2];
-              if (Am[sb * 16 + 15] == 0) continue; /* no pair (s = sum w1 w2 > 0 for any) */
+              if (!mark[sb] || Am[sb * 16 + 15] == 0) continue; /* no pair (s = sum w1 w2 > 0 for any) */
+              if (!mark[db]) memset(&Am[db * 16], 0, 16 * sizeof(double));
               block_add16(&Am[db * 16], &Am[sb * 16]);
               up[nup++] = (uint32_t)sb;
               up[nup++] = (uint32_t)db;
@@ -410,18 +414,19 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (apar[k1] >= 0)
             for (size_t k2 = 0; k2 < nA; ++k2) {
               const size_t sb = k1 * nA + k2, db = (size_t)apar[k1] * nA + k2;
-              if (Am[sb * 16 + 15] == 0) continue;
+              if (!mark[sb] || Am[sb * 16 + 15] == 0) continue;
+              if (!mark[db]) memset(&Am[db * 16], 0, 16 * sizeof(double));
               block_add16(&Am[db * 16], &Am[sb * 16]);
               up[nup++] = (uint32_t)sb;
               up[nup++] = (uint32_t)db;
               mark[db] = 1;
             }
-        envelope_of(Am, nA, abone, ridx, tidx, ipos, w.first); /* the pattern is the pairs' */
+        envelope_of(Am, mark, nA, abone, ridx, tidx, ipos, w.first); /* the pattern is the pairs' */
         for (size_t ka = 0; ka < nA; ++ka) /* the blocks the H assembly writes from */
           for (size_t kb = 0; kb < nA; ++kb) {
             const size_t k = ka * nA + kb;
             if (mark[k]) zb[nzb++] = (uint32_t)k;
-            if (Am[k * 16 + 15] == 0) continue;
+            if (!mark[k] || Am[k * 16 + 15] == 0) continue;
             int ia = ridx[abone[ka]], tb = tidx[abone[kb]];
             if (ipos[ia] >= ipos[ridx[abone[kb]]] || tb >= 0) hb[nhb++] = (uint32_t)k;
           }
