@@ -159,6 +159,10 @@ typedef struct rotonly_work {
   uint32_t *gm_start, *gm_blk, *up, *hb, *zb;
   uint8_t *mark, *dirty;
   double *H, *L, *Hs, *g, *Gm, *Am, *ec, *piv, *Y, *z;
+  /* per pair, Q = Rc P^T Rb^T, Rb mb and Rc mc as sks_moments_eval left
+   * them at the state's R (pc) and at the trial's (pct): the J^T J
+   * assembly's pair moments, not computed a second time */
+  double *pc, *pct;
   sks_solve_state tr;
 } rotonly_work;
 
@@ -168,8 +172,10 @@ static void *take(char *base, size_t *off, size_t bytes) {
   return base ? base + o : NULL;
 }
 
-static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t nsub, rotonly_work *w) {
+static size_t rotonly_layout(char *base, size_t B, size_t n, size_t nA, size_t nsub, size_t npairs, rotonly_work *w) {
   size_t off = 0, B1 = B ? B : 1;
+  w->pc = take(base, &off, npairs * SKS_GN_PAIR_CACHE * sizeof(double));
+  w->pct = take(base, &off, npairs * SKS_GN_PAIR_CACHE * sizeof(double));
   w->ridx = take(base, &off, B1 * 2 * sizeof(int32_t));
   w->tidx = w->ridx ? w->ridx + B : NULL;
   w->anc_start = take(base, &off, (B + 1) * sizeof(uint32_t));
@@ -221,7 +227,7 @@ size_t sks_solve_rotonly_work_size(const sks_solve_problem *p, const sks_rotonly
   size_t nA, n = rotonly_unknowns(p, ro, &nA);
   rotonly_work w;
   if (n == 0 || n > 900) return 0; /* the solve does not run */
-  return rotonly_layout(NULL, p->bone_count, n, nA, ro->sub_start[p->bone_count], &w);
+  return rotonly_layout(NULL, p->bone_count, n, nA, ro->sub_start[p->bone_count], p->pair_count, &w);
 }
 
 int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_state *s,
@@ -231,13 +237,14 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   size_t nA, n = rotonly_unknowns(p, ro, &nA), nsub = ro->sub_start[B];
   if (n == 0 || n > 900) return 0;
   rotonly_work w;
-  size_t need = rotonly_layout(NULL, B, n, nA, nsub, &w);
+  size_t need = rotonly_layout(NULL, B, n, nA, nsub, p->pair_count, &w);
   /* the caller's workspace (the bake's frame loop: never allocates); a
    * caller without one gets a block of its own */
   char *own = NULL, *base = ro->work && ro->work_size >= need ? ro->work : (own = malloc(need));
   if (!base) return 0;
   base += (16 - (uintptr_t)base % 16) % 16; /* need includes 16 bytes of slack for this */
-  rotonly_layout(base, B, n, nA, nsub, &w);
+  rotonly_layout(base, B, n, nA, nsub, p->pair_count, &w);
+  double *pc = w.pc, *pct = w.pct;
   int32_t *ridx = w.ridx, *tidx = w.tidx, *root_of = w.root_of, *apar = w.apar, *act = w.act;
   uint32_t *anc_start = w.anc_start, *anc = w.anc, *fill = w.fill, *abone = w.abone, *perm = w.perm, *ipos = w.ipos;
   uint32_t *gm_start = w.gm_start, *gm_blk = w.gm_blk, *up = w.up, *hb = w.hb, *zb = w.zb;
@@ -295,7 +302,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     double yy = sks_moments_frame(p, y, Y, ybar);
     /* F from the moments too (exact to ~1e-15 of yy, like the free LM): a
      * pass over the vertices per trial was a fifth of the solve */
-    F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec, NULL);
+    F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec, pc);
     double noise = 1e-13 * yy + 1e-300;
     sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise, 0};
     int converged = 0;
@@ -344,17 +351,14 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         if (ridx[pm->b] < 0 || ridx[pm->c] < 0) continue;
         /* (b, c) once; (c, b) is its transpose: X^T, alpha and beta swapped */
         const uint32_t c1 = pm->b, c2 = pm->c;
-        const double *R1 = &s->R[9 * c1], *R2 = &s->R[9 * c2], *u1 = &s->u[3 * c1], *u2 = &s->u[3 * c2];
-        double m1[3], m2[3], PR[9], X[9], al[3], be[3];
-        sks_dm3_apply(R1, pm->mb, m1);
-        sks_dm3_apply(R2, pm->mc, m2);
-        for (int i = 0; i < 3; ++i) /* R1 P, P = sum w1 w2 p1 p2^T */
-          for (int j = 0; j < 3; ++j)
-            PR[i * 3 + j] = R1[i * 3] * pm->P[j] + R1[i * 3 + 1] * pm->P[3 + j] + R1[i * 3 + 2] * pm->P[6 + j];
+        const double *u1 = &s->u[3 * c1], *u2 = &s->u[3 * c2];
+        /* R1 P R2^T = Q^T, R1 mb, R2 mc: as sks_moments_eval computed them
+         * for this state (its pair cache) */
+        const double *Q = &pc[SKS_GN_PAIR_CACHE * k], *m1 = Q + 9, *m2 = Q + 12;
+        double X[9], al[3], be[3];
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            X[i * 3 + j] = PR[i * 3] * R2[j * 3] + PR[i * 3 + 1] * R2[j * 3 + 1] + PR[i * 3 + 2] * R2[j * 3 + 2] +
-                           u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
+            X[i * 3 + j] = Q[j * 3 + i] + u1[i] * m2[j] + m1[i] * u2[j] + pm->s * u1[i] * u2[j];
         for (int i = 0; i < 3; ++i) { al[i] = m1[i] + pm->s * u1[i]; be[i] = m2[i] + pm->s * u2[i]; }
         const size_t b12 = (size_t)(ridx[c1] / 3) * nA + (size_t)(ridx[c2] / 3);
         const size_t b21 = (size_t)(ridx[c2] / 3) * nA + (size_t)(ridx[c1] / 3);
@@ -503,7 +507,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           if (sb > step) step = sb;
         }
         apply_step(p, ro, ridx, tidx, dx, s, &tr, w.dirty);
-        double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, NULL);
+        double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, pct);
         if (Ft < F + noise || step < tol * d) {
           double decrease = F - Ft;
           memcpy(s->q, tr.q, B * sizeof(sks_dquat));
@@ -512,6 +516,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
           memcpy(s->sc, tr.sc, B * sizeof(double));
           F = Ft;
           memcpy(ec, ec2, 6 * B * sizeof(double));
+          { double *t = pc; pc = pct; pct = t; } /* the trial's pair moments are the state's now */
           solved = 1;
           converged = sks_lm_accepted(&lm, step, decrease, F);
         } else if (newton) {
