@@ -339,8 +339,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
        * up the tree (columns, then rows), nb^2 work instead of pairs x
        * depth^2 3x3 blocks (the rotation-only solve's hot loop). */
       /* the first iteration zeroes a block when it first touches it (mark;
-       * an untouched block is never read): the whole nA^2 table (260 KB
-       * on a 45-joint rig) was written every frame */
+       * an untouched block is never read): the whole nA^2 table (128 bytes
+       * a pair of constrained joints: 62 KB for the Fox's auto-weights
+       * rig, nA = 22) was written every frame */
       if (it == 1) {
         memset(mark, 0, nA * nA);
       } else {
