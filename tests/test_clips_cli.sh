@@ -119,6 +119,14 @@ has "$tmp/e" "no mesh (a skeleton-only file): nothing to record; give its clips 
 "$cli" bake --source "$skel" --target "$loco" > /dev/null 2> "$tmp/e"; [ $? = 1 ] && ok || bad "skeleton-only target: exit 1"
 has "$tmp/e" "a bake target needs a mesh that follows its joints" "skeleton-only target message"
 
+# a rig without clips (arnaud's are in locomotions.fbx): the hint, no table, nothing written
+"$cli" bake --source "$arnaud" --target "$fox" -o "$tmp/noclips.glb" > "$tmp/o" 2> "$tmp/e"; [ $? = 1 ] && ok || bad "rig without clips: exit 1"
+has "$tmp/e" "ozz_arnaud.fbx: has no animation clips to bake; take them from an animation file of the same skeleton: skinsolve bake --source RIG --target TGT --clips ANIM_FILE" "no-clips hint"
+[ -s "$tmp/o" ] && bad "a rig without clips printed a table: $(cat "$tmp/o")" || ok
+[ -e "$tmp/noclips.glb" ] && bad "a rig without clips wrote -o" || ok
+"$cli" control "$arnaud" > "$tmp/o" 2> "$tmp/e"; [ $? = 1 ] && ok || bad "control without clips: exit 1"
+has "$tmp/e" "skinsolve control RIG --clips ANIM_FILE" "control no-clips hint"
+
 # ---- -o and the target's own clips ----
 "$cli" control "$fox" --clip Walk $fps -o "$tmp/keep.glb" > /dev/null 2> "$tmp/e" && ok || bad "control -o keep"
 has "$tmp/e" "note: the target's own clip 'Walk' is replaced by the baked clip of that name" "keep: same name replaced"

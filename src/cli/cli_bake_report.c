@@ -27,6 +27,13 @@ int sks_cli_bake_precheck(const sks_model *src, const sks_model *target, const c
     return sks_cli_fail(SKS_EXIT_INPUT,
                         "%s: no mesh (a skeleton-only file): a bake target needs a mesh that follows its joints",
                         tgt_path);
+  /* before the table's header: a rig without clips (ozz's arnaud.fbx, whose
+   * clips are in locomotions.fbx) has nothing to bake until --clips gives some */
+  if (src->clip_count == 0)
+    return sks_cli_fail(SKS_EXIT_INPUT,
+                        "%s: has no animation clips to bake; take them from an animation file of the same "
+                        "skeleton: skinsolve %s --clips ANIM_FILE ...",
+                        src_path, control ? "control RIG" : "bake --source RIG --target TGT");
   return 0;
 }
 
