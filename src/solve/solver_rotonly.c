@@ -371,10 +371,11 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
     F = sks_moments_eval(p, Y, ybar, yy, s->R, s->u, act, B, 6, ec, pc);
     double noise = 1e-13 * yy + 1e-300;
     sks_lm_control lm = {1e-6, 1e300, tol, d, (double)V * (1e-6 * d) * (1e-6 * d) + noise, 0};
-    int converged = 0;
+    int converged = 0, have_g = 0; /* have_g: g and piv are the state's already */
     while (it < max_iterations && !converged) {
       ++it;
-      gradient(p, s, ec, ridx, tidx, anc_start, anc, piv, g, n);
+      if (!have_g) gradient(p, s, ec, ridx, tidx, anc_start, anc, piv, g, n);
+      have_g = 0;
       /* J^T J from the per-bone-pair moments (no pass over the vertices).
        * Block (a, b) sums, over the ordered influence-bone pairs (c1, c2)
        * with c1 in a's subtree and c2 in b's, G = sum w1 w2 (x1 - o_a)(x2 -
@@ -569,8 +570,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
            * sks_lm_accepted's tests). A control (F -> 0) never passes: what
            * is left there is about F itself. */
           if (!converged && newton) {
-            gradient(p, s, ec, ridx, tidx, anc_start, anc, piv, dd, n);
-            if (newton_decrement(L, w.first, perm, n, dd, w.z) < 1e-6 * F) {
+            /* into g: the attempts are over, and the next iteration starts from it */
+            gradient(p, s, ec, ridx, tidx, anc_start, anc, piv, g, n);
+            have_g = 1;
+            if (newton_decrement(L, w.first, perm, n, g, w.z) < 1e-6 * F) {
               newton_step(L, w.first, perm, n, w.z, dx);
               converged = step_size(p, ridx, tidx, dx) < 1e-4 * d;
             }
