@@ -274,15 +274,23 @@ static void copy_state6(sks_solve_state *d, const sks_solve_state *s, size_t B) 
   memcpy(d->sc, s->sc, B * sizeof(double));
 }
 
-static void test_chain_recovery(void) {
+/* The chain_influences tube (6 bones of length 1, 60 x 10 vertices) and
+ * its problem on all vertices; returns D. */
+static double chain_problem(sks_influences *full, sks_solve_problem *p) {
   const size_t nb = 6, rings = 60, seg = 10;
-  const size_t V = rings * seg;
   const double L = 1.0, D = sqrt(nb * L * nb * L + 0.8 * 0.8 * 2);
+  influences_alloc(full, rings * seg, 2);
+  size_t o = chain_influences(full, nb, rings, seg, L);
+  CHECK(build_all_vertices(full, o, nb, D, p));
+  return D;
+}
+
+static void test_chain_recovery(void) {
+  const size_t nb = 6, V = 600;
+  const double L = 1.0;
   sks_influences full;
-  influences_alloc(&full, V, 2);
-  size_t o = chain_influences(&full, nb, rings, seg, L);
   sks_solve_problem p;
-  CHECK(build_all_vertices(&full, o, nb, D, &p));
+  const double D = chain_problem(&full, &p);
   sks_solve_state st, truth;
   st.q = malloc(nb * sizeof(sks_dquat)); st.R = malloc(nb * 9 * sizeof(double)); st.u = malloc(nb * 3 * sizeof(double));
   truth.q = malloc(nb * sizeof(sks_dquat)); truth.R = malloc(nb * 9 * sizeof(double)); truth.u = malloc(nb * 3 * sizeof(double));
@@ -352,13 +360,11 @@ static void test_chain_recovery(void) {
  * above it; the same stop at 1e-3 F and 1e-2 D ended 6 of them 5.8e-6 to
  * 4.6e-4 above (this test failed). */
 static void test_rotonly_stop(void) {
-  const size_t nb = 6, rings = 60, seg = 10, V = rings * seg, J = nb;
-  const double L = 1.0, D = sqrt(nb * L * nb * L + 0.8 * 0.8 * 2);
+  const size_t nb = 6, V = 600, J = nb;
+  const double L = 1.0;
   sks_influences full;
-  influences_alloc(&full, V, 2);
-  size_t o = chain_influences(&full, nb, rings, seg, L);
   sks_solve_problem p;
-  CHECK(build_all_vertices(&full, o, nb, D, &p));
+  const double D = chain_problem(&full, &p);
   int32_t parents[6], joint_bone[6], bone_joint[6];
   sks_daffine rest_local[6], models[6];
   double carry[6 * 9];
