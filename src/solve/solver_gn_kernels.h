@@ -334,6 +334,33 @@ SKS_GN_INLINE void axpy_range(double *z, const double *a, const double c, size_t
 #endif
 }
 
+/* The envelope factor's triangular solves (envelope_solve_impl; L and
+ * inv = 1 / L_ii as it leaves them): envelope_forward solves L z = -g
+ * (permuted) and returns |z|^2 = g^T (L L^T)^-1 g (the Newton decrement
+ * when L L^T is the Hessian); envelope_back solves L^T y = z (y in z) and
+ * puts x = y back in unknown order: x = -(L L^T)^-1 g. */
+SKS_GN_INLINE double envelope_forward(const double *L, const double *inv, const uint32_t *first, const uint32_t *perm,
+                                      size_t n, const double *g, double *z) {
+  double zz = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double *li = &L[i * n];
+    z[i] = (-g[perm[i]] - dot_range(li, z, first[i], i)) * inv[i];
+    zz += z[i] * z[i];
+  }
+  return zz;
+}
+
+SKS_GN_INLINE void envelope_back(const double *L, const double *inv, const uint32_t *first, const uint32_t *perm,
+                                 size_t n, double *z, double *x) {
+  for (size_t i = n; i-- > 0;) { /* row by row of L */
+    const double *li = &L[i * n];
+    double yi = z[i] * inv[i];
+    z[i] = yi;
+    axpy_range(z, li, -yi, first[i], i);
+  }
+  for (size_t i = 0; i < n; ++i) x[perm[i]] = z[i];
+}
+
 /* dd: the damping's scale per unknown (diag of J^T J: H's own diagonal may be
  * lowered by the second-order term). The factor is of H permuted by perm
  * (position -> unknown: children before parents, each root's translation
@@ -390,17 +417,8 @@ SKS_GN_INLINE int envelope_solve_impl(const double *H, const double *dd, const d
       }
     }
   }
-  for (size_t i = 0; i < n; ++i) { /* L z = -g (permuted) */
-    const double *li = &L[i * n];
-    z[i] = (-g[perm[i]] - dot_range(li, z, first[i], i)) * inv[i];
-  }
-  for (size_t i = n; i-- > 0;) { /* L^T y = z, row by row of L (y in z) */
-    const double *li = &L[i * n];
-    double yi = z[i] * inv[i];
-    z[i] = yi;
-    axpy_range(z, li, -yi, first[i], i);
-  }
-  for (size_t i = 0; i < n; ++i) x[perm[i]] = z[i];
+  envelope_forward(L, inv, first, perm, n, g, z);
+  envelope_back(L, inv, first, perm, n, z, x);
   return 1;
 }
 

@@ -206,32 +206,6 @@ static double step_size(const sks_solve_problem *p, const int32_t *ridx, const i
   return step;
 }
 
-/* The Newton decrement g^T H^-1 g with H = L L^T (L: dense_solve's
- * envelope factor, permuted): z = -L^-1 g, the decrement |z|^2. */
-static double newton_decrement(const double *L, const uint32_t *first, const uint32_t *perm, size_t n, const double *g,
-                               double *z) {
-  double pred = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double *li = &L[i * n];
-    double acc = -g[perm[i]];
-    for (size_t k = first[i]; k < i; ++k) acc -= li[k] * z[k];
-    z[i] = acc / li[i];
-    pred += z[i] * z[i];
-  }
-  return pred;
-}
-
-/* The Newton step -H^-1 g into dx from newton_decrement's z (L^T y = z). */
-static void newton_step(const double *L, const uint32_t *first, const uint32_t *perm, size_t n, double *z, double *dx) {
-  for (size_t i = n; i-- > 0;) {
-    const double *li = &L[i * n];
-    double yi = z[i] / li[i];
-    z[i] = yi;
-    for (size_t k = first[i]; k < i; ++k) z[k] -= yi * li[k];
-  }
-  for (size_t i = 0; i < n; ++i) dx[perm[i]] = z[i];
-}
-
 static void *take(char *base, size_t *off, size_t bytes) {
   size_t o = (*off + 15) & ~(size_t)15;
   *off = o + (bytes ? bytes : 1);
@@ -573,8 +547,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
             /* into g: the attempts are over, and the next iteration starts from it */
             gradient(p, s, ec, ridx, tidx, anc_start, anc, piv, g, n);
             have_g = 1;
-            if (newton_decrement(L, w.first, perm, n, g, w.z) < 1e-6 * F) {
-              newton_step(L, w.first, perm, n, w.z, dx);
+            /* the factor's 1 / L_ii into dd (rebuilt next iteration) */
+            for (size_t i = 0; i < n; ++i) dd[i] = 1.0 / L[i * n + i];
+            if (envelope_forward(L, dd, w.first, perm, n, g, w.z) < 1e-6 * F) {
+              envelope_back(L, dd, w.first, perm, n, w.z, dx);
               converged = step_size(p, ridx, tidx, dx) < 1e-4 * d;
             }
           }
