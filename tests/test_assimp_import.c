@@ -527,6 +527,60 @@ static void test_ticks_per_second_zero(void) {
   sks_model_free(&m);
 }
 
+/* LightWave keys before time 0 (pre-behaviour): the clip is moved to start
+ * at 0 with a warning, keeps its length and key spacing, and writes (glTF
+ * key times start at 0: `control FILE -o` used to fail after the bake). */
+static void test_negative_key_times(const char *rel, double start) {
+  const char *path = sks_test_assimp_model(rel);
+  if (!path) return;
+  const struct aiScene *s = aiImportFile(path, 0);
+  CHECK(s && s->mNumAnimations == 1);
+  double first = 0, last = 0;
+  if (s && s->mNumAnimations == 1) { /* Assimp's own earliest and latest key */
+    const struct aiAnimation *an = s->mAnimations[0];
+    double tps = an->mTicksPerSecond > 0 ? an->mTicksPerSecond : 25.0;
+    first = 1e30; last = -1e30;
+    for (unsigned c = 0; c < an->mNumChannels; ++c) {
+      const struct aiNodeAnim *ch = an->mChannels[c];
+      for (unsigned k = 0; k < ch->mNumPositionKeys; ++k) {
+        first = fmin(first, ch->mPositionKeys[k].mTime / tps);
+        last = fmax(last, ch->mPositionKeys[k].mTime / tps);
+      }
+      for (unsigned k = 0; k < ch->mNumRotationKeys; ++k) {
+        first = fmin(first, ch->mRotationKeys[k].mTime / tps);
+        last = fmax(last, ch->mRotationKeys[k].mTime / tps);
+      }
+    }
+    CHECK_MSG(fabs(first - start) < 1e-6, "%s: Assimp's first key at %g s (the test expects %g)", rel, first, start);
+  }
+  if (s) aiReleaseImport(s);
+  sks_model m;
+  sks_error err = {0};
+  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
+  CHECK(m.clip_count == 1);
+  if (m.clip_count == 1) {
+    const sks_clip *c = &m.clips[0];
+    double lo = 1e30;
+    int increasing = 1;
+    for (size_t t = 0; t < c->track_count; ++t) {
+      if (c->tracks[t].key_count) lo = fmin(lo, c->tracks[t].times[0]);
+      for (size_t k = 1; k < c->tracks[t].key_count; ++k)
+        if (!(c->tracks[t].times[k] > c->tracks[t].times[k - 1])) increasing = 0;
+    }
+    CHECK_MSG(lo == 0.0, "%s: earliest key at %g s, not 0", rel, lo);
+    CHECK(increasing);
+    CHECK_NEAR(c->duration, last - first, 1e-5); /* the same length */
+    int warned = 0;
+    for (size_t i = 0; i < m.warning_count; ++i) warned |= strstr(m.warnings[i], "moved to start at 0") != NULL;
+    CHECK_MSG(warned, "%s: no warning about the moved clip", rel);
+    char out[1024];
+    snprintf(out, sizeof out, "%s/negative_keys.glb", sks_test_tmpdir());
+    CHECK_OK(sks_write_glb(out, &m, NULL, &err), &err);
+    remove(out);
+  }
+  sks_model_free(&m);
+}
+
 /* FBX pivot chains ("Cube1_$AssimpFbx$_Translation" ... "Cube1") are kept as
  * ordinary joints in chain order; the mesh follows the real "Cube1". */
 static void test_fbx_pivots(void) {
@@ -765,6 +819,8 @@ int main(void) {
   test_bones_without_nodes();
   test_bone_without_node_under_moved_frame();
   test_ticks_per_second_zero();
+  test_negative_key_times("LWS/move_y_pre_ofrep_post_osc.lws", -2.4);
+  test_negative_key_times("LWS/move_x_oldformat_56.lws", -0.04);
   test_fbx_pivots();
   test_more_than_eight_influences();
   test_compare_models();
