@@ -505,6 +505,14 @@ static void test_bone_without_node_under_moved_frame(void) {
   sks_model_free(&m);
 }
 
+/* Loads path (checked) and whether it holds exactly one clip. */
+static int load_one_clip(const char *path, sks_model *m) {
+  sks_error err = {0};
+  CHECK_OK(sks_load(path, NULL, m, &err), &err);
+  CHECK(m->clip_count == 1);
+  return m->clip_count == 1;
+}
+
 /* 3DS animations come with mTicksPerSecond = 0: Assimp's default is 25. */
 static void test_ticks_per_second_zero(void) {
   const char *path = sks_test_assimp_model("3DS/RotatingCube.3DS");
@@ -513,10 +521,7 @@ static void test_ticks_per_second_zero(void) {
   CHECK(s && s->mNumAnimations == 1 && s->mAnimations[0]->mTicksPerSecond == 0);
   if (s) aiReleaseImport(s);
   sks_model m;
-  sks_error err = {0};
-  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
-  CHECK(m.clip_count == 1);
-  if (m.clip_count == 1) {
+  if (load_one_clip(path, &m)) {
     CHECK_NEAR(m.clips[0].duration, 181.0 / 25.0, 1e-5);
     int finite = 1;
     for (size_t t = 0; t < m.clips[0].track_count; ++t)
@@ -555,10 +560,7 @@ static void test_negative_key_times(const char *rel, double start) {
   }
   if (s) aiReleaseImport(s);
   sks_model m;
-  sks_error err = {0};
-  CHECK_OK(sks_load(path, NULL, &m, &err), &err);
-  CHECK(m.clip_count == 1);
-  if (m.clip_count == 1) {
+  if (load_one_clip(path, &m)) {
     const sks_clip *c = &m.clips[0];
     double lo = 1e30;
     int increasing = 1;
@@ -575,6 +577,7 @@ static void test_negative_key_times(const char *rel, double start) {
     CHECK_MSG(warned, "%s: no warning about the moved clip", rel);
     char out[1024];
     snprintf(out, sizeof out, "%s/negative_keys.glb", sks_test_tmpdir());
+    sks_error err = {0};
     CHECK_OK(sks_write_glb(out, &m, NULL, &err), &err);
     remove(out);
   }
