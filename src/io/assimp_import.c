@@ -1567,7 +1567,12 @@ static sks_result clip_from_zero(importer *im, unsigned a, sks_clip *clip) {
     shift_times(clip->tracks[t].times, clip->tracks[t].key_count, t0);
   for (size_t t = 0; t < clip->morph_track_count; ++t)
     shift_times(clip->morph_tracks[t].times, clip->morph_tracks[t].key_count, t0);
-  clip->duration = (float)((double)clip->duration - t0);
+  float d = 0.0f; /* the last key, as import_clips measures it (a clip keyed only before 0 had 0) */
+  for (size_t t = 0; t < clip->track_count; ++t)
+    if (clip->tracks[t].key_count) d = fmaxf(d, clip->tracks[t].times[clip->tracks[t].key_count - 1]);
+  for (size_t t = 0; t < clip->morph_track_count; ++t)
+    if (clip->morph_tracks[t].key_count) d = fmaxf(d, clip->morph_tracks[t].times[clip->morph_tracks[t].key_count - 1]);
+  clip->duration = d;
   return add_warning(im, "%s: animation %u '%s': its keys start at %g s, before 0 — moved to start at 0 (glTF clips "
                      "and players start at 0)", im->path, a, clip->name, t0);
 }
