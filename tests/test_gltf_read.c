@@ -737,6 +737,43 @@ static void test_structure_errors(void) {
   cJSON_SetNumberValue(cJSON_GetObjectItem(smp, "input"), tin);
   CHECK(tb_load(0, &m, &e) == SKS_ERR_PARSE);
   CHECK_MSG(strstr(e.message, "animation 0 sampler 0: key times decrease at key 2") != NULL, "%s", e.message);
+  /* a first key before 0 and two keys at one time load as glTF allows
+   * (moved to start at 0, the second one float step later, with warnings)
+   * and write: they used to load, bake, and fail at the write */
+  build_reference(5126, 5121);
+  float tn[3] = {-0.5f, 0.5f, 0.5f};
+  tin = tb_data(tn, 5126, 3, "SCALAR", 0);
+  smp = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(tb_arr("animations"), 0), "samplers"), 0);
+  cJSON_SetNumberValue(cJSON_GetObjectItem(smp, "input"), tin);
+  CHECK_OK(tb_load(0, &m, &e), &e);
+  CHECK(m.clip_count == 1);
+  int seen = 0;
+  for (size_t k = 0; m.clip_count == 1 && k < m.clips[0].track_count; ++k) {
+    const sks_track *tk = &m.clips[0].tracks[k];
+    if (tk->key_count != 3) continue;
+    const float *kt = tk->times;
+    if (tk->path == SKS_PATH_TRANSLATION) { /* sampler 0: -0.5, 0.5, 0.5 */
+      CHECK_MSG(kt[0] == 0.0f && kt[1] == 1.0f && kt[2] == nextafterf(1.0f, 2.0f), "times %.9g %.9g %.9g", kt[0],
+                kt[1], kt[2]);
+      seen |= 1;
+    } else { /* the other samplers' 0, 0.5, 2, moved with the clip */
+      CHECK_MSG(kt[0] == 0.5f && kt[1] == 1.0f && kt[2] == 2.5f, "times %.9g %.9g %.9g", kt[0], kt[1], kt[2]);
+      seen |= 2;
+    }
+  }
+  CHECK_MSG(seen == 3, "tracks seen %d", seen);
+  if (m.clip_count == 1) CHECK(m.clips[0].duration == 2.5f);
+  int moved = 0, stepped = 0;
+  for (size_t i = 0; i < m.warning_count; ++i) {
+    moved |= strstr(m.warnings[i], "its keys start at -0.5 s, before 0 — moved to start at 0") != NULL;
+    stepped |= strstr(m.warnings[i], "1 key(s) at their sampler's previous key time") != NULL;
+  }
+  CHECK(moved && stepped);
+  char outp[1024];
+  snprintf(outp, sizeof outp, "%s/times_for_gltf.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(outp, &m, NULL, &e), &e);
+  remove(outp);
+  sks_model_free(&m);
   /* CUBICSPLINE needs 3 values per key */
   build_reference(5126, 5121);
   smp = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(tb_arr("animations"), 0), "samplers"), 0);

@@ -84,6 +84,15 @@ uint32_t sks_track_components(sks_track_path path);
  * Allocates *times (caller frees with free()). */
 sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count, sks_error *err);
 
+/* Makes a clip's key times what glTF allows (time[0] >= 0, strictly
+ * increasing): a clip whose keys start before 0 (LightWave's pre-behaviour
+ * keys) moves to start at 0, *shift the seconds added (0: none); a key at
+ * or before its track's previous key (two keys at one time: a step; or
+ * merged by the move's rounding) moves one float step after it, *bumped
+ * counts them. The duration follows the move. The importers call it and
+ * warn: such clips loaded and baked, and then could not be written. */
+void sks_clip_times_for_gltf(sks_clip *clip, double *shift, size_t *bumped);
+
 
 /* ---- clips from another file (src/clip/retarget.c) ----------------------- */
 

@@ -256,3 +256,39 @@ sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count
   *count = m;
   return SKS_OK;
 }
+
+/* times - t0 (t0 <= 0; exact in double, then rounded), each one float
+ * step after the previous at least; returns how many had to move. */
+static size_t times_from(float *times, size_t n, double t0) {
+  size_t bumped = 0;
+  for (size_t k = 0; k < n; ++k) {
+    float t = t0 < 0 ? (float)((double)times[k] - t0) : times[k];
+    if (k && !(t > times[k - 1])) { t = nextafterf(times[k - 1], INFINITY); ++bumped; }
+    times[k] = t;
+  }
+  return bumped;
+}
+
+void sks_clip_times_for_gltf(sks_clip *clip, double *shift, size_t *bumped) {
+  double t0 = 0;
+  for (size_t t = 0; t < clip->track_count; ++t)
+    if (clip->tracks[t].key_count && clip->tracks[t].times[0] < t0) t0 = clip->tracks[t].times[0];
+  for (size_t t = 0; t < clip->morph_track_count; ++t)
+    if (clip->morph_tracks[t].key_count && clip->morph_tracks[t].times[0] < t0) t0 = clip->morph_tracks[t].times[0];
+  if (!isfinite(t0)) t0 = 0; /* a non-finite key stays for the writer to refuse */
+  size_t nb = 0;
+  float d = 0.0f; /* the last key, as the importers measure the duration */
+  for (size_t t = 0; t < clip->track_count; ++t) {
+    sks_track *tr = &clip->tracks[t];
+    nb += times_from(tr->times, tr->key_count, t0);
+    if (tr->key_count) d = fmaxf(d, tr->times[tr->key_count - 1]);
+  }
+  for (size_t t = 0; t < clip->morph_track_count; ++t) {
+    sks_morph_track *tr = &clip->morph_tracks[t];
+    nb += times_from(tr->times, tr->key_count, t0);
+    if (tr->key_count) d = fmaxf(d, tr->times[tr->key_count - 1]);
+  }
+  if (t0 < 0 || nb) clip->duration = d;
+  *shift = -t0;
+  *bumped = nb;
+}

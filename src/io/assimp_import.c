@@ -1541,40 +1541,21 @@ static sks_result import_morph_clip(importer *im, const struct aiAnimation *anim
   return r;
 }
 
-/* times - t0 (t0 < 0), strictly increasing as glTF needs: two keys at one
- * time (a step: move_y_pre_ofrep_post_osc.lws has them) or that the
- * rounding of the larger values would merge end one float apart. */
-static void shift_times(float *times, size_t n, double t0) {
-  for (size_t k = 0; k < n; ++k) {
-    float was = k ? times[k - 1] : 0.0f, t = (float)((double)times[k] - t0);
-    times[k] = k && !(t > was) ? nextafterf(was, INFINITY) : t;
-  }
-}
-
-/* A clip whose keys start before time 0 (LightWave's pre-behaviour keys:
- * LWS/move_y_pre_ofrep_post_osc.lws starts at -2.4 s) is moved to start at
- * 0, with a warning: glTF's key times start at 0, so such a clip could be
- * baked but not written (`control -o` failed after the bake), and every
- * player starts a clip at 0. Times are shifted in double, then rounded. */
-static sks_result clip_from_zero(importer *im, unsigned a, sks_clip *clip) {
-  double t0 = 0;
-  for (size_t t = 0; t < clip->track_count; ++t)
-    if (clip->tracks[t].key_count && clip->tracks[t].times[0] < t0) t0 = clip->tracks[t].times[0];
-  for (size_t t = 0; t < clip->morph_track_count; ++t)
-    if (clip->morph_tracks[t].key_count && clip->morph_tracks[t].times[0] < t0) t0 = clip->morph_tracks[t].times[0];
-  if (!(t0 < 0) || !isfinite(t0)) return SKS_OK;
-  for (size_t t = 0; t < clip->track_count; ++t)
-    shift_times(clip->tracks[t].times, clip->tracks[t].key_count, t0);
-  for (size_t t = 0; t < clip->morph_track_count; ++t)
-    shift_times(clip->morph_tracks[t].times, clip->morph_tracks[t].key_count, t0);
-  float d = 0.0f; /* the last key, as import_clips measures it (a clip keyed only before 0 had 0) */
-  for (size_t t = 0; t < clip->track_count; ++t)
-    if (clip->tracks[t].key_count) d = fmaxf(d, clip->tracks[t].times[clip->tracks[t].key_count - 1]);
-  for (size_t t = 0; t < clip->morph_track_count; ++t)
-    if (clip->morph_tracks[t].key_count) d = fmaxf(d, clip->morph_tracks[t].times[clip->morph_tracks[t].key_count - 1]);
-  clip->duration = d;
-  return add_warning(im, "%s: animation %u '%s': its keys start at %g s, before 0 — moved to start at 0 (glTF clips "
-                     "and players start at 0)", im->path, a, clip->name, t0);
+/* Key times as glTF allows (sks_clip_times_for_gltf), with a warning when
+ * they had to move (LWS/move_y_pre_ofrep_post_osc.lws starts at -2.4 s, with
+ * two keys at one time: `control -o` failed after the bake). */
+static sks_result clip_times(importer *im, unsigned a, sks_clip *clip) {
+  double shift;
+  size_t bumped;
+  sks_clip_times_for_gltf(clip, &shift, &bumped);
+  sks_result r = SKS_OK;
+  if (shift > 0)
+    r = add_warning(im, "%s: animation %u '%s': its keys start at %g s, before 0 — moved to start at 0 (glTF clips "
+                    "and players start at 0)", im->path, a, clip->name, -shift);
+  if (r == SKS_OK && bumped)
+    r = add_warning(im, "%s: animation %u '%s': %zu key(s) at their track's previous key time — moved one float step "
+                    "after it (glTF key times increase strictly)", im->path, a, clip->name, bumped);
+  return r;
 }
 
 static sks_result import_clips(importer *im) {
@@ -1664,7 +1645,7 @@ static sks_result import_clips(importer *im) {
     sks_result r = import_morph_clip(im, anim, a, clip, tps, &duration);
     if (r != SKS_OK) return r;
     clip->duration = duration;
-    if ((r = clip_from_zero(im, a, clip)) != SKS_OK) return r;
+    if ((r = clip_times(im, a, clip)) != SKS_OK) return r;
   }
   return SKS_OK;
 }

@@ -1784,6 +1784,19 @@ static sks_result read_animations(gl_ctx *c, sks_model *m) {
         duration = t->times[t->key_count - 1];
     }
     clip->duration = duration;
+    { /* key times as glTF allows (a negative first key or two keys at one
+       * time loaded and baked, and then could not be written) */
+      double shift;
+      size_t bumped;
+      sks_clip_times_for_gltf(clip, &shift, &bumped);
+      if (shift > 0 && (r = gl_note(c, m, NULL, "animation %zu '%s': its keys start at %g s, before 0 — moved to start "
+                                    "at 0 (glTF key times start at 0)", ai, clip->name, -shift)))
+        return r;
+      if (bumped && (r = gl_note(c, m, NULL, "animation %zu '%s': %zu key(s) at their sampler's previous key time — "
+                                 "moved one float step after it (glTF key times increase strictly)", ai, clip->name,
+                                 bumped)))
+        return r;
+    }
     if (!nt && !clip->morph_track_count) {
       /* Nothing of the model moves: a player shows the rest pose whatever
        * the clip, and glTF cannot write an animation without a channel. */
