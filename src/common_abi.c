@@ -107,6 +107,7 @@ static const abi_field k_fields[] = {
   F(sks_baked_clip, rigid_target_surface), F(sks_baked_clip, rigid_solved_surface),
   F(sks_baked_clip, rigid_vertex_error),
   F(sks_baked_clip, bcd_polished_frames), F(sks_baked_clip, bcd_unconverged_frames),
+  F(sks_baked_clip, retried_frames),
   F(sks_bake_alignment, identity), F(sks_bake_alignment, applied), F(sks_bake_alignment, scale),
   F(sks_bake_alignment, angle_deg), F(sks_bake_alignment, offset), F(sks_bake_alignment, residual_pct),
   F(sks_bake_alignment, hypotheses), F(sks_bake_alignment, registered),

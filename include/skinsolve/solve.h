@@ -179,6 +179,9 @@ typedef struct sks_baked_clip {
                                      stop rule, or the clip keys 3-axis scale; README) */
   size_t bcd_unconverged_frames;  /* of which LM could not run either: the frame keeps the
                                      unconverged sweeps' answer (the CLI warns, naming the clip) */
+  size_t retried_frames;          /* frames solved again from per-bone fits because their
+                                     residual came out > 10x the previous frame's + 1e-7 D
+                                     (a warm start that did not arrive; README "Cold start") */
 } sks_baked_clip;
 
 /* The default refusal limit of a pair: mean distance of the target's vertices

@@ -500,7 +500,8 @@ class BakedClip:
     (None when the clip does not move), mean_error_pct / worst_error_pct in % of
     D, solve_ms, sweeps_per_frame, mean_motion_pct, suspect (the numbers
     contradict each other), bcd_polished_frames / bcd_unconverged_frames
-    (solver "bcd": frames the default LM finished / left unconverged). Arrays (views): times (F,), locals (F, J, 10)
+    (solver "bcd": frames the default LM finished / left unconverged),
+    retried_frames (frames solved again from per-bone fits). Arrays (views): times (F,), locals (F, J, 10)
     solved local transforms, frame_mean_error_pct / frame_worst_error_pct (F,);
     with keep_surfaces: target_surface / solved_surface (F, V, 3), vertex_error
     (F, V) in model units (V: the skinned parts' vertices), and the same for the
@@ -523,6 +524,7 @@ class BakedClip:
         self.suspect = bool(c.suspect)
         self.bcd_polished_frames = c.bcd_polished_frames
         self.bcd_unconverged_frames = c.bcd_unconverged_frames
+        self.retried_frames = c.retried_frames
         self.times = _view(c.times, f, np.float32, (f,), owner)
         self.locals = _view(c.locals, f * j * 10, np.float32, (f, j, 10), owner)
         self.frame_mean_error_pct = _view(c.frame_mean_error_pct, f, np.float32, (f,), owner)
@@ -551,6 +553,7 @@ class BakedClip:
                 "mean_motion_pct": self.mean_motion_pct, "suspect": self.suspect,
                 "bcd_polished_frames": self.bcd_polished_frames,
                 "bcd_unconverged_frames": self.bcd_unconverged_frames,
+                "retried_frames": self.retried_frames,
                 "frame_mean_error_pct": [float(x) for x in self.frame_mean_error_pct],
                 "frame_worst_error_pct": [float(x) for x in self.frame_worst_error_pct],
                 "joints": self.joints, "unattributed_share_pct": self.unattributed_share_pct}

@@ -209,7 +209,8 @@ class sks_baked_clip(C.Structure):
                 ("morph_track_count", c_size), ("morph_tracks", C.POINTER(sks_morph_track)),
                 ("rigid_target_surface", c_float_p), ("rigid_solved_surface", c_float_p),
                 ("rigid_vertex_error", c_float_p),
-                ("bcd_polished_frames", c_size), ("bcd_unconverged_frames", c_size)]
+                ("bcd_polished_frames", c_size), ("bcd_unconverged_frames", c_size),
+                ("retried_frames", c_size)]
 
 
 class sks_bake_alignment(C.Structure):

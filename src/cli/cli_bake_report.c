@@ -177,6 +177,7 @@ cJSON *sks_cli_bake_clip_json(const sks_baked_clip *c, const sks_model *target) 
   cJSON_AddNumberToObject(o, "sweeps_per_frame", c->sweeps_per_frame);
   cJSON_AddNumberToObject(o, "bcd_polished_frames", (double)c->bcd_polished_frames);
   cJSON_AddNumberToObject(o, "bcd_unconverged_frames", (double)c->bcd_unconverged_frames);
+  cJSON_AddNumberToObject(o, "retried_frames", (double)c->retried_frames);
   cJSON_AddNumberToObject(o, "mean_motion_pct", c->mean_motion_pct);
   cJSON_AddBoolToObject(o, "suspect", c->suspect);
   cJSON *fm = cJSON_AddArrayToObject(o, "frame_mean_error_pct");

@@ -726,9 +726,10 @@ typedef struct clip_run {
   sks_metrics_acc *facc;     /* per frame, summed in frame order afterwards */
   sks_diag_acc *dacc;        /* per chunk: the residual per vertex, merged in chunk order */
   size_t *iters;             /* per chunk */
-  size_t *bcd_left;          /* per chunk, 2 each (--solver bcd): frames finished by LM (the
+  size_t *bcd_left;          /* per chunk, 3 each: (--solver bcd) frames finished by LM (the
                                 sweeps ran out / gave up, or 3-axis scale), of which LM
-                                could not run either */
+                                could not run either; frames solved again from the
+                                per-bone fits (the retry test) */
   double *ms;                /* per chunk: solver thread CPU time */
   int *failed;               /* per chunk: 1 = the clip could not be sampled */
   atomic_size_t frames_done; /* progress */
@@ -776,6 +777,19 @@ static double state_distance(const sks_solve_problem *p, const sks_solve_state *
  * to 1e-6 of itself or 1e-9 (that test's own slack). A clip of random poses
  * (test_bake) amplifies a seam's difference ~20x over the frames after it,
  * so 1e-10 D keeps them within 1e-6 % D = 1e-8 D; 1e-8 D did not. */
+/* The retry test's floor (sks_solve_stats.final_rms is in units of D): a
+ * frame is solved again from the per-bone fits when its residual comes out
+ * above 10x the previous frame's + RETRY_FLOOR. The residual comes from
+ * the normal equations' moments (sum |y|^2 - ..., cancellation), so below
+ * ~1e-8 D it is rounding: a control reads 0 on one frame and 0.8-1.6e-8 on
+ * the next (Testwuson's Wuson_Run). With a floor of 1e-9 D, 6 of its 29
+ * warm-started frames were solved twice, a quarter of the clip's solve
+ * time, for no change above 1e-8 D. 1e-7 D (1e-5 % D, a hundredth of a
+ * control's mean bar) is clear of that rounding and far below the stalls
+ * the retry is for (anims_with_full_rotations_between_keys.DAE, whole
+ * turns 1/4 s apart: frame 1 warm-started stalls at 0.0059 D rms). */
+#define RETRY_FLOOR 1e-7
+
 static int seam_matches(const clip_run *cr, size_t k) {
   const bake_ctx *c = cr->c;
   const sks_solve_problem *p = &cr->prob;
@@ -793,7 +807,7 @@ static int seam_matches(const clip_run *cr, size_t k) {
    * (~1e-9), which two paths to one state round differently (the Fox x16
    * subdivided control at 120 fps: states 3e-15 D apart, 2.6e-9 against
    * 4.2e-9, and Survey's second chunk was solved twice: 2 threads 1.16x). */
-  const double r1 = cr->first_rms[k], ta = 10 * ra + 1e-9, tb = 10 * rb + 1e-9;
+  const double r1 = cr->first_rms[k], ta = 10 * ra + RETRY_FLOOR, tb = 10 * rb + RETRY_FLOOR;
   const double margin = 1e-6 * r1 + 1e-9;
   return (r1 > ta) == (r1 > tb) && fabs(r1 - ta) > margin && fabs(r1 - tb) > margin;
 }
@@ -831,7 +845,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     if (mode == SKS_SOLVE_ROTATION_ONLY) sks_rotonly_project(p, &st, &ro);
     copy_state(&prev, &st, B); /* defined before frame 1 sets it (seam_matches compares it) */
   }
-  size_t iters = 0, left = 0, left_bad = 0;
+  size_t iters = 0, left = 0, left_bad = 0, retried = 0;
   const sks_skeleton *ssk = &src->skeleton;
   sks_diag_reset(&cr->dacc[chunk]); /* a re-solved chunk measures its frames anew */
   for (size_t f = fs; f < f1; ++f) {
@@ -942,9 +956,11 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     }
     if (f == f0 && !resume && chunk > 0) cr->first_rms[chunk] = stats.final_rms; /* seam_matches */
     /* a frame whose residual jumped 10x: again from the per-bone fits (horn.c) */
-    if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + 1e-9)
+    if (k0 > 0 && c->opt->solver != SKS_SOLVER_BCD && stats.final_rms > 10 * prev_rms + RETRY_FLOOR) {
       sks_solve_retry_from_fits(sp, w->yc, &st, mode == SKS_SOLVE_ROTATION_ONLY ? &ro : NULL, 100,
                                 1e-10, &stats, w->gn_scratch, c->gn_scratch_count);
+      retried += !lead;
+    }
     if (sp != p) sks_bake_morphs_recentre(p, sp->centroid, p->centroid, &st);
     prev_rms = stats.final_rms;
     if (lead) { solve_ms += now_ms() - t0; continue; }
@@ -995,8 +1011,9 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
     if (!resume) atomic_fetch_add(&cr->frames_done, 1);
   }
   cr->iters[chunk] = iters;
-  cr->bcd_left[2 * chunk] = left;
-  cr->bcd_left[2 * chunk + 1] = left_bad;
+  cr->bcd_left[3 * chunk] = left;
+  cr->bcd_left[3 * chunk + 1] = left_bad;
+  cr->bcd_left[3 * chunk + 2] = retried;
   cr->ms[chunk] += solve_ms;
   cr->exit_rms[chunk] = prev_rms;
 }
@@ -1086,7 +1103,7 @@ static sks_result clip_begin(const bake_ctx *c, const sks_clip *clip, sks_solve_
   cr->first_rms = calloc(nch, sizeof(double));
   cr->facc = calloc(F, sizeof(sks_metrics_acc));
   cr->iters = calloc(nch, sizeof(size_t));
-  cr->bcd_left = calloc(2 * nch, sizeof(size_t));
+  cr->bcd_left = calloc(3 * nch, sizeof(size_t));
   cr->ms = calloc(nch, sizeof(double));
   cr->failed = calloc(nch, sizeof(int));
   cr->dacc = calloc(nch, sizeof(sks_diag_acc));
@@ -1139,11 +1156,12 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
       solve_chunk_frames(cr, k, 0, 1);
       cr->resolved++;
     }
-  size_t left = 0, left_bad = 0;
+  size_t left = 0, left_bad = 0, retried = 0;
   for (size_t k = 0; k < nch; ++k) {
     iters += cr->iters[k];
-    left += cr->bcd_left[2 * k];
-    left_bad += cr->bcd_left[2 * k + 1];
+    left += cr->bcd_left[3 * k];
+    left_bad += cr->bcd_left[3 * k + 1];
+    retried += cr->bcd_left[3 * k + 2];
     solve_ms += cr->ms[k];
   }
   if (c->opt->progress && cr->live) report_progress(cr, F); /* the frames not reported yet */
@@ -1171,6 +1189,7 @@ static sks_result clip_end(bake_ctx *c, clip_run *cr, sks_error *err) {
   out->chunks_resolved = resolved;
   out->bcd_polished_frames = left;
   out->bcd_unconverged_frames = left_bad;
+  out->retried_frames = retried;
   return sks_diag_finish(&c->diag, c->D, &out->diagnosis, err);
 }
 
