@@ -549,9 +549,33 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
             have_g = 1;
             /* the factor's 1 / L_ii into dd (rebuilt next iteration) */
             for (size_t i = 0; i < n; ++i) dd[i] = 1.0 / L[i * n + i];
-            if (envelope_forward(L, dd, w.first, perm, n, g, w.z) < 1e-6 * F) {
-              envelope_back(L, dd, w.first, perm, n, w.z, dx);
-              converged = step_size(p, ridx, tidx, dx) < 1e-4 * d;
+            const double dec = envelope_forward(L, dd, w.first, perm, n, g, w.z);
+            envelope_back(L, dd, w.first, perm, n, w.z, dx);
+            const double next = step_size(p, ridx, tidx, dx);
+            if (dec < 1e-6 * F) converged = next < 1e-4 * d;
+            /* Quadratic convergence (a control, F -> 0): that next step
+             * is known without the iteration that would compute it anew.
+             * The factor is of the state one step back, so the step misses
+             * the exact Newton step by ~C |last step| |next| with C ~ |next|
+             * / |last|^2 (quadratic convergence): |next|^2 / |last|. Taken
+             * as it is when that is under 1e-9 D (a hundredth of a
+             * control's float rounding) and |next| under 1e-5 D, it ends
+             * the solve, when it does not raise F. The Fox control,
+             * rotation-only (a frame's steps 0.013 -> 0.0027 -> 2.9e-4 ->
+             * 1.7e-6 D, the last iteration confirming what the factor gave):
+             * Run / Walk / Survey 4.25 / 4.72 / 2.33 -> 3.64 / 4.22 / 1.92
+             * iterations a frame, the solver's time -13 %. */
+            else if (next < 1e-5 * d && next * next < 1e-9 * d * step) {
+              apply_step(p, ro, ridx, tidx, dx, s, &tr, w.dirty);
+              double Fp = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, pct);
+              if (Fp < F + noise) {
+                memcpy(s->q, tr.q, B * sizeof(sks_dquat));
+                memcpy(s->R, tr.R, 9 * B * sizeof(double));
+                memcpy(s->u, tr.u, 3 * B * sizeof(double));
+                memcpy(s->sc, tr.sc, B * sizeof(double));
+                F = Fp;
+                converged = 1;
+              }
             }
           }
         } else if (newton) {
