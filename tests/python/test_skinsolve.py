@@ -203,7 +203,7 @@ def test_bake(fox, tgt):
             check(f"alignment {k} == --json", got["alignment"].get(k) == v, f"{got['alignment'].get(k)} {v}")
     check("same clips", [c["name"] for c in got["clips"]] == [c["name"] for c in ref["clips"]])
     for a, b in zip(got["clips"], ref["clips"]):
-        for k in ("frames", "mode", "suspect", "bcd_polished_frames", "bcd_unconverged_frames"):
+        for k in ("frames", "mode", "suspect", "bcd_polished_frames", "bcd_unconverged_frames", "retried_frames"):
             check(f"{a['name']} {k}", a[k] == b[k], f"{a[k]} {b[k]}")
         for k in ("quality", "mean_error_pct", "worst_error_pct", "sweeps_per_frame", "mean_motion_pct"):
             check(f"{a['name']} {k} == --json", abs(a[k] - b[k]) <= 1e-12 * max(1, abs(b[k])),
