@@ -30,7 +30,10 @@ static void control_with(const char *path, const char *label, sks_solver_kind so
   opt.solver = solver;
   opt.mode = mode;
   const char *san = getenv("SKS_SANITIZED");
-  if (san && san[0] == '1') opt.fps = 4; /* fewer frames: ASan is slow */
+  /* the whole-turns file stays at its key times (5 frames): its frame 1's
+   * stall, which the retry test below expects, is at a key */
+  const int key_times = strstr(label, "anims_with_full_rotations_between_keys") != NULL;
+  if (san && san[0] == '1' && !key_times) opt.fps = 4; /* fewer frames: ASan is slow */
   sks_bake_result r;
   CHECK_OK(sks_bake(&m, &m, &opt, &r, &err), &err);
   printf("control %s%s: %zu vertices (%zu constraints), %zu joints, D = %.5g\n", label,
