@@ -60,9 +60,10 @@ static void control_with(const char *path, const char *label, sks_solver_kind so
      * warm start arrives, so no frame is solved twice (the floor is above
      * the rounding of a control's residual; at 1e-9 D Testwuson's Wuson_Run
      * had 6 of 29 frames solved twice for nothing), except where it does
-     * not: anims_with_full_rotations_between_keys keys whole turns 1/4 s
-     * apart, and its frame 1, warm-started, stalls at 0.0059 D rms; the
-     * retry is what brings that frame under the bars above. */
+     * not: anims_with_full_rotations_between_keys has 5 keys 3 s apart
+     * (joints turning 90 deg from key to key), and its frame 1,
+     * warm-started from frame 0, stalls at 0.0059 D rms; the retry is what brings that frame
+     * under the bars above. */
     if (solver == SKS_SOLVER_DEFAULT) {
       if (strstr(label, "anims_with_full_rotations_between_keys"))
         CHECK_MSG(c->retried_frames == 1, "%s '%s': %zu frames solved again from per-bone fits (1 expected)",

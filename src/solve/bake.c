@@ -770,13 +770,6 @@ static double state_distance(const sks_solve_problem *p, const sks_solve_state *
   return d;
 }
 
-/* 1 when chunk k's lead-in arrived where the chunk before ended: the two
- * states the serial loop would carry into chunk k's first frame (the last
- * solve and the one before, for the extrapolation) move no constraint point
- * by more than 1e-10 D, and the residual its retry test compares with agrees
- * to 1e-6 of itself or 1e-9 (that test's own slack). A clip of random poses
- * (test_bake) amplifies a seam's difference ~20x over the frames after it,
- * so 1e-10 D keeps them within 1e-6 % D = 1e-8 D; 1e-8 D did not. */
 /* The retry test's floor (sks_solve_stats.final_rms is in units of D): a
  * frame is solved again from the per-bone fits when its residual comes out
  * above 10x the previous frame's + RETRY_FLOOR. The residual comes from
@@ -786,10 +779,18 @@ static double state_distance(const sks_solve_problem *p, const sks_solve_state *
  * warm-started frames were solved twice, a quarter of the clip's solve
  * time, for no change above 1e-8 D. 1e-7 D (1e-5 % D, a hundredth of a
  * control's mean bar) is clear of that rounding and far below the stalls
- * the retry is for (anims_with_full_rotations_between_keys.DAE, whole
- * turns 1/4 s apart: frame 1 warm-started stalls at 0.0059 D rms). */
+ * the retry is for (anims_with_full_rotations_between_keys.DAE, 5 keys
+ * 3 s apart, joints turning 90 deg from key to key: frame 1, warm-started
+ * from frame 0, stalls at 0.0059 D rms). */
 #define RETRY_FLOOR 1e-7
 
+/* 1 when chunk k's lead-in arrived where the chunk before ended: the two
+ * states the serial loop would carry into chunk k's first frame (the last
+ * solve and the one before, for the extrapolation) move no constraint point
+ * by more than 1e-10 D, and the residual its retry test compares with agrees
+ * to 1e-6 of itself or 1e-9 (that test's own slack). A clip of random poses
+ * (test_bake) amplifies a seam's difference ~20x over the frames after it,
+ * so 1e-10 D keeps them within 1e-6 % D = 1e-8 D; 1e-8 D did not. */
 static int seam_matches(const clip_run *cr, size_t k) {
   const bake_ctx *c = cr->c;
   const sks_solve_problem *p = &cr->prob;

@@ -564,7 +564,9 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
              * rotation-only (a frame's steps 0.013 -> 0.0027 -> 2.9e-4 ->
              * 1.7e-6 D, the last iteration confirming what the factor gave):
              * Run / Walk / Survey 4.25 / 4.72 / 2.33 -> 3.64 / 4.22 / 1.92
-             * iterations a frame, the solver's time -13 %. */
+             * iterations a frame; its rotation-only solve time 8.06-8.78 ->
+             * 7.48-8.05 ms (bench_bake modes, 3 runs interleaved with the
+             * build before). */
             else if (next < 1e-5 * d && next * next < 1e-9 * d * step) {
               apply_step(p, ro, ridx, tidx, dx, s, &tr, w.dirty);
               double Fp = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, pct);
