@@ -200,6 +200,39 @@ static void key_times(void) {
   CHECK(n == 0 && times == NULL);
 }
 
+/* sks_clip_times_for_gltf: a clip keyed before 0 moves to start at 0, keys
+ * at one time move one float step apart, the duration follows; a
+ * non-finite key time is left for the writer to refuse, never made valid. */
+static void times_for_gltf(void) {
+  float v[12] = {0};
+  float t1[3] = {-0.5f, 0.5f, 0.5f}, t2[2] = {0.0f, 2.0f};
+  sks_track tr[2] = {{0, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 3, t1, v},
+                     {1, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 2, t2, v}};
+  sks_clip clip = {"g", 2.0f, 2, tr, 0, NULL};
+  double shift = 0;
+  size_t bumped = 0;
+  sks_clip_times_for_gltf(&clip, &shift, &bumped);
+  CHECK(shift == 0.5 && bumped == 1);
+  CHECK(t1[0] == 0.0f && t1[1] == 1.0f && t1[2] == nextafterf(1.0f, INFINITY));
+  CHECK(t2[0] == 0.5f && t2[1] == 2.5f && clip.duration == 2.5f);
+  /* already valid: nothing moves, the duration stays */
+  sks_clip_times_for_gltf(&clip, &shift, &bumped);
+  CHECK(shift == 0 && bumped == 0 && clip.duration == 2.5f && t1[0] == 0.0f);
+  /* NaN in the middle, and a key after it at the same time as before it */
+  float t3[4] = {0.0f, 1.0f, NAN, 1.0f};
+  sks_track tn = {0, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 4, t3, v};
+  sks_clip nan_clip = {"n", 1.0f, 1, &tn, 0, NULL};
+  sks_clip_times_for_gltf(&nan_clip, &shift, &bumped);
+  CHECK_MSG(isnan(t3[2]) && t3[3] == 1.0f && bumped == 0, "a NaN key time was changed: %g %g (%zu bumped)",
+            (double)t3[2], (double)t3[3], bumped);
+  /* -inf first: no shift (t0 would be infinite), the key stays */
+  float t4[2] = {-INFINITY, 1.0f};
+  sks_track ti = {0, SKS_PATH_TRANSLATION, SKS_INTERP_LINEAR, 2, t4, v};
+  sks_clip inf_clip = {"i", 1.0f, 1, &ti, 0, NULL};
+  sks_clip_times_for_gltf(&inf_clip, &shift, &bumped);
+  CHECK(shift == 0 && bumped == 0 && isinf(t4[0]) && t4[1] == 1.0f);
+}
+
 /* Every key of every track, sampled at its own time, comes back bit for bit
  * -- rotations included, where a slerp at s = 0 followed by a normalise
  * would move the last bits of a stored (not exactly unit) quaternion. */
@@ -310,6 +343,7 @@ static void clip_names(void) {
 }
 
 int main(void) {
+  times_for_gltf();
   clip_names();
   init_rest();
   exact_keys();

@@ -258,12 +258,18 @@ sks_result sks_clip_key_times(const sks_clip *clip, float **times, size_t *count
 }
 
 /* times - t0 (t0 <= 0; exact in double, then rounded), each one float
- * step after the previous at least; returns how many had to move. */
+ * step after the previous at least; returns how many had to move. A
+ * non-finite time, or one after a non-finite time, stays as it is: the
+ * writer and the checks refuse it by name (bumping would have turned a
+ * NaN key into a valid time under a warning about equal times). */
 static size_t times_from(float *times, size_t n, double t0) {
   size_t bumped = 0;
   for (size_t k = 0; k < n; ++k) {
     float t = t0 < 0 ? (float)((double)times[k] - t0) : times[k];
-    if (k && !(t > times[k - 1])) { t = nextafterf(times[k - 1], INFINITY); ++bumped; }
+    if (k && isfinite(t) && isfinite(times[k - 1]) && !(t > times[k - 1])) {
+      t = nextafterf(times[k - 1], INFINITY);
+      ++bumped;
+    }
     times[k] = t;
   }
   return bumped;
