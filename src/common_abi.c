@@ -117,6 +117,7 @@ static const abi_field k_fields[] = {
   F(sks_bake_alignment, finalist_chosen), F(sks_bake_alignment, trial_quality),
   F(sks_bake_alignment, finalist_registered), F(sks_bake_alignment, finalist_scale),
   F(sks_bake_alignment, finalist_angle_deg), F(sks_bake_alignment, over_default_limit),
+  F(sks_bake_alignment, mirrored),
   F(sks_bake_result, clip_count), F(sks_bake_result, clips),
   F(sks_bake_result, constraint_count), F(sks_bake_result, target_vertex_count),
   F(sks_bake_result, target_joint_count), F(sks_bake_result, diagonal),

@@ -143,6 +143,27 @@ int main(void) {
   sks_variant_same("data conventions", sks_variant_bake("... src data Z-up x100, tgt data rot180 x1000", &a, &b, NULL), base);
   sks_model_free(&b);
   sks_model_free(&a);
+  /* an export between left- and right-handed axes (the data mirrored,
+   * winding reversed, the scene unchanged): the similarity is a mirror, the
+   * scenes say so (their map's determinant), and the mirrored hypotheses
+   * are searched first; a mirror-symmetric body fits a rotated copy of its
+   * mirror image too, which would swap its sides */
+  {
+    sks_model_clone(&manq, &b, &err);
+    sks_variant_mirror_data(&b, 1, sks_variant_axis_angle(1, 0, 0, 90), 0.01f, (sks_vec3){0, 1, 0});
+    sks_variant_numbers n = sks_variant_bake("... tgt data mirrored (y), Z-up x0.01", &cesium, &b, NULL);
+    sks_variant_same("target data mirrored", n, base);
+    CHECK_MSG(n.mirrored, "target data mirrored: the alignment should be a mirror");
+    sks_model_free(&b);
+    if (full) {
+      sks_model_clone(&cesium, &a, &err);
+      sks_variant_mirror_data(&a, 2, sks_variant_axis_angle(1, 2, 3, 37), 3.0f, (sks_vec3){1, 2, 3});
+      n = sks_variant_bake("... src data mirrored (z), rot37 x3", &a, &manq, NULL);
+      sks_variant_same("source data mirrored", n, base);
+      CHECK_MSG(n.mirrored, "source data mirrored: the alignment should be a mirror");
+      sks_model_free(&a);
+    }
+  }
   /* the same surfaces listed in another vertex order and re-welded (what
    * Blender's exporters write): the alignment's and the registration's
    * samples are drawn by the positions, never the file's order (with an

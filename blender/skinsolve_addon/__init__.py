@@ -129,6 +129,9 @@ def iter_bake(context, source, target, action_name="", mode="FREE", alignment="A
         notes.append(f"the target's vertices are on average {al['mean_distance_pct']:.3g} % D from the "
                      "source surface, over the default refusal line (baked under the Refusal line "
                      "setting): the two bodies differ that much")
+    if al and al.get("mirrored"):
+        notes.append("the two meshes' data are mirror images (an export between left- and right-handed "
+                     "axes): the alignment is a mirror")
     bakes = BakeSet(results)
     out = []
     start = {a.name: frames[0] for a, frames in plan}

@@ -197,7 +197,7 @@ typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
   int applied;                    /* 1: a similarity was found and used */
   double scale;                   /* uniform scale of A */
-  double angle_deg;               /* rotation angle of A */
+  double angle_deg;               /* rotation angle of A (a mirror: see mirrored) */
   double offset[3];               /* translation of A (target bind units) */
   double residual_pct;            /* mean distance target vertex -> aligned source surface, % D */
   size_t hypotheses;              /* rotations tried */
@@ -231,6 +231,9 @@ typedef struct sks_bake_alignment {
   int over_default_limit;         /* 1: residual_pct is over the default refusal limit (8 % D):
                                      baked only because sks_bake_options.max_residual_pct
                                      allowed it; the two bind surfaces differ that much */
+  int mirrored;                   /* 1: A is a mirror (det < 0): the two bind spaces' handedness
+                                     differs (an export between left- and right-handed axes);
+                                     angle_deg is then the turn about the mirror plane's normal */
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

@@ -592,7 +592,7 @@ class BakeResult:
             "same_surface": bool(a.same_surface), "subset": bool(a.subset),
             "mean_distance_pct": r.correspondence_mean_pct, "registered": bool(a.registered),
             "similarity_distance_pct": a.similarity_residual_pct, "limb_rematched": a.limb_rematched,
-            "over_default_limit": bool(a.over_default_limit),
+            "over_default_limit": bool(a.over_default_limit), "mirrored": bool(a.mirrored),
             "finalists": [{"registered": bool(a.finalist_registered[k]), "scale": a.finalist_scale[k],
                            "angle_deg": a.finalist_angle_deg[k],
                            "trial_quality_pct": None if a.trial_quality[k] != a.trial_quality[k]

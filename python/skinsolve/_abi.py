@@ -223,7 +223,8 @@ class sks_bake_alignment(C.Structure):
                 ("subset", C.c_int), ("finalists", c_size), ("finalist_registration", c_size),
                 ("finalist_chosen", c_size), ("trial_quality", C.c_double * 3),
                 ("finalist_registered", C.c_int * 3), ("finalist_scale", C.c_double * 3),
-                ("finalist_angle_deg", C.c_double * 3), ("over_default_limit", C.c_int)]
+                ("finalist_angle_deg", C.c_double * 3), ("over_default_limit", C.c_int),
+                ("mirrored", C.c_int)]
 
 
 class sks_bake_result(C.Structure):

@@ -82,8 +82,10 @@ static const char *mode_name(sks_solve_mode m) {
 static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
   if (a->applied)
-    printf("alignment: scale %.6g, rotation %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
-           "%.3g%% D (%.2f s)\n", a->scale, a->angle_deg, a->offset[0], a->offset[1], a->offset[2],
+    printf("alignment: scale %.6g, %s %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
+           "%.3g%% D (%.2f s)\n", a->scale,
+           a->mirrored ? "MIRRORED (the files' handedness differs), then turned" : "rotation", a->angle_deg,
+           a->offset[0], a->offset[1], a->offset[2],
            r->correspondence_identity ? "same mesh (vertex for vertex)"
            : a->same_surface        ? "same surface, other vertices (re-welded / re-ordered): closest points"
            : a->subset              ? "one side's vertices are some of the other's (decimated copy): "
@@ -198,6 +200,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "similarity_distance_pct", r->alignment.similarity_residual_pct);
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
   cJSON_AddBoolToObject(al, "over_default_limit", r->alignment.over_default_limit);
+  cJSON_AddBoolToObject(al, "mirrored", r->alignment.mirrored);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < 3; ++k) {
     const sks_bake_alignment *a = &r->alignment;

@@ -43,6 +43,8 @@
 #define ALIGN_COPIES 8 /* copies of one position the weights tell apart */
 #define ALIGN_COARSE 400 /* points per side in the hypothesis search */
 #define ALIGN_REFINE 12  /* distinct rotations refined on the full samples */
+#define ALIGN_MIRROR_REFINE 2 /* and of the other handedness, on trial */
+#define ALIGN_MIRROR_GATE 0.8 /* ... when its best coarse fit is this much closer */
 #define ALIGN_MAX_HYPS 128
 
 /* Nearest points through a k-d tree of boxes (median splits on the widest
@@ -345,6 +347,38 @@ static void covariance(const double *s, const double *w, size_t n, double *C) {
 
 typedef struct sim { double s, R[9], t[3]; } sim; /* x -> s R x + t */
 
+/* Mirrored alignments. Two files' bind spaces can differ by a reflection
+ * (an exporter that converts between left- and right-handed axes bakes one
+ * into the vertex data and the inverse binds), so R may be improper (det
+ * -1): R = R' F with F = diag(1, 1, -1) and R' a rotation. Horn's fit and
+ * the rotation steps work on R' and keep the handedness they are given. */
+static int mirrored(const double *R) { return sks_dm3_det(R) < 0; }
+/* R F (F = diag(1, 1, -1)): column 2 negated; its own inverse map. */
+static void times_F(const double *R, double *o) {
+  for (int r = 0; r < 3; ++r) { o[3 * r] = R[3 * r]; o[3 * r + 1] = R[3 * r + 1]; o[3 * r + 2] = -R[3 * r + 2]; }
+}
+/* The orthogonal matrix of handedness `mirror` (0: a rotation, 1: det -1)
+ * that maximises tr(R^T K) for K = S^T (Horn's fit to the correlation S =
+ * sum p q^T of source points p and target points q: R p ~ q), near `near`
+ * (R' of a matrix of that handedness, or the identity). */
+static void horn_handed(const double *S, int mirror, sks_dquat near, double *R) {
+  double Sf[9];
+  memcpy(Sf, S, sizeof Sf);
+  if (mirror) for (int k = 0; k < 3; ++k) Sf[6 + k] = -Sf[6 + k]; /* F p for p: row 2 of S negated */
+  sks_dquat q = sks_horn_rotation(Sf, near);
+  double Rr[9];
+  sks_dq_to_m3(q, Rr);
+  if (mirror) times_F(Rr, R);
+  else memcpy(R, Rr, sizeof Rr);
+}
+/* Horn's `near` for a fit of R's handedness: R' as a quaternion. */
+static sks_dquat near_of(const double *R) {
+  double Rp[9];
+  if (mirrored(R)) times_F(R, Rp);
+  else memcpy(Rp, R, sizeof Rp);
+  return sks_dq_from_m3(Rp);
+}
+
 static void sim_apply(const sim *m, const double *x, double *o) {
   double r[3];
   sks_dm3_apply(m->R, x, r);
@@ -450,10 +484,8 @@ static void fit(icp_ctx *c, size_t np, double thresh, sim *m) {
       for (int k = 0; k < 3; ++k) S[3 * r + k] += w * p[r] * q[k];
     aa += w * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
   }
-  sks_dquat near = sks_dq_from_m3(m->R);
-  sks_dquat q = sks_horn_rotation(S, near);
   double R[9];
-  sks_dq_to_m3(q, R);
+  horn_handed(S, mirrored(m->R), near_of(m->R), R);
   /* scale: sum w q . (R p) / sum w |p|^2 */
   double num = 0;
   for (size_t i = 0; i < np; ++i) {
@@ -501,11 +533,13 @@ static sim sim_extrapolate(const sim *o, const sim *m, double a) {
   x.s = o->s + a * (m->s - o->s);
   if (!(x.s > 0)) x.s = o->s;
   for (int k = 0; k < 3; ++k) x.t[k] = o->t[k] + a * (m->t[k] - o->t[k]);
-  sks_dquat qo = sks_dq_from_m3(o->R), qm = sks_dq_from_m3(m->R);
-  double v[3];
+  sks_dquat qo = near_of(o->R), qm = near_of(m->R); /* R' of each (one handedness: fit keeps it) */
+  double v[3], Rp[9];
   sks_dq_step_rotvec(qo, qm, v);
   for (int k = 0; k < 3; ++k) v[k] *= a;
-  sks_dq_to_m3(sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), qo)), x.R);
+  sks_dq_to_m3(sks_dq_normalize(sks_dq_mul(sks_dq_from_rotvec(v), qo)), Rp);
+  if (mirrored(o->R)) times_F(Rp, x.R);
+  else memcpy(x.R, Rp, sizeof Rp);
   return x;
 }
 
@@ -587,16 +621,34 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
   double R0[9];
   double s0 = cbrt(fabs(sks_dm3_det(A->l)));
   for (int i = 0; i < 9; ++i) R0[i] = A->l[i] / (s0 > 0 ? s0 : 1);
-  sks_dquat q = sks_horn_rotation(S, sks_dq_from_m3(R0));
-  double R[9];
-  sks_dq_to_m3(q, R);
-  double num = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double p[3], rp[3];
-    for (int a = 0; a < 3; ++a) p[a] = src[3 * i + a] - ca[a];
-    sks_dm3_apply(R, p, rp);
-    for (int a = 0; a < 3; ++a) num += rp[a] * (dst[3 * i + a] - cb[a]);
+  /* either handedness (bind spaces a reflection apart: an export between
+   * left- and right-handed axes), the start's first; the other is kept
+   * only when it fits clearly better (residual under half): a flat mesh
+   * fits both exactly */
+  double Rh[2][9], numh[2] = {0, 0}, bb = 0;
+  const int m0 = mirrored(R0);
+  for (int h = 0; h < 2; ++h) {
+    const int mir = h ? !m0 : m0;
+    horn_handed(S, mir, h ? (sks_dquat){0, 0, 0, 1} : near_of(R0), Rh[h]);
+    for (size_t i = 0; i < n; ++i) {
+      double p[3], rp[3];
+      for (int a = 0; a < 3; ++a) p[a] = src[3 * i + a] - ca[a];
+      sks_dm3_apply(Rh[h], p, rp);
+      for (int a = 0; a < 3; ++a) numh[h] += rp[a] * (dst[3 * i + a] - cb[a]);
+    }
   }
+  for (size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) bb += (dst[3 * i + a] - cb[a]) * (dst[3 * i + a] - cb[a]);
+  /* residual sum |s R p - q|^2 = bb - 2 s num + s^2 aa, at the scale each would use */
+  double eh[2];
+  for (int h = 0; h < 2; ++h) {
+    double sh = fixed_scale > 0 ? fixed_scale : (aa > 0 ? numh[h] / aa : 1);
+    eh[h] = bb - 2 * sh * numh[h] + sh * sh * aa;
+  }
+  const int pick = eh[1] < 0.5 * eh[0] && numh[1] > 0;
+  double R[9];
+  memcpy(R, Rh[pick], sizeof R);
+  const double num = numh[pick];
   double s = fixed_scale > 0 ? fixed_scale : (aa > 0 ? num / aa : 1);
   if (!(s > 0)) return SKS_ERR_INVALID;
   for (int i = 0; i < 9; ++i) A->l[i] = s * R[i];
@@ -604,6 +656,14 @@ sks_result sks_align_refine_paired(const double *src, const double *dst, size_t 
   sks_dm3_apply(A->l, ca, rc);
   for (int a = 0; a < 3; ++a) A->t[a] = cb[a] - rc[a];
   return SKS_OK;
+}
+
+double sks_align_angle_deg(const double *Q) {
+  /* a rotation: tr = 1 + 2 cos; a mirror's rotoreflection (turned about
+   * the mirror plane's normal): tr = -1 + 2 cos */
+  double tr = Q[0] + Q[4] + Q[8];
+  double ca = sks_dm3_det(Q) < 0 ? (tr + 1) / 2 : (tr - 1) / 2;
+  return acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 180.0 / M_PI;
 }
 
 /* Whether rotation R lies farther than ALIGN_DISTINCT_DEG from each of
@@ -674,6 +734,107 @@ static void icp_task(void *user, size_t task, unsigned thread) {
   t->err[task] = t->fine ? icp_fine(c, &t->m[task]) : icp(c, &t->m[task]);
 }
 
+/* The hypotheses' search (coarse ICPs, then up to `refine` distinct
+ * refinements on the full samples, none when no coarse ICP came under
+ * `gate`): refined answers appended to found / found_err (*nf), the best
+ * into *best / *best_err when it beats them; the best coarse distance
+ * into *coarse_best. */
+static void search(icp_ctx *c, const double *S, size_t ms, size_t s0, const double *ws, const double *D, size_t md,
+                   size_t d0, const double *wd, double (*hyps)[9], size_t nh, size_t refine, double gate,
+                   double *coarse_best, unsigned team_threads, sks_thread_pool *pool, sim *found, double *found_err,
+                   size_t *nf, sim *best, double *best_err) {
+  *coarse_best = DBL_MAX;
+  /* coarse to fine: every hypothesis converges on a sparse subset of both
+   * samples (ALIGN_COARSE points each); only the best few rotations that
+   * are > 20 deg apart (the winner and its runners-up) are refined on the
+   * full samples. Same answer, a fraction of the nearest-point queries. */
+  icp_ctx cc;
+  memset(&cc, 0, sizeof cc);
+  size_t cs = ms - s0 < ALIGN_COARSE ? ms - s0 : ALIGN_COARSE, cd = md - d0 < ALIGN_COARSE ? md - d0 : ALIGN_COARSE;
+  double *Sc = malloc(3 * cs * sizeof(double)), *Dc = malloc(3 * cd * sizeof(double));
+  int pairs_ok2 = icp_alloc(&cc, cs, cd);
+  double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
+  int ok = Sc && Dc && pairs_ok2 && wsc && wdc;
+  if (ok) {
+    /* the samples' first unfaded points (a sample too: the shape order), with their weights */
+    for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (s0 + i)], 3 * sizeof(double)); wsc[i] = ws[s0 + i]; }
+    for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * (d0 + i)], 3 * sizeof(double)); wdc[i] = wd[d0 + i]; }
+    ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
+  }
+  sim coarse[ALIGN_MAX_HYPS];
+  double coarse_err[ALIGN_MAX_HYPS];
+  size_t order[ALIGN_MAX_HYPS];
+  if (ok) {
+    cc.S = Sc; cc.D = Dc; cc.ws = wsc; cc.wd = wdc; cc.ns = cs; cc.nd = cd;
+    for (size_t h = 0; h < nh; ++h) {
+      coarse[h].s = 1;
+      memcpy(coarse[h].R, hyps[h], sizeof coarse[h].R);
+      coarse[h].t[0] = coarse[h].t[1] = coarse[h].t[2] = 0;
+      order[h] = h;
+    }
+    icp_team team;
+    icp_team_make(&team, &cc, team_threads);
+    icp_tasks tk = {&team, &cc, coarse, coarse_err, 0};
+    if (team.n == team_threads) sks_thread_pool_run(pool, icp_task, &tk, nh);
+    else for (size_t h = 0; h < nh; ++h) icp_task(&tk, h, 0);
+    icp_team_free(&team);
+    for (size_t i = 1; i < nh; ++i) /* stable insertion sort by coarse error */
+      for (size_t k = i; k > 0 && coarse_err[order[k]] < coarse_err[order[k - 1]]; --k) {
+        size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+      }
+    *coarse_best = nh ? coarse_err[order[0]] : DBL_MAX;
+    if (!(*coarse_best < gate)) refine = 0; /* no start close enough to refine */
+  }
+  size_t picked = 0;
+  if (ok) {
+    /* in order of coarse error, each start not within ALIGN_DISTINCT_DEG
+     * of a rotation an earlier refined start reached, until `refine`.
+     * Refined team_threads at a time: a batch takes the next starts far
+     * from every answer so far; then, in order, a start that an earlier
+     * answer of its own batch has come near is dropped, exactly as the
+     * one-by-one loop would have skipped it (answers only accumulate). */
+    icp_team team;
+    icp_team_make(&team, c, team_threads);
+    unsigned width = team.n == team_threads ? team_threads : 1;
+    sim batch[16];
+    double batch_err[16];
+    size_t batch_at[16];
+    if (width > 16) width = 16;
+    size_t i = 0;
+    while (i < nh && picked < refine) {
+      size_t nb = 0;
+      for (; i < nh && nb < width && picked + nb < refine; ++i) {
+        if (!align_far(found, *nf, coarse[order[i]].R)) continue;
+        batch[nb] = coarse[order[i]];
+        batch_at[nb++] = i;
+      }
+      icp_tasks tk = {&team, c, batch, batch_err, 1};
+      if (width > 1) sks_thread_pool_run(pool, icp_task, &tk, nb);
+      else for (size_t k = 0; k < nb; ++k) icp_task(&tk, k, 0);
+      for (size_t k = 0; k < nb && picked < refine; ++k) {
+        if (!align_far(found, *nf, coarse[order[batch_at[k]]].R)) continue;
+        found[*nf] = batch[k]; found_err[(*nf)++] = batch_err[k];
+        ++picked;
+        if (batch_err[k] < *best_err * (1 - 1e-6)) { *best_err = batch_err[k]; *best = batch[k]; }
+      }
+    }
+    icp_team_free(&team);
+  } else {
+    for (size_t i = 0; i < nh; ++i) { /* out of memory for the coarse stage: refine every hypothesis */
+      sim m;
+      m.s = 1;
+      memcpy(m.R, hyps[i], sizeof m.R);
+      m.t[0] = m.t[1] = m.t[2] = 0;
+      double e = icp_fine(c, &m);
+      found[*nf] = m; found_err[(*nf)++] = e;
+      if (e < *best_err * (1 - 1e-6)) { *best_err = e; *best = m; }
+    }
+  }
+  grid_free(&cc.gs);
+  grid_free(&cc.gd);
+  free(Sc); free(Dc); icp_free_pairs(&cc); free(wsc); free(wdc);
+}
+
 sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *src_tris, size_t src_tri_count,
                                 const double *dst, size_t nd, const uint32_t *dst_tris, size_t dst_tri_count,
                                 double target_diagonal, const sks_daffine *hint, sks_alignment *out,
@@ -699,13 +860,14 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
   c.S = S; c.D = D; c.ws = ws; c.wd = wd; c.ns = ms; c.nd = md;
   unsigned team_threads = sks_thread_pool_size(pool);
   /* in normalised coordinates: x_n = (x - csrc) / rs, y_n = (y - cdst) / rd */
-  double hyps[ALIGN_MAX_HYPS][9];
-  size_t nh = 0;
+  double hyps[ALIGN_MAX_HYPS][9], hyps2[ALIGN_MAX_HYPS][9];
+  size_t nh = 0, nh2 = 0;
+  const int pref = hint && sks_dm3_det(hint->l) < 0; /* the handedness the scenes give: 1 mirrored */
   {
     /* the 24 rotations that take the source's principal frame onto the
      * target's, axes in any order and either sense: they depend on the
      * shapes only, so a rotation an export baked into either file's data
-     * starts the same searches */
+     * starts the same searches; and the 24 mirrored maps (det -1) */
     double Cs[9], Cd[9], Vs[9], Vd[9], es[3], ed[3];
     covariance(S, ws, ms, Cs);
     covariance(D, wd, md, Cd);
@@ -728,7 +890,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
             for (int k = 0; k < 3; ++k) v += VC[3 * r0 + k] * Vs[3 * c0 + k];
             M[3 * r0 + c0] = v;
           }
-        if (sks_dm3_det(M) > 0) memcpy(hyps[nh++], M, sizeof M);
+        if ((sks_dm3_det(M) < 0) == pref) memcpy(hyps[nh++], M, sizeof M);
+        else memcpy(hyps2[nh2++], M, sizeof M);
       }
   }
   /* the identity of the files' own frames, mapped into normalised coordinates */
@@ -765,9 +928,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
       double Mt[9];
       for (int r0 = 0; r0 < 3; ++r0)
         for (int c0 = 0; c0 < 3; ++c0) Mt[3 * r0 + c0] = hint->l[3 * c0 + r0];
-      sks_dquat hq = sks_horn_rotation(Mt, (sks_dquat){0, 0, 0, 1});
-      sim h;
-      sks_dq_to_m3(hq, h.R);
+      sim h; /* the nearest orthogonal matrix of the hint's handedness (a mirror stays one) */
+      horn_handed(Mt, sks_dm3_det(hint->l) < 0, (sks_dquat){0, 0, 0, 1}, h.R);
       h.s = rs / rd * k;
       double hc[3];
       sks_daff_point(hint, csrc, hc);
@@ -778,107 +940,39 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
       if (eh < 0.002) { /* the scenes agree: keep their frames */
         best = h;
         best_err = eh * target_diagonal / rd;
-        nh = 0;
+        nh = nh2 = 0;
       }
     }
   }
-  {
-    /* coarse to fine: every hypothesis converges on a sparse subset of both
-     * samples (ALIGN_COARSE points each); only the best few rotations that
-     * are > 20 deg apart (the winner and its runners-up) are refined on the
-     * full samples. Same answer, a fraction of the nearest-point queries. */
-    icp_ctx cc;
-    memset(&cc, 0, sizeof cc);
-    size_t cs = ms - s0 < ALIGN_COARSE ? ms - s0 : ALIGN_COARSE, cd = md - d0 < ALIGN_COARSE ? md - d0 : ALIGN_COARSE;
-    double *Sc = malloc(3 * cs * sizeof(double)), *Dc = malloc(3 * cd * sizeof(double));
-    int pairs_ok2 = icp_alloc(&cc, cs, cd);
-    double *wsc = malloc((cs ? cs : 1) * sizeof(double)), *wdc = malloc((cd ? cd : 1) * sizeof(double));
-    int ok = Sc && Dc && pairs_ok2 && wsc && wdc;
-    if (ok) {
-      /* the samples' first unfaded points (a sample too: the shape order), with their weights */
-      for (size_t i = 0; i < cs; ++i) { memcpy(&Sc[3 * i], &S[3 * (s0 + i)], 3 * sizeof(double)); wsc[i] = ws[s0 + i]; }
-      for (size_t i = 0; i < cd; ++i) { memcpy(&Dc[3 * i], &D[3 * (d0 + i)], 3 * sizeof(double)); wdc[i] = wd[d0 + i]; }
-      ok = grid_build(&cc.gs, Sc, cs) && grid_build(&cc.gd, Dc, cd);
+  /* the hypotheses of the hint's handedness (a rotation without one);
+   * then the mirrored ones, on trial: kept only when their best fits
+   * clearly closer (under half the distance), since a mirror-symmetric body
+   * fits its mirror image about as well and the transfer would swap its
+   * sides */
+  double cb = DBL_MAX, cb2 = DBL_MAX;
+  search(&c, S, ms, s0, ws, D, md, d0, wd, hyps, nh, ALIGN_REFINE, DBL_MAX, &cb, team_threads, pool, found, found_err,
+         &nf, &best, &best_err);
+  if (nh2) {
+    sim found2[ALIGN_MAX_HYPS + 8], best2 = best;
+    double found2_err[ALIGN_MAX_HYPS + 8], best2_err = DBL_MAX;
+    size_t nf2 = 0;
+    /* refined only when a coarse fit came within ALIGN_MIRROR_GATE of the
+     * first handedness's best coarse fit */
+    search(&c, S, ms, s0, ws, D, md, d0, wd, hyps2, nh2, ALIGN_MIRROR_REFINE, ALIGN_MIRROR_GATE * cb, &cb2, team_threads,
+           pool, found2, found2_err, &nf2, &best2, &best2_err);
+    if (best2_err < 0.5 * best_err) {
+      best = best2;
+      best_err = best2_err;
+      memcpy(found, found2, nf2 * sizeof *found2);
+      memcpy(found_err, found2_err, nf2 * sizeof *found2_err);
+      nf = nf2;
     }
-    sim coarse[ALIGN_MAX_HYPS];
-    double coarse_err[ALIGN_MAX_HYPS];
-    size_t order[ALIGN_MAX_HYPS];
-    if (ok) {
-      cc.S = Sc; cc.D = Dc; cc.ws = wsc; cc.wd = wdc; cc.ns = cs; cc.nd = cd;
-      for (size_t h = 0; h < nh; ++h) {
-        coarse[h].s = 1;
-        memcpy(coarse[h].R, hyps[h], sizeof coarse[h].R);
-        coarse[h].t[0] = coarse[h].t[1] = coarse[h].t[2] = 0;
-        order[h] = h;
-      }
-      icp_team team;
-      icp_team_make(&team, &cc, team_threads);
-      icp_tasks tk = {&team, &cc, coarse, coarse_err, 0};
-      if (team.n == team_threads) sks_thread_pool_run(pool, icp_task, &tk, nh);
-      else for (size_t h = 0; h < nh; ++h) icp_task(&tk, h, 0);
-      icp_team_free(&team);
-      for (size_t i = 1; i < nh; ++i) /* stable insertion sort by coarse error */
-        for (size_t k = i; k > 0 && coarse_err[order[k]] < coarse_err[order[k - 1]]; --k) {
-          size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
-        }
-    }
-    size_t picked = 0;
-    if (ok) {
-      /* in order of coarse error, each start not within ALIGN_DISTINCT_DEG
-       * of a rotation an earlier refined start reached, until ALIGN_REFINE.
-       * Refined team_threads at a time: a batch takes the next starts far
-       * from every answer so far; then, in order, a start that an earlier
-       * answer of its own batch has come near is dropped, exactly as the
-       * one-by-one loop would have skipped it (answers only accumulate). */
-      icp_team team;
-      icp_team_make(&team, &c, team_threads);
-      unsigned width = team.n == team_threads ? team_threads : 1;
-      sim batch[16];
-      double batch_err[16];
-      size_t batch_at[16];
-      if (width > 16) width = 16;
-      size_t i = 0;
-      while (i < nh && picked < ALIGN_REFINE) {
-        size_t nb = 0;
-        for (; i < nh && nb < width && picked + nb < ALIGN_REFINE; ++i) {
-          if (!align_far(found, nf, coarse[order[i]].R)) continue;
-          batch[nb] = coarse[order[i]];
-          batch_at[nb++] = i;
-        }
-        icp_tasks tk = {&team, &c, batch, batch_err, 1};
-        if (width > 1) sks_thread_pool_run(pool, icp_task, &tk, nb);
-        else for (size_t k = 0; k < nb; ++k) icp_task(&tk, k, 0);
-        for (size_t k = 0; k < nb && picked < ALIGN_REFINE; ++k) {
-          if (!align_far(found, nf, coarse[order[batch_at[k]]].R)) continue;
-          found[nf] = batch[k]; found_err[nf++] = batch_err[k];
-          ++picked;
-          if (batch_err[k] < best_err * (1 - 1e-6)) { best_err = batch_err[k]; best = batch[k]; }
-        }
-      }
-      icp_team_free(&team);
-    } else {
-      for (size_t i = 0; i < nh; ++i) { /* out of memory for the coarse stage: refine every hypothesis */
-        sim m;
-        m.s = 1;
-        memcpy(m.R, hyps[i], sizeof m.R);
-        m.t[0] = m.t[1] = m.t[2] = 0;
-        double e = icp_fine(&c, &m);
-        found[nf] = m; found_err[nf++] = e;
-        if (e < best_err * (1 - 1e-6)) { best_err = e; best = m; }
-      }
-    }
-    grid_free(&cc.gs);
-    grid_free(&cc.gd);
-    free(Sc); free(Dc); icp_free_pairs(&cc); free(wsc); free(wdc);
   }
-  out->hypotheses = nh + 1;
+  out->hypotheses = nh + nh2 + 1;
   sim_to_file(&out->A, &best, csrc, cdst, rs, rd);
   out->scale = rd * best.s / rs;
-  {
-    double tr = best.R[0] + best.R[4] + best.R[8];
-    double ca = (tr - 1) / 2;
-    out->angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 180.0 / M_PI;
-  }
+  out->mirrored = mirrored(best.R);
+  out->angle_deg = sks_align_angle_deg(best.R);
   memcpy(out->offset, out->A.t, sizeof out->A.t);
   out->residual = best_err * rd / target_diagonal;
   /* runners-up with other rotations (> 20 deg apart), best first: a pose

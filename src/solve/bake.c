@@ -1868,8 +1868,9 @@ static int same_bind_surface(const bake_ctx *c) {
  * angle (degrees) and offset. */
 static void similarity_numbers(const sks_daffine *A, double *scale, double *angle_deg, double *offset) {
   *scale = cbrt(fabs(sks_dm3_det(A->l)));
-  double tr = (A->l[0] + A->l[4] + A->l[8]) / *scale, ca = (tr - 1) / 2;
-  *angle_deg = acos(ca > 1 ? 1 : (ca < -1 ? -1 : ca)) * 57.29577951308232;
+  double Q[9];
+  for (int k = 0; k < 9; ++k) Q[k] = A->l[k] / (*scale > 0 ? *scale : 1);
+  *angle_deg = sks_align_angle_deg(Q); /* a mirror's: the turn about its plane's normal */
   memcpy(offset, A->t, 3 * sizeof(double));
 }
 
@@ -1923,8 +1924,10 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     /* the same mesh re-exported (other units, axes, offset): vertex j is
      * vertex j, so the pairs give the similarity exactly (Horn's fit is
      * global: it needs no start, and it tells a symmetric shape's flips
-     * apart, which the surfaces alone cannot) */
-    if (!a.identity && V == Vs) {
+     * apart, which the surfaces alone cannot; and a mirror from a rotation:
+     * a mirror-symmetric mesh whose data an export mirrored about a plane
+     * near its own can look as if it already agreed) */
+    if (V == Vs) {
       sks_daffine B = *A;
       if (sks_align_refine_paired(sv->pos, tv->pos, V, 0, &B) == SKS_OK) {
         double md = 0;
@@ -1936,6 +1939,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
         if (md <= 1e-4 * c->D) { /* float rounding of the re-exported data */
           *A = B;
           same = 1;
+          a.identity = 0;
           similarity_numbers(&B, &a.scale, &a.angle_deg, a.offset);
         }
       }
@@ -1979,6 +1983,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     al->hypotheses = a.hypotheses;
   }
   al->applied = !al->identity;
+  al->mirrored = sks_dm3_det(A->l) < 0;
   if (same && c->opt->correspondence == SKS_CORRESPOND_AUTO) {
     c->corr.count = V;
     c->corr.idx = malloc((V ? V : 1) * 3 * sizeof(uint32_t));
@@ -2197,15 +2202,17 @@ correspond:
   al->residual_pct = out->correspondence_mean_pct;
   const double limit_pct = c->opt->max_residual_pct > 0 ? c->opt->max_residual_pct : SKS_BAKE_RESIDUAL_LIMIT_PCT;
   al->over_default_limit = c->corr.mean_distance > SKS_BAKE_RESIDUAL_LIMIT_PCT / 100.0 * c->D;
+  al->mirrored = sks_dm3_det(A->l) < 0;
   if (c->corr.mean_distance > limit_pct / 100.0 * c->D) {
     if (al->applied || c->opt->align == SKS_ALIGN_NONE)
       return sks_error_set(err, SKS_ERR_INVALID,
                            "%s and %s: the bind surfaces do not match: after %s the target's vertices "
                            "are on average %.3g%% of its diagonal from the source surface (limit %.3g%%; "
-                           "alignment found: scale %.4g, rotation %.1f deg) — not the same kind of "
+                           "alignment found: scale %.4g, %s %.1f deg) — not the same kind of "
                            "creature, or too different a pose (--max-residual raises the limit)",
                            sname, tname, c->opt->align == SKS_ALIGN_NONE ? "no alignment (--align none)" : "alignment",
-                           c->corr.mean_distance / c->D * 100.0, limit_pct, al->scale, al->angle_deg);
+                           c->corr.mean_distance / c->D * 100.0, limit_pct, al->scale,
+                           al->mirrored ? "mirror, turned" : "rotation", al->angle_deg);
     return sks_error_set(err, SKS_ERR_INVALID,
                          "%s and %s: the bind surfaces do not match (mean distance %.3g%% of the "
                          "target's diagonal, limit %.3g%%; --max-residual raises it)", sname, tname,

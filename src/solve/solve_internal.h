@@ -523,10 +523,16 @@ typedef struct sks_alignment {
   sks_daffine alternatives[SKS_ALIGN_ALTERNATIVES]; /* runners-up with other rotations, best first */
   size_t alternative_index[SKS_ALIGN_ALTERNATIVES];
   size_t alternative_count;
+  int mirrored;             /* 1: A is a mirror (det < 0: the bind spaces' handedness differs) */
 } sks_alignment;
+/* Rotation angle of an orthogonal Q in degrees; for a mirror (det < 0),
+ * the angle it turns about the mirror plane's normal (a plain mirror: 0). */
+double sks_align_angle_deg(const double *Q);
 /* Similarity taking the source's bind surface onto the target's: rotation
  * hypotheses (the 24 maps between the two principal frames: shape only, so
- * the answer does not depend on the files' frames), each refined by trimmed
+ * the answer does not depend on the files' frames; and the 24 mirrored
+ * ones, kept only when they fit clearly closer, or first when the hint is
+ * a mirror), each refined by trimmed
  * similarity ICP on nearest points; the best symmetric fit wins, distinct
  * runners-up are alternatives. Points are bind-space vertex positions (3 per
  * point). hint (may be NULL): where the files' scenes put the source bind

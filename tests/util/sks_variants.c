@@ -62,6 +62,57 @@ void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
       m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
 }
 
+void sks_variant_mirror_data(sks_model *m, int axis, sks_quat q, float s, sks_vec3 t) {
+  sks_transform x = {t, q, {s, s, s}};
+  sks_mat4 T = sks_m4_from_transform(&x), F = sks_m4_identity(), M, Mi;
+  F.m[5 * axis] = -1; /* column-major diagonal */
+  M = sks_m4_mul(&T, &F);
+  sks_m4_inverse(&M, &Mi);
+  sks_transform xr = {{0, 0, 0}, q, {1, 1, 1}};
+  sks_mat4 RF = sks_m4_from_transform(&xr); /* directions: mirrored, turned */
+  RF = sks_m4_mul(&RF, &F);
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    sks_mesh_part *p = &m->parts[pi];
+    if (p->skin < 0) continue;
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      float *c = &p->positions[3 * v];
+      sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
+      c[0] = r.x; c[1] = r.y; c[2] = r.z;
+      if (p->normals) {
+        float *n = &p->normals[3 * v];
+        r = sks_m4_vector(&RF, (sks_vec3){n[0], n[1], n[2]});
+        n[0] = r.x; n[1] = r.y; n[2] = r.z;
+      }
+      if (p->tangents) {
+        float *g = &p->tangents[4 * v];
+        r = sks_m4_vector(&RF, (sks_vec3){g[0], g[1], g[2]});
+        g[0] = r.x; g[1] = r.y; g[2] = r.z; g[3] = -g[3];
+      }
+      for (size_t k = 0; k < p->morph_target_count; ++k) {
+        sks_morph_target *mt = &p->morph_targets[k];
+        if (mt->position_deltas) {
+          float *d = &mt->position_deltas[3 * v];
+          r = sks_m4_vector(&M, (sks_vec3){d[0], d[1], d[2]});
+          d[0] = r.x; d[1] = r.y; d[2] = r.z;
+        }
+        if (mt->normal_deltas) {
+          float *d = &mt->normal_deltas[3 * v];
+          r = sks_m4_vector(&RF, (sks_vec3){d[0], d[1], d[2]});
+          d[0] = r.x; d[1] = r.y; d[2] = r.z;
+        }
+      }
+    }
+    for (size_t k = 0; k + 2 < p->index_count; k += 3) {
+      uint32_t i1 = p->indices[k + 1];
+      p->indices[k + 1] = p->indices[k + 2];
+      p->indices[k + 2] = i1;
+    }
+  }
+  for (size_t si = 0; si < m->skin_count; ++si)
+    for (size_t b = 0; b < m->skins[si].joint_count; ++b)
+      m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
+}
+
 /* a[perm[i]] for i < nn, each element `comp` floats (NULL stays NULL) */
 static float *gather_f(const float *a, const size_t *perm, size_t nn, size_t comp) {
   if (!a) return NULL;
@@ -150,10 +201,11 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   memcpy(n.trial_quality, r.alignment.trial_quality, sizeof n.trial_quality);
   n.dist = r.alignment.residual_pct;
   n.over_default_limit = r.alignment.over_default_limit;
+  n.mirrored = r.alignment.mirrored;
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
-  printf("%-44s | %s scale %-9.5g rot %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
-         label, a->applied ? "A:" : "I:", a->scale, a->angle_deg, a->registered ? " +P" : "   ", a->offset[0],
+  printf("%-44s | %s scale %-9.5g %s %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
+         label, a->applied ? "A:" : "I:", a->scale, a->mirrored ? "MIR" : "rot", a->angle_deg, a->registered ? " +P" : "   ", a->offset[0],
          a->offset[1], a->offset[2], r.correspondence_mean_pct, n.q, n.mean, n.worst);
   CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
   sks_bake_result_free(&r);

@@ -15,6 +15,13 @@ void sks_variant_add_parent(sks_model *m, sks_transform x);
  * IBM' = IBM M^-1, joints unchanged (the scene is the same, the bind space
  * another one). */
 void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t);
+/* An export between left- and right-handed axes: the skinned parts' data
+ * mirrored (coordinate `axis` negated), then turned by q, scaled by s and
+ * offset by t: positions, normals, tangents (w negated: the handedness of
+ * the tangent frame flips), morph deltas; each triangle's winding reversed
+ * (its faces keep facing out); inverse binds IBM' = IBM M^-1 (the scene is
+ * unchanged, the bind space is the mirror image). */
+void sks_variant_mirror_data(sks_model *m, int axis, sks_quat q, float s, sks_vec3 t);
 /* The same surface re-welded and re-ordered, as an exporter that splits
  * seams per face corner writes it: every skinned part's vertices shuffled
  * (seeded), every third one duplicated, each triangle corner on either
@@ -30,6 +37,7 @@ typedef struct sks_variant_numbers {
   double trial_quality[3];
   double dist;                 /* the alignment's mean distance (residual_pct), % D */
   int over_default_limit;
+  int mirrored;                /* the alignment is a mirror (sks_bake_alignment.mirrored) */
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Writes a GLB whose skinned meshes' data are mirrored, as an export between
+left- and right-handed axes does: x of every skinned primitive's POSITION,
+NORMAL, TANGENT (and its w) and morph deltas negated, each triangle's winding
+reversed, inverse bind matrices IBM' = IBM F (F = diag(-1, 1, 1, 1)); the
+nodes (the scene) untouched. Usage: mirror_glb.py IN.glb OUT.glb"""
+import json
+import struct
+import sys
+
+
+def main(src, dst):
+    data = open(src, "rb").read()
+    magic, version, _ = struct.unpack_from("<4sII", data, 0)
+    if magic != b"glTF" or version != 2:
+        sys.exit(f"{src}: not a GLB 2.0 file")
+    off, doc, binc = 12, None, None
+    while off + 8 <= len(data):
+        n, kind = struct.unpack_from("<II", data, off)
+        chunk = data[off + 8:off + 8 + n]
+        if kind == 0x4E4F534A:
+            doc = json.loads(chunk)
+        elif kind == 0x004E4942:
+            binc = bytearray(chunk)
+        off += 8 + n
+    if doc is None or binc is None:
+        sys.exit(f"{src}: no JSON or BIN chunk")
+    acc, views = doc["accessors"], doc["bufferViews"]
+    done = set()
+    fmt = {5126: ("f", 4), 5125: ("I", 4), 5123: ("H", 2), 5121: ("B", 1)}
+
+    def elements(i):
+        a = acc[i]
+        v = views[a["bufferView"]]
+        code, size = fmt[a["componentType"]]
+        comps = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}[a["type"]]
+        stride = v.get("byteStride") or size * comps
+        base = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+        return code, size, comps, [base + k * stride for k in range(a["count"])]
+
+    def negate(i, comps_to_negate):
+        if i in done:
+            return
+        done.add(i)
+        code, size, comps, starts = elements(i)
+        for s in starts:
+            for c in comps_to_negate:
+                (x,) = struct.unpack_from("<" + code, binc, s + c * size)
+                struct.pack_into("<" + code, binc, s + c * size, -x)
+        a = acc[i]
+        if "min" in a and "max" in a:
+            for c in comps_to_negate:
+                a["min"][c], a["max"][c] = -a["max"][c], -a["min"][c]
+
+    for mesh in doc.get("meshes", []):
+        for prim in mesh["primitives"]:
+            at = prim["attributes"]
+            if "JOINTS_0" not in at:
+                continue
+            negate(at["POSITION"], [0])
+            if "NORMAL" in at:
+                negate(at["NORMAL"], [0])
+            if "TANGENT" in at:
+                negate(at["TANGENT"], [0, 3])
+            for t in prim.get("targets", []):
+                for k in ("POSITION", "NORMAL"):
+                    if k in t:
+                        negate(t[k], [0])
+            ix = prim.get("indices")
+            if ix is not None and ix not in done and prim.get("mode", 4) == 4:
+                done.add(ix)
+                code, size, _, starts = elements(ix)
+                for k in range(0, len(starts) - 2, 3):
+                    b, c = starts[k + 1], starts[k + 2]
+                    (vb,) = struct.unpack_from("<" + code, binc, b)
+                    (vc,) = struct.unpack_from("<" + code, binc, c)
+                    struct.pack_into("<" + code, binc, b, vc)
+                    struct.pack_into("<" + code, binc, c, vb)
+    for skin in doc.get("skins", []):
+        if "inverseBindMatrices" in skin:
+            negate(skin["inverseBindMatrices"], [0, 1, 2, 3])  # column 0 of each (column-major) matrix
+    js = json.dumps(doc, separators=(",", ":")).encode()
+    js += b" " * (-len(js) % 4)
+    binc += b"\0" * (-len(binc) % 4)
+    out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(binc))
+    out += struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(binc), 0x004E4942) + bytes(binc)
+    open(dst, "wb").write(out)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
