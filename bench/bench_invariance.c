@@ -3,7 +3,8 @@
  * then N variants, alternately the source's and the target's data turned
  * about a random axis by a random angle, scaled by 10^[-2, 2] and offset
  * ("apply transform" on export: sks_variant_transform_data), each baked on
- * the same clip. Prints each bake's row (alignment, quality, mean / worst
+ * the same clip (--mirror: each mirrored first, an export between left-
+ * and right-handed axes). Prints each bake's row (alignment, quality, mean / worst
  * %D) and the spread of quality (points) and of the worst vertex (% of the
  * original pair's), per side and over all. Not run in CI (minutes on two
  * bodies); the README's "over 8 random data variants" figures come from
@@ -46,21 +47,25 @@ static void spread_print(const char *what, const spread *s, sks_variant_numbers 
 
 int main(int argc, char **argv) {
   if (argc < 4 || !strcmp(argv[1], "--help")) {
-    fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S] [--reweld]\n"
+    fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S] [--reweld | --mirror]\n"
                     "                        [--variant source|target X Y Z DEG SCALE]\n"
                     "  bakes SRC onto TGT, then N re-exports with a random rotation, scale and offset baked into\n"
                     "  the source's (even) or the target's (odd) data, and prints the spread of the numbers;\n"
                     "  --reweld: the re-exports re-weld and re-order the vertices instead (sks_variant_reweld);\n"
+                    "  --mirror: each re-export first mirrors the data (x, y or z negated in turn: an export\n"
+                    "  between left- and right-handed axes, winding reversed; sks_variant_mirror_data);\n"
+                    "  a negative SCALE in --variant inverts the data through a point (a mirror too);\n"
                     "  --variant: one re-export, DEG degrees about (X, Y, Z) and SCALE baked into that side's data\n"
                     "  (offset (1, 2, 3)), as the tests write them (N is then ignored)\n");
     return 2;
   }
   const char *clip = NULL;
   unsigned seed = 7;
-  int reweld = 0, fixed_side = -1;
+  int reweld = 0, mirror = 0, fixed_side = -1;
   double fixed[5] = {0, 0, 1, 0, 1};
   for (int i = 4; i < argc; i += 2) {
     if (!strcmp(argv[i], "--reweld")) { reweld = 1; --i; continue; }
+    if (!strcmp(argv[i], "--mirror")) { mirror = 1; --i; continue; }
     if (!strcmp(argv[i], "--variant")) {
       if (i + 6 >= argc) { fprintf(stderr, "bench_invariance: --variant needs a side and 5 numbers\n"); return 2; }
       fixed_side = !strcmp(argv[i + 1], "target");
@@ -111,6 +116,10 @@ int main(int argc, char **argv) {
       unsigned vseed = seed;
       sks_variant_reweld(tgt ? &b : &a, vseed);
       snprintf(label, sizeof label, "%s re-welded, seed %u", tgt ? "target" : "source", vseed);
+    } else if (mirror) { /* an export between left- and right-handed axes: axis i / 2 % 3 negated first */
+      sks_variant_mirror_data(tgt ? &b : &a, i / 2 % 3, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
+      snprintf(label, sizeof label, "%s data: mirror %c, rot %.0f deg, x%.3g", tgt ? "target" : "source", "xyz"[i / 2 % 3],
+               deg, sc);
     } else {
       sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
       snprintf(label, sizeof label, "%s data: rot %.0f deg, x%.3g", tgt ? "target" : "source", deg, sc);
