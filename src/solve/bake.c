@@ -783,6 +783,13 @@ static double state_distance(const sks_solve_problem *p, const sks_solve_state *
  * 3 s apart, joints turning 90 deg from key to key: frame 1, warm-started
  * from frame 0, stalls at 0.0059 D rms). */
 #define RETRY_FLOOR 1e-7
+/* A frame before this close (D units: the control's mean bar, 0.001 % D)
+ * lets the rotation-only solve start with free-mode steps, up to
+ * FREE_FIRST_STEPS of them while a step moves a point FREE_FIRST_TOL D or
+ * more (sks_lm_accepted's step tests at that tolerance). */
+#define FREE_FIRST_RMS 1e-5
+#define FREE_FIRST_STEPS 3
+#define FREE_FIRST_TOL 1e-2
 
 /* 1 when chunk k's lead-in arrived where the chunk before ended: the two
  * states the serial loop would carry into chunk k's first frame (the last
@@ -948,8 +955,29 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
         if (!lead) { left++; left_bad += !ok; }
       }
     } else if (mode == SKS_SOLVE_ROTATION_ONLY) {
+      /* the rig followed the frame before exactly (a control, or any
+       * target that can): free-mode steps first (FREE_FIRST_*), then the
+       * state put back on the rotation-only manifold. Free, the bones turn
+       * about their own centroids; rotation-only, a joint turns its whole
+       * subtree about its pivot, so its first step from the extrapolation
+       * stays far off (the Fox control's Walk: rms 0.0137 -> 0.0014 D,
+       * free 0.0137 -> 1e-4 D) and takes ~2 more iterations (README
+       * "Rotation-only: free steps first"). Where the rig cannot follow,
+       * free and rotation-only optima differ and free steps are a detour
+       * (Fox onto its auto-weights rig, one free step a frame: Survey
+       * 1.25 -> 2.41 iterations a frame). The free steps count as
+       * iterations. */
+      size_t free_first = 0;
+      if (k0 > 0 && prev_rms < FREE_FIRST_RMS && !st.stretch && !sp->similarity && !sp->affine_count) {
+        sks_solve_stats s1 = {0, 0};
+        if (sks_solve_gn(sp, w->yc, &st, FREE_FIRST_STEPS, FREE_FIRST_TOL, &s1, w->gn_scratch, c->gn_scratch_count)) {
+          sks_rotonly_project(sp, &st, &ro);
+          free_first = s1.iterations;
+        }
+      }
       if (!sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &stats))
         sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, 0, &stats);
+      stats.iterations += free_first;
     } else {
       /* Levenberg-Marquardt (the first frame starts from the bind pose) */
       if (!sks_solve_gn(sp, w->yc, &st, 100, 1e-10, &stats, w->gn_scratch, c->gn_scratch_count))
