@@ -842,6 +842,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
                     t->carry, t->carry_inv, t->bone_is_root, w->dmodels, c->sub_start,
                     c->sub_bones, w->vscratch, w->touched, w->ro_work, w->ro_work_size};
   double solve_ms = 0, prev_rms = 0;
+  int free_steps = 0; /* the rotation-only frame starts with free steps (see there) */
   if (resume) {
     copy_state(&st, &cr->states[2 * (chunk - 1)], B);
     copy_state(&prev, &cr->states[2 * (chunk - 1) + 1], B);
@@ -956,7 +957,8 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       }
     } else if (mode == SKS_SOLVE_ROTATION_ONLY) {
       /* the rig followed the frame before exactly (a control, or any
-       * target that can): free-mode steps first (FREE_FIRST_*), then the
+       * target that can), and free steps pay (free_steps, below):
+       * free-mode steps first (FREE_FIRST_*), then the
        * state put back on the rotation-only manifold. Free, the bones turn
        * about their own centroids; rotation-only, a joint turns its whole
        * subtree about its pivot, so its first step from the extrapolation
@@ -968,7 +970,7 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
        * 1.25 -> 2.41 iterations a frame). The free steps count as
        * iterations. */
       size_t free_first = 0;
-      if (k0 > 0 && prev_rms < FREE_FIRST_RMS && !st.stretch && !sp->similarity && !sp->affine_count) {
+      if (free_steps && k0 > 0 && prev_rms < FREE_FIRST_RMS && !st.stretch && !sp->similarity && !sp->affine_count) {
         sks_solve_stats s1 = {0, 0};
         if (sks_solve_gn(sp, w->yc, &st, FREE_FIRST_STEPS, FREE_FIRST_TOL, &s1, w->gn_scratch, c->gn_scratch_count)) {
           sks_rotonly_project(sp, &st, &ro);
@@ -977,6 +979,14 @@ static void solve_chunk_frames(clip_run *cr, size_t chunk, unsigned thread, int 
       }
       if (!sks_solve_rotonly_gn(sp, w->yc, &st, &ro, 100, 1e-10, &stats))
         sks_solve_bcd(sp, w->yc, &st, w->cur, &ro, 200, 1e-7, 0, &stats);
+      /* free steps for the next frame: once a frame's rotation-only solve
+       * took 4 iterations or more without them (a free step costs about
+       * half a rotation-only iteration: they save some there), and no
+       * longer once one still took 3 or more after them (they did not:
+       * animation_with_skeleton.fbx 2.21 -> 2.86 iterations a frame when
+       * they started after 3 and always stayed, Survey of the Fox control
+       * 1.92 -> 2.05) */
+      free_steps = free_first ? stats.iterations < 3 : stats.iterations >= 4;
       stats.iterations += free_first;
     } else {
       /* Levenberg-Marquardt (the first frame starts from the bind pose) */

@@ -591,7 +591,10 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
   }
   if (stats) {
     stats->iterations = it;
-    stats->final_rms = V ? sqrt(F / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
+    /* F from the moments can round below 0 at a control's solution: 0, not
+     * NaN (a NaN residual failed every later comparison: the retry test,
+     * the seams' match, the free steps' test) */
+    stats->final_rms = V ? sqrt(fmax(F, 0.0) / (double)V) / (p->scale > 0 ? p->scale : 1.0) : 0;
   }
   free(own);
   return ok;
