@@ -62,6 +62,12 @@ void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
       m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
 }
 
+/* d[0..2] = the linear part of M times d */
+static void apply_direction(const sks_mat4 *M, float *d) {
+  sks_vec3 r = sks_m4_vector(M, (sks_vec3){d[0], d[1], d[2]});
+  d[0] = r.x; d[1] = r.y; d[2] = r.z;
+}
+
 void sks_variant_mirror_data(sks_model *m, int axis, sks_quat q, float s, sks_vec3 t) {
   sks_transform x = {t, q, {s, s, s}};
   sks_mat4 T = sks_m4_from_transform(&x), F = sks_m4_identity(), M, Mi;
@@ -78,28 +84,12 @@ void sks_variant_mirror_data(sks_model *m, int axis, sks_quat q, float s, sks_ve
       float *c = &p->positions[3 * v];
       sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
       c[0] = r.x; c[1] = r.y; c[2] = r.z;
-      if (p->normals) {
-        float *n = &p->normals[3 * v];
-        r = sks_m4_vector(&RF, (sks_vec3){n[0], n[1], n[2]});
-        n[0] = r.x; n[1] = r.y; n[2] = r.z;
-      }
-      if (p->tangents) {
-        float *g = &p->tangents[4 * v];
-        r = sks_m4_vector(&RF, (sks_vec3){g[0], g[1], g[2]});
-        g[0] = r.x; g[1] = r.y; g[2] = r.z; g[3] = -g[3];
-      }
+      if (p->normals) apply_direction(&RF, &p->normals[3 * v]);
+      if (p->tangents) { apply_direction(&RF, &p->tangents[4 * v]); p->tangents[4 * v + 3] *= -1; }
       for (size_t k = 0; k < p->morph_target_count; ++k) {
         sks_morph_target *mt = &p->morph_targets[k];
-        if (mt->position_deltas) {
-          float *d = &mt->position_deltas[3 * v];
-          r = sks_m4_vector(&M, (sks_vec3){d[0], d[1], d[2]});
-          d[0] = r.x; d[1] = r.y; d[2] = r.z;
-        }
-        if (mt->normal_deltas) {
-          float *d = &mt->normal_deltas[3 * v];
-          r = sks_m4_vector(&RF, (sks_vec3){d[0], d[1], d[2]});
-          d[0] = r.x; d[1] = r.y; d[2] = r.z;
-        }
+        if (mt->position_deltas) apply_direction(&M, &mt->position_deltas[3 * v]);
+        if (mt->normal_deltas) apply_direction(&RF, &mt->normal_deltas[3 * v]);
       }
     }
     for (size_t k = 0; k + 2 < p->index_count; k += 3) {
