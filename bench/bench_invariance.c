@@ -78,6 +78,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--seed")) seed = (unsigned)strtoul(argv[i + 1], NULL, 10);
     else { fprintf(stderr, "bench_invariance: unknown option %s\n", argv[i]); return 2; }
   }
+  if (reweld && mirror) { fprintf(stderr, "bench_invariance: --reweld and --mirror are two kinds of re-export: one\n"); return 2; }
   int N = atoi(argv[3]);
   if (N < 0 || N > 1000) { fprintf(stderr, "bench_invariance: N must be 0-1000\n"); return 2; }
   if (fixed_side >= 0) N = 1;

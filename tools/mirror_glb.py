@@ -5,11 +5,14 @@ NORMAL, TANGENT (and its w) and morph deltas negated, each triangle's winding
 reversed, inverse bind matrices IBM' = IBM F (F = diag(-1, 1, 1, 1)); the
 nodes (the scene) untouched. Usage: mirror_glb.py IN.glb OUT.glb"""
 import json
+import os
 import struct
 import sys
 
 
 def main(src, dst):
+    if os.path.exists(dst) and os.path.samefile(src, dst):
+        sys.exit(f"{dst}: is the input; name another output")
     data = open(src, "rb").read()
     magic, version, _ = struct.unpack_from("<4sII", data, 0)
     if magic != b"glTF" or version != 2:
@@ -84,7 +87,10 @@ def main(src, dst):
     binc += b"\0" * (-len(binc) % 4)
     out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(binc))
     out += struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(binc), 0x004E4942) + bytes(binc)
-    open(dst, "wb").write(out)
+    tmp = dst + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(out)
+    os.replace(tmp, dst)
 
 
 if __name__ == "__main__":

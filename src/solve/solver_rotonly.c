@@ -194,6 +194,14 @@ static void gradient(const sks_solve_problem *p, const sks_solve_state *s, const
   }
 }
 
+/* The trial state becomes the state. */
+static void take_trial(sks_solve_state *s, const sks_solve_state *tr, size_t B) {
+  memcpy(s->q, tr->q, B * sizeof(sks_dquat));
+  memcpy(s->R, tr->R, 9 * B * sizeof(double));
+  memcpy(s->u, tr->u, 3 * B * sizeof(double));
+  memcpy(s->sc, tr->sc, B * sizeof(double));
+}
+
 /* The largest point motion of increments dx (the LM's step measure). */
 static double step_size(const sks_solve_problem *p, const int32_t *ridx, const int32_t *tidx, const double *dx) {
   double step = 0;
@@ -525,10 +533,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
         double Ft = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, pct);
         if (Ft < F + noise || step < tol * d) {
           double decrease = F - Ft;
-          memcpy(s->q, tr.q, B * sizeof(sks_dquat));
-          memcpy(s->R, tr.R, 9 * B * sizeof(double));
-          memcpy(s->u, tr.u, 3 * B * sizeof(double));
-          memcpy(s->sc, tr.sc, B * sizeof(double));
+          take_trial(s, &tr, B);
           F = Ft;
           memcpy(ec, ec2, 6 * B * sizeof(double));
           { double *t = pc; pc = pct; pct = t; } /* the trial's pair moments are the state's now */
@@ -571,10 +576,7 @@ int sks_solve_rotonly_gn(const sks_solve_problem *p, const double *y, sks_solve_
               apply_step(p, ro, ridx, tidx, dx, s, &tr, w.dirty);
               double Fp = sks_moments_eval(p, Y, ybar, yy, tr.R, tr.u, act, B, 6, ec2, pct);
               if (Fp < F + noise) {
-                memcpy(s->q, tr.q, B * sizeof(sks_dquat));
-                memcpy(s->R, tr.R, 9 * B * sizeof(double));
-                memcpy(s->u, tr.u, 3 * B * sizeof(double));
-                memcpy(s->sc, tr.sc, B * sizeof(double));
+                take_trial(s, &tr, B);
                 F = Fp;
                 converged = 1;
               }
