@@ -125,6 +125,9 @@ int main(int argc, char **argv) {
       sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
       snprintf(label, sizeof label, "%s data: rot %.0f deg, x%.3g", tgt ? "target" : "source", deg, sc);
     }
+    if (!reweld && !mirror && fixed_side < 0) /* the options that bake this variant alone */
+      fprintf(stderr, "variant %d: --variant %s %.9g %.9g %.9g %.9g %.9g\n", i + 1, tgt ? "target" : "source", ax, ay, az, deg,
+              (double)sc);
     sks_variant_numbers v = sks_variant_bake(label, &a, &b, clip);
     if (v.ok) { spread_add(&side[tgt], v); spread_add(&all, v); }
     else ++failed;

@@ -57,10 +57,12 @@ for r in $(seq "$rounds"); do
   awk -v r="$r" '$1 == "LBS" && $3 == "infl" { print r, $2, $4, "sks", $9 }' "$tmp/sks$r.txt"
   echo "round $r/$rounds done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done > "$tmp/all.txt"
+[ -n "${SKS_OZZ_RAW:-}" ] && cp "$tmp/all.txt" "$SKS_OZZ_RAW"
 echo "$rounds alternating rounds, each process the best call of $inner x 10 per case (thread CPU time); median over rounds"
 echo "[slowest - fastest process]; ratio = median / median, and in brackets fastest / fastest;"
+echo "paired = median over rounds of (ours / ozz) within a round (the two processes run back to back)"
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-printf "%-24s %24s %24s %7s %9s\n" "case" "skinsolve auto" "ozz" "ratio" "(fastest)"
+printf "%-24s %24s %24s %7s %9s %7s\n" "case" "skinsolve auto" "ozz" "ratio" "(fastest)" "paired"
 for k in 1 4 8; do
   extra=""; [ "$k" = 1 ] && extra=pos/weights
   for o in pos pos+nrm pos+nrm/skip $extra; do
@@ -73,7 +75,11 @@ for k in 1 4 8; do
       awk '{ v[NR] = $1 } END { if (NR == 0) print "nan nan nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR] }'; }
     read -r s s0 s1 <<< "$(stats sks)"
     read -r z z0 z1 <<< "$(stats ozz)"
-    printf "%-24s %8.1f [%6.1f - %6.1f] %8.1f [%6.1f - %6.1f] %6.2fx (%6.2fx)\n" "LBS $k infl $o" "$s" "$s0" "$s1" "$z" "$z0" "$z1" \
-      "$(awk -v s="$s" -v z="$z" 'BEGIN { print s / z }')" "$(awk -v s="$s1" -v z="$z1" 'BEGIN { print s / z }')"
+    # within each round: ours over ozz's, then the median of those ratios
+    pr="$(awk -v k="$k" -v o="$o" -v oo="$oo" '$2 == k && $4 == "sks" && $3 == o { s[$1] = $5 } $2 == k && $4 == "ozz" && $3 == oo { z[$1] = $5 }
+      END { for (r in s) if ((r in z) && z[r] > 0) print s[r] / z[r] }' "$tmp/all.txt" | sort -g |
+      awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
+    printf "%-24s %8.1f [%6.1f - %6.1f] %8.1f [%6.1f - %6.1f] %6.2fx (%6.2fx) %6.2fx\n" "LBS $k infl $o" "$s" "$s0" "$s1" "$z" "$z0" "$z1" \
+      "$(awk -v s="$s" -v z="$z" 'BEGIN { print s / z }')" "$(awk -v s="$s1" -v z="$z1" 'BEGIN { print s / z }')" "$pr"
   done
 done

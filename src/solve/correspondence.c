@@ -199,8 +199,6 @@ typedef struct corr_run {
   double *dist; /* dst_count: distance of each point */
   uint64_t budget;
   uint64_t *tests; /* per piece */
-  const int32_t *group;   /* NULL, or per source point: its group (-1: none) */
-  const uint8_t *allowed; /* per group: 1 = its triangles may be taken */
 } corr_run;
 
 /* Ties: items as near as the one taken (squared distances within CORR_TIE
@@ -256,10 +254,6 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
           if (cr->use_tris) {
             const uint32_t *t = &tris[3 * it];
             double bc[3];
-            if (cr->group && !((cr->group[t[0]] >= 0 && cr->allowed[cr->group[t[0]]]) ||
-                               (cr->group[t[1]] >= 0 && cr->allowed[cr->group[t[1]]]) ||
-                               (cr->group[t[2]] >= 0 && cr->allowed[cr->group[t[2]]])))
-              continue;
             double d2 = sks_closest_point_triangle(q, &src[3 * t[0]], &src[3 * t[1]], &src[3 * t[2]], bc);
             if (corr_better(d2, it, best, bt, &ties)) {
               best = d2;
@@ -268,7 +262,6 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
               bb[0] = bc[0]; bb[1] = bc[1]; bb[2] = bc[2];
             }
           } else {
-            if (cr->group && !(cr->group[it] >= 0 && cr->allowed[cr->group[it]])) continue;
             double d2 = sks_d3_dist2(q, &src[3 * it]);
             if (corr_better(d2, it, best, bt, &ties)) { best = d2; bt = it; bi[0] = bi[1] = bi[2] = it; }
           }
@@ -282,7 +275,7 @@ static void closest_points(void *user, size_t piece, unsigned thread) {
       if (corr_open(d1, best, ties)) { stack[sp] = c1; stack_d2[sp++] = d1; }
       if (corr_open(d0, best, ties)) { stack[sp] = c0; stack_d2[sp++] = d0; }
     }
-    if (best == DBL_MAX) { bi[0] = bi[1] = bi[2] = UINT32_MAX; best = 0; } /* restricted: none allowed */
+    if (best == DBL_MAX) { bi[0] = bi[1] = bi[2] = UINT32_MAX; best = 0; } /* none nearer than DBL_MAX (NaN) */
     memcpy(&cr->out->idx[3 * j], bi, sizeof bi);
     if (!cr->use_tris) { bb[0] = 1; bb[1] = 0; bb[2] = 0; }
     for (int k = 0; k < 3; ++k) cr->out->bary[3 * j + k] = (float)bb[k];
@@ -370,12 +363,6 @@ void sks_surface_index_free(sks_surface_index *ix) {
 
 int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
                             sks_correspondence *out, sks_thread_pool *pool) {
-  return sks_surface_index_query_restricted(ix, dst, dst_count, NULL, NULL, out, pool);
-}
-
-int sks_surface_index_query_restricted(const sks_surface_index *ix, const double *dst, size_t dst_count,
-                                       const int32_t *group, const uint8_t *allowed, sks_correspondence *out,
-                                       sks_thread_pool *pool) {
   memset(out, 0, sizeof *out);
   if (!ix) return 0;
   /* pieces of >= 256 points, at most one per pool thread */
@@ -393,8 +380,7 @@ int sks_surface_index_query_restricted(const sks_surface_index *ix, const double
     return 0;
   }
   uint64_t budget = (uint64_t)SKS_CORR_TESTS_PER_QUERY * (uint64_t)dst_count + SKS_CORR_TESTS_FREE;
-  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist, budget, tests,
-                 group && allowed ? group : NULL, allowed};
+  corr_run cr = {&ix->h, ix->pts, dst, ix->tris, ix->use_tris, dst_count, pieces, out, dist, budget, tests};
   sks_thread_pool_run(pool, closest_points, &cr, pieces);
   uint64_t total = 0;
   for (size_t k = 0; k < pieces; ++k) total += tests[k];
@@ -462,7 +448,16 @@ static int cmp_u64(const void *a, const void *b) {
  * region and its neighbouring joints, however much farther that lies (a
  * limit of 5 % D farther, before 2026-12-05, kept the wrong limb's motion
  * on the vertices that needed the fix most: RobotExpressive onto the player
- * robot 62.6 %, 97.6 % without it). See solve_internal.h. */
+ * robot 62.6 %, 97.6 % without it). See solve_internal.h.
+ * The region's closest points come from an index built on the region's
+ * triangles alone. Before (2026-12-06), one index over the whole source
+ * skipped the other triangles as it met them, so its boxes, which follow
+ * the data's axes, were opened for triangles it could not take: mannequiny
+ * onto the player robot tested ~3,300-3,900 triangles a point for one
+ * joint's 292 vertices, past the correspondence's work bound in one
+ * orientation of the target's data and not in another, and the bound
+ * left those vertices on the wrong limb (quality 71.59 % as given, 70.63 %
+ * with the target's data turned and scaled). */
 int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
                                   const double *surf, const sks_skinview *tv, size_t Jt,
                                   sks_thread_pool *pool, size_t *rematched) {
@@ -477,9 +472,9 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
   uint32_t *tstart = calloc(Jt + 1, sizeof(uint32_t)), *tverts = malloc(V * sizeof(uint32_t));
   uint8_t *comp = calloc(Js, 1), *allowed = calloc(Js, 1), *weighted = calloc(Js, 1);
   double *pts = malloc(V * 3 * sizeof(double));
-  sks_surface_index *ix = NULL;
+  uint32_t *rtris = malloc((sv->tri_count ? sv->tri_count : 1) * 3 * sizeof(uint32_t)); /* a region's triangles */
   int ok = 1;
-  if (!tdom || !sdom || !vdom || !wp || !tstart || !tverts || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts) {
+  if (!tdom || !sdom || !vdom || !wp || !tstart || !tverts || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts || !rtris) {
     ok = 0;
     goto done;
   }
@@ -543,8 +538,6 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
     key[j] = tdom[j] >= 0 && sdom[j] >= 0 ? ((uint64_t)tdom[j] << 32 | (uint32_t)sdom[j]) : UINT64_MAX;
   }
   qsort(key, V, sizeof(uint64_t), cmp_u64);
-  ix = sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, sv->tris, sv->tri_count);
-  if (!ix) { ok = 0; goto done; }
   for (size_t i0 = 0; i0 < V && key[i0] != UINT64_MAX;) {
     /* target joint t's run of keys [i0, i1): its vertices by source joint */
     uint32_t t = (uint32_t)(key[i0] >> 32);
@@ -584,8 +577,22 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
         for (uint32_t k = kstart[a]; k < kstart[a + 1]; ++k) allowed[kids[k]] = 1;
       }
       for (size_t k = 0; k < no; ++k) memcpy(&pts[3 * k], &tv->pos[3 * outl[k]], 3 * sizeof(double));
+      /* the triangles the region may take (a vertex of theirs follows an
+       * allowed joint), in index order: the ties' rule (lowest index) picks
+       * as it would among all of them */
+      size_t nr = 0;
+      for (size_t q = 0; q < sv->tri_count; ++q) {
+        const uint32_t *tq = &sv->tris[3 * q];
+        int in = 0;
+        for (int e = 0; e < 3 && !in; ++e) in = tq[e] < Vs && vdom[tq[e]] >= 0 && allowed[vdom[tq[e]]];
+        if (in) memcpy(&rtris[3 * nr++], tq, 3 * sizeof(uint32_t));
+      }
       sks_correspondence rc;
-      int got = sks_surface_index_query_restricted(ix, pts, no, vdom, allowed, &rc, pool);
+      memset(&rc, 0, sizeof rc);
+      sks_surface_index *rx = nr ? sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, rtris, nr) : NULL;
+      if (nr && !rx) { ok = 0; goto done; }
+      int got = rx && sks_surface_index_query(rx, pts, no, &rc, pool);
+      sks_surface_index_free(rx);
       for (size_t k = 0; got && k < no; ++k) {
         uint32_t j = outl[k];
         if (rc.idx[3 * k] == UINT32_MAX) continue;
@@ -595,7 +602,7 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
       }
       int over = rc.over_budget;
       sks_correspondence_free(&rc);
-      if (!got && !over) { ok = 0; goto done; }
+      if (nr && !got && !over) { ok = 0; goto done; }
       /* over its work bound: no cheap answer, the closest points stand */
       for (size_t q = 0; q < nl; ++q) {
         uint32_t a = list[q];
@@ -609,9 +616,8 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
     i0 = i1;
   }
 done:
-  sks_surface_index_free(ix);
   free(tdom); free(sdom); free(vdom); free(wp); free(tstart); free(tverts); free(count); free(kstart); free(kids); free(list); free(outl); free(key);
-  free(comp); free(allowed); free(weighted); free(pts);
+  free(comp); free(allowed); free(weighted); free(pts); free(rtris);
   return ok;
 }
 

@@ -370,12 +370,6 @@ sks_surface_index *sks_surface_index_build(sks_correspondence_kind kind, const d
 int sks_surface_index_query(const sks_surface_index *ix, const double *dst, size_t dst_count,
                             sks_correspondence *out, sks_thread_pool *pool);
 void sks_surface_index_free(sks_surface_index *ix);
-/* The same, among the triangles (points) with a corner in an allowed group:
- * group[v] is source point v's group (-1: none), allowed[g] 1 for a group
- * that may be taken. A query point with none allowed gets idx UINT32_MAX. */
-int sks_surface_index_query_restricted(const sks_surface_index *ix, const double *dst, size_t dst_count,
-                                       const int32_t *group, const uint8_t *allowed, sks_correspondence *out,
-                                       sks_thread_pool *pool);
 
 /* Deterministic quickselect of items[b..e) on centre[3 * item + a] (ties by
  * item index), so that items[b..m) <= items[m..e): the median split of the
