@@ -458,6 +458,8 @@ static int cmp_u64(const void *a, const void *b) {
  * orientation of the target's data and not in another, and the bound
  * left those vertices on the wrong limb (quality 71.59 % as given, 70.63 %
  * with the target's data turned and scaled). */
+#define LIMB_WORK 64u
+#define LIMB_WORK_FREE (1u << 24)
 int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *sv, const sks_skeleton *ss,
                                   const double *surf, const sks_skinview *tv, size_t Jt,
                                   sks_thread_pool *pool, size_t *rematched) {
@@ -538,6 +540,8 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
     key[j] = tdom[j] >= 0 && sdom[j] >= 0 ? ((uint64_t)tdom[j] << 32 | (uint32_t)sdom[j]) : UINT64_MAX;
   }
   qsort(key, V, sizeof(uint64_t), cmp_u64);
+  /* triangles scanned and indexed for the regions (LIMB_WORK) */
+  uint64_t work = 0, work_max = LIMB_WORK * ((uint64_t)sv->tri_count + V) + LIMB_WORK_FREE;
   for (size_t i0 = 0; i0 < V && key[i0] != UINT64_MAX;) {
     /* target joint t's run of keys [i0, i1): its vertices by source joint */
     uint32_t t = (uint32_t)(key[i0] >> 32);
@@ -579,14 +583,21 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
       for (size_t k = 0; k < no; ++k) memcpy(&pts[3 * k], &tv->pos[3 * outl[k]], 3 * sizeof(double));
       /* the triangles the region may take (a vertex of theirs follows an
        * allowed joint), in index order: the ties' rule (lowest index) picks
-       * as it would among all of them */
+       * as it would among all of them. Each region scans every triangle
+       * and indexes its own: within LIMB_WORK of the whole call (a real
+       * rig's few dozen regions; a hostile skeleton of thousands of joints
+       * whose regions each take every triangle stops there, its closest
+       * points standing, as past the work bound before) */
       size_t nr = 0;
-      for (size_t q = 0; q < sv->tri_count; ++q) {
+      const int afford = work + sv->tri_count <= work_max;
+      work += sv->tri_count;
+      for (size_t q = 0; afford && q < sv->tri_count; ++q) {
         const uint32_t *tq = &sv->tris[3 * q];
         int in = 0;
         for (int e = 0; e < 3 && !in; ++e) in = tq[e] < Vs && vdom[tq[e]] >= 0 && allowed[vdom[tq[e]]];
         if (in) memcpy(&rtris[3 * nr++], tq, 3 * sizeof(uint32_t));
       }
+      work += nr;
       sks_correspondence rc;
       memset(&rc, 0, sizeof rc);
       sks_surface_index *rx = nr ? sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, rtris, nr) : NULL;
