@@ -474,9 +474,11 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
   uint32_t *tstart = calloc(Jt + 1, sizeof(uint32_t)), *tverts = malloc(V * sizeof(uint32_t));
   uint8_t *comp = calloc(Js, 1), *allowed = calloc(Js, 1), *weighted = calloc(Js, 1);
   double *pts = malloc(V * 3 * sizeof(double));
-  uint32_t *rtris = malloc((sv->tri_count ? sv->tri_count : 1) * 3 * sizeof(uint32_t)); /* a region's triangles */
+  /* a region's triangles (or, without triangles, its vertices and their positions) */
+  uint32_t *rtris = malloc((sv->tri_count ? sv->tri_count * 3 : Vs ? Vs : 1) * sizeof(uint32_t));
+  double *rpts = malloc((sv->tri_count || !Vs ? 1 : Vs) * 3 * sizeof(double));
   int ok = 1;
-  if (!tdom || !sdom || !vdom || !wp || !tstart || !tverts || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts || !rtris) {
+  if (!tdom || !sdom || !vdom || !wp || !tstart || !tverts || !count || !kstart || !kids || !list || !outl || !key || !comp || !allowed || !weighted || !pts || !rtris || !rpts) {
     ok = 0;
     goto done;
   }
@@ -589,24 +591,35 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
        * whose regions each take every triangle stops there, its closest
        * points standing, as past the work bound before) */
       size_t nr = 0;
-      const int afford = work + sv->tri_count <= work_max;
-      work += sv->tri_count;
-      for (size_t q = 0; afford && q < sv->tri_count; ++q) {
+      const int tri = sv->tri_count > 0; /* else nearest vertices: the region's vertices, indexed apart */
+      const size_t items = tri ? sv->tri_count : Vs;
+      const int afford = work + items <= work_max;
+      work += items;
+      for (size_t q = 0; afford && tri && q < sv->tri_count; ++q) {
         const uint32_t *tq = &sv->tris[3 * q];
         int in = 0;
         for (int e = 0; e < 3 && !in; ++e) in = tq[e] < Vs && vdom[tq[e]] >= 0 && allowed[vdom[tq[e]]];
         if (in) memcpy(&rtris[3 * nr++], tq, 3 * sizeof(uint32_t));
       }
+      for (size_t v = 0; afford && !tri && v < Vs; ++v)
+        if (vdom[v] >= 0 && allowed[vdom[v]]) {
+          memcpy(&rpts[3 * nr], &surf[3 * v], 3 * sizeof(double));
+          rtris[nr++] = (uint32_t)v; /* the region's point nr is source vertex v */
+        }
       work += nr;
       sks_correspondence rc;
       memset(&rc, 0, sizeof rc);
-      sks_surface_index *rx = nr ? sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, rtris, nr) : NULL;
+      sks_surface_index *rx = !nr ? NULL
+                              : tri ? sks_surface_index_build(SKS_CORRESPOND_CLOSEST_POINT, surf, Vs, rtris, nr)
+                                    : sks_surface_index_build(SKS_CORRESPOND_NEAREST_VERTEX, rpts, nr, NULL, 0);
       if (nr && !rx) { ok = 0; goto done; }
       int got = rx && sks_surface_index_query(rx, pts, no, &rc, pool);
       sks_surface_index_free(rx);
       for (size_t k = 0; got && k < no; ++k) {
         uint32_t j = outl[k];
         if (rc.idx[3 * k] == UINT32_MAX) continue;
+        if (!tri)
+          for (int e = 0; e < 3; ++e) rc.idx[3 * k + e] = rtris[rc.idx[3 * k + e]];
         memcpy(&corr->idx[3 * j], &rc.idx[3 * k], 3 * sizeof(uint32_t));
         memcpy(&corr->bary[3 * j], &rc.bary[3 * k], 3 * sizeof(float));
         ++*rematched;
@@ -628,7 +641,7 @@ int sks_correspondence_keep_limbs(sks_correspondence *corr, const sks_skinview *
   }
 done:
   free(tdom); free(sdom); free(vdom); free(wp); free(tstart); free(tverts); free(count); free(kstart); free(kids); free(list); free(outl); free(key);
-  free(comp); free(allowed); free(weighted); free(pts); free(rtris);
+  free(comp); free(allowed); free(weighted); free(pts); free(rtris); free(rpts);
   return ok;
 }
 
