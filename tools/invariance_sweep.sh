@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Issue 7's invariance over many pairs at once: build/bench_invariance on each
+# pair below, for each kind of re-export (data turned, scaled and offset;
+# mirrored; re-welded), and one line per pair and kind: each side's largest
+# quality difference from the pair as given (points) and largest worst-vertex
+# difference (% of the pair's), with OVER where the issue's bars (0.05 point,
+# 2 %) are passed. Then how many lines pass them. Not run in CI (a few minutes
+# per pair; the README's "Invariance spreads" came from such runs).
+# Usage: tools/invariance_sweep.sh BENCH_INVARIANCE [N] [SHARED_DATA] [-- PAIRS_FILE]
+#   N: variants per kind (default 4: 2 a side), seed 7 (bench_invariance's)
+#   SHARED_DATA: default ../shared/data beside the repository, or $SKS_SHARED_DATA
+#   PAIRS_FILE: lines "SRC TGT [KINDS]" (paths relative to SHARED_DATA, or
+#     absolute; KINDS a comma list of data,mirror,reweld; default all three)
+#     instead of the built-in list
+#   SKS_SWEEP_KINDS=data,mirror restricts every pair's kinds
+# e.g. tools/invariance_sweep.sh build/bench_invariance 4
+set -u
+bin="${1:?usage: tools/invariance_sweep.sh BENCH_INVARIANCE [N] [SHARED_DATA] [-- PAIRS_FILE]}"
+shift
+n=4
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then n="$1"; shift; fi
+here="$(cd "$(dirname "$0")/.." && pwd)"
+data="${SKS_SHARED_DATA:-$here/../shared/data}"
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then data="$1"; shift; fi
+pairs_file=""
+if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; pairs_file="${1:?-- needs a PAIRS_FILE}"; fi
+[ -x "$bin" ] || { echo "invariance_sweep: $bin is not an executable (build it: cmake --build build --target bench_invariance)" >&2; exit 2; }
+case "$n" in ''|*[!0-9]*) echo "invariance_sweep: N must be a number, got '$n'" >&2; exit 2 ;; esac
+models="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}"
+default_pairs() {
+  cat << EOF
+Fox/Fox.glb fox_targets/fox_rig_autoweights.glb
+CesiumMan/CesiumMan_weights_unnormalised.gltf godot/godot_mannequiny.glb
+godot/godot_mannequiny.glb CesiumMan/CesiumMan_weights_unnormalised.gltf
+RobotExpressive/RobotExpressive.glb CesiumMan/CesiumMan_weights_unnormalised.gltf
+godot/godot_player.glb CesiumMan/CesiumMan_weights_unnormalised.gltf
+CesiumMan/CesiumMan_weights_unnormalised.gltf RobotExpressive/RobotExpressive.glb
+godot/godot_mannequiny.glb godot/godot_player.glb
+godot/godot_player.glb godot/godot_mannequiny.glb
+RobotExpressive/RobotExpressive.glb godot/godot_player.glb
+ozz/ozz_astro_maya.dae CesiumMan/CesiumMan_weights_unnormalised.gltf
+ozz/ozz_astro_max.dae godot/godot_mannequiny.glb
+$models/X/BCN_Epileptic.X godot/godot_mannequiny.glb
+EOF
+}
+if [ -n "$pairs_file" ]; then
+  [ -f "$pairs_file" ] || { echo "invariance_sweep: no such pairs file: $pairs_file" >&2; exit 2; }
+  list="$(grep -v '^[[:space:]]*\(#\|$\)' "$pairs_file")"
+else
+  list="$(default_pairs)"
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+lines=0 over=0
+printf "%-30s %-30s %-7s %22s %22s\n" "source" "target" "kind" "source side (pt / %)" "target side (pt / %)"
+while read -r s t kinds; do
+  [ -n "$s" ] || continue
+  case "$s" in /*) ;; *) s="$data/$s" ;; esac
+  case "$t" in /*) ;; *) t="$data/$t" ;; esac
+  for f in "$s" "$t"; do [ -f "$f" ] || { echo "invariance_sweep: missing $f (set SKS_SHARED_DATA / SKS_ASSIMP_MODELS)" >&2; exit 2; }; done
+  kinds="${SKS_SWEEP_KINDS:-${kinds:-data,mirror,reweld}}"
+  for k in ${kinds//,/ }; do
+    case "$k" in data) opt="" ;; mirror) opt="--mirror" ;; reweld) opt="--reweld" ;;
+      *) echo "invariance_sweep: unknown kind '$k' (data, mirror or reweld)" >&2; exit 2 ;; esac
+    # shellcheck disable=SC2086
+    if ! "$bin" "$s" "$t" "$n" $opt > "$tmp/out.txt" 2> "$tmp/err.txt"; then
+      printf "%-30s %-30s %-7s FAILED: %s\n" "$(basename "$s")" "$(basename "$t")" "$k" "$(tail -1 "$tmp/err.txt")"
+      lines=$((lines + 1)); over=$((over + 1))
+      continue
+    fi
+    # "source variants  2 bakes: ... (largest difference from the pair as given X point), worst vertex ... (Y % of the pair's)"
+    side() { awk -v w="$1" '$1 == w && $2 == "variants" {
+        for (i = 1; i <= NF; ++i) {
+          if ($i == "given") q = $(i + 1)
+          if ($i == "%" && $(i + 1) == "of") { p = $(i - 1); gsub(/\(/, "", p) }
+        }
+        printf "%s %s", q, p }' "$tmp/out.txt"; }
+    read -r sq sp <<< "$(side source)"
+    read -r tq tp <<< "$(side target)"
+    flag=""
+    for x in "${sq:-0}:${sp:-0}" "${tq:-0}:${tp:-0}"; do
+      if awk -v q="${x%%:*}" -v p="${x##*:}" 'BEGIN { exit !(q > 0.05 || p > 2) }'; then flag=" OVER"; fi
+    done
+    grep -q "did not bake" "$tmp/out.txt" && flag="$flag (some variants did not bake)"
+    printf "%-30s %-30s %-7s %12s / %6s %12s / %6s%s\n" "$(basename "$s")" "$(basename "$t")" "$k" "${sq:--}" "${sp:--}" "${tq:--}" "${tp:--}" "$flag"
+    lines=$((lines + 1))
+    [ -n "$flag" ] && over=$((over + 1))
+  done
+done <<< "$list"
+echo "$lines pair x kind lines, $((lines - over)) within the issue's bars (0.05 point, 2 % of the worst vertex), $over over"
