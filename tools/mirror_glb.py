@@ -8,6 +8,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 
 
 def main(src, dst):
@@ -87,10 +88,19 @@ def main(src, dst):
     binc += b"\0" * (-len(binc) % 4)
     out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(binc))
     out += struct.pack("<II", len(js), 0x4E4F534A) + js + struct.pack("<II", len(binc), 0x004E4942) + bytes(binc)
-    tmp = dst + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(out)
-    os.replace(tmp, dst)
+    # a temp file of its own beside dst (a fixed name like dst + ".tmp" could be the input)
+    fd, tmp = tempfile.mkstemp(prefix=".mirror_glb.", suffix=".tmp", dir=os.path.dirname(os.path.abspath(dst)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(out)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600: the mode a plain open would give
+        os.replace(tmp, dst)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 if __name__ == "__main__":

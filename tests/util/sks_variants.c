@@ -42,6 +42,12 @@ void sks_variant_add_parent(sks_model *m, sks_transform x) {
     for (size_t t = 0; t < m->clips[c].track_count; ++t) m->clips[c].tracks[t].joint++;
 }
 
+/* d[0..2] = the linear part of M times d */
+static void apply_direction(const sks_mat4 *M, float *d) {
+  sks_vec3 r = sks_m4_vector(M, (sks_vec3){d[0], d[1], d[2]});
+  d[0] = r.x; d[1] = r.y; d[2] = r.z;
+}
+
 /* An export that applied a transform to the mesh data ("apply transform"):
  * vertex data x' = M x, inverse binds IBM' = IBM M^-1; the joints stay, so
  * the scene is unchanged but the bind space is another one. */
@@ -49,23 +55,30 @@ void sks_variant_transform_data(sks_model *m, sks_quat q, float s, sks_vec3 t) {
   sks_transform x = {t, q, {s, s, s}};
   sks_mat4 M = sks_m4_from_transform(&x), Mi;
   sks_m4_inverse(&M, &Mi);
-  for (size_t p = 0; p < m->part_count; ++p) {
-    if (m->parts[p].skin < 0) continue;
-    for (size_t v = 0; v < m->parts[p].vertex_count; ++v) {
-      float *c = &m->parts[p].positions[3 * v];
+  sks_transform xr = {{0, 0, 0}, q, {1, 1, 1}};
+  sks_mat4 R = sks_m4_from_transform(&xr); /* directions: turned */
+  for (size_t pi = 0; pi < m->part_count; ++pi) {
+    sks_mesh_part *p = &m->parts[pi];
+    if (p->skin < 0) continue;
+    for (size_t v = 0; v < p->vertex_count; ++v) {
+      float *c = &p->positions[3 * v];
       sks_vec3 r = sks_m4_point(&M, (sks_vec3){c[0], c[1], c[2]});
       c[0] = r.x; c[1] = r.y; c[2] = r.z;
+      /* as the export writes them: normals and tangents turned, morph
+       * position deltas turned and scaled (a morph moves the data it
+       * belongs to) */
+      if (p->normals) apply_direction(&R, &p->normals[3 * v]);
+      if (p->tangents) apply_direction(&R, &p->tangents[4 * v]);
+      for (size_t k = 0; k < p->morph_target_count; ++k) {
+        sks_morph_target *mt = &p->morph_targets[k];
+        if (mt->position_deltas) apply_direction(&M, &mt->position_deltas[3 * v]);
+        if (mt->normal_deltas) apply_direction(&R, &mt->normal_deltas[3 * v]);
+      }
     }
   }
   for (size_t si = 0; si < m->skin_count; ++si)
     for (size_t b = 0; b < m->skins[si].joint_count; ++b)
       m->skins[si].inverse_bind[b] = sks_m4_mul(&m->skins[si].inverse_bind[b], &Mi);
-}
-
-/* d[0..2] = the linear part of M times d */
-static void apply_direction(const sks_mat4 *M, float *d) {
-  sks_vec3 r = sks_m4_vector(M, (sks_vec3){d[0], d[1], d[2]});
-  d[0] = r.x; d[1] = r.y; d[2] = r.z;
 }
 
 void sks_variant_mirror_data(sks_model *m, int axis, sks_quat q, float s, sks_vec3 t) {
