@@ -4,7 +4,9 @@
 # mirrored; re-welded), and one line per pair and kind: each side's largest
 # quality difference from the pair as given (points) and largest worst-vertex
 # difference (% of the pair's), with OVER where the issue's bars (0.05 point,
-# 2 %) are passed. Then how many lines pass them. Not run in CI (a few minutes
+# 2 %) are passed; for re-welds, how many variants per side found the
+# alignment as given (the rest of a re-welded TARGET's spread is its copies,
+# which the metrics count as vertices). Then how many lines pass them. Not run in CI (a few minutes
 # per pair; the README's "Invariance spreads" came from such runs).
 # Usage: tools/invariance_sweep.sh BENCH_INVARIANCE [N] [SHARED_DATA] [-- PAIRS_FILE]
 #   N: variants per kind (default 4: 2 a side), seed 7 (bench_invariance's)
@@ -69,7 +71,7 @@ while read -r s t kinds; do
       continue
     fi
     # "source variants  2 bakes: ... (largest difference from the pair as given X point), worst vertex ... (Y % of the pair's)"
-    side() { awk -v w="$1" '$1 == w && $2 == "variants" {
+    side() { awk -v w="$1" '$1 == w && $2 == "variants" && $4 == "bakes:" {
         for (i = 1; i <= NF; ++i) {
           if ($i == "given") q = $(i + 1)
           if ($i == "%" && $(i + 1) == "of") { p = $(i - 1); gsub(/\(/, "", p) }
@@ -82,6 +84,11 @@ while read -r s t kinds; do
       if awk -v q="${x%%:*}" -v p="${x##*:}" 'BEGIN { exit !(q > 0.05 || p > 2) }'; then flag=" OVER"; fi
     done
     grep -q "did not bake" "$tmp/out.txt" && flag="$flag (some variants did not bake)"
+    if [ "$k" = reweld ] && [ -n "$flag" ]; then
+      # "target variants  2 of 2 with the alignment as given ..."
+      al="$(awk '$2 == "variants" && $6 == "with" { printf "%s%s %s/%s", sep, $1, $3, $5; sep = ", " }' "$tmp/out.txt")"
+      flag="$flag (alignment as given: $al)"
+    fi
     printf "%-30s %-30s %-7s %12s / %6s %12s / %6s%s\n" "$(basename "$s")" "$(basename "$t")" "$k" "${sq:--}" "${sp:--}" "${tq:--}" "${tp:--}" "$flag"
     lines=$((lines + 1))
     [ -n "$flag" ] && over=$((over + 1))

@@ -193,6 +193,9 @@ typedef struct sks_baked_clip {
 
 /* What the alignment stage found (MISSION.md: A, source bind space -> target
  * bind space). */
+/* The most alignment candidates a bake tries on trial (sks_bake_alignment's
+ * finalist arrays): 3 registered ones and the similarity alone. */
+#define SKS_BAKE_FINALISTS 4
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
   int applied;                    /* 1: a similarity was found and used */
@@ -217,17 +220,17 @@ typedef struct sks_bake_alignment {
    * about as well (registered ones that came within 90 % of the similarity's
    * distance, and the similarity alone while none came within 70 %): each
    * is baked on every clip at 5 fps (a trial), and the registration's own
-   * choice stands unless another's pooled quality is 0.5 point higher, or
+   * choice stands unless another's pooled quality is 0.2 point higher, or
    * it was refused (README "Alignment finalists"; bake.c pick_by_trial).
    * finalists 0: no such choice (the arrays are then unused). */
-  size_t finalists;               /* candidates baked on trial (0, 2 or 3) */
+  size_t finalists;               /* candidates baked on trial (0, or 2 to SKS_BAKE_FINALISTS) */
   size_t finalist_registration;   /* the one the registration chose (index) */
   size_t finalist_chosen;         /* the one kept (index) */
-  double trial_quality[3];        /* each one's pooled quality at 5 fps (fraction); NaN if it did
+  double trial_quality[SKS_BAKE_FINALISTS];        /* each one's pooled quality at 5 fps (fraction); NaN if it did
                                      not bake (refused: its vertices too far from the source) */
-  int finalist_registered[3];     /* 1: posed by the registration; 0: the similarity alone */
-  double finalist_scale[3];       /* each one's similarity: scale, */
-  double finalist_angle_deg[3];   /* and rotation angle */
+  int finalist_registered[SKS_BAKE_FINALISTS];     /* 1: posed by the registration; 0: the similarity alone */
+  double finalist_scale[SKS_BAKE_FINALISTS];       /* each one's similarity: scale, */
+  double finalist_angle_deg[SKS_BAKE_FINALISTS];   /* and rotation angle */
   int over_default_limit;         /* 1: residual_pct is over the default refusal limit (8 % D):
                                      baked only because sks_bake_options.max_residual_pct
                                      allowed it; the two bind surfaces differ that much */

@@ -221,9 +221,9 @@ class sks_bake_alignment(C.Structure):
                 ("limb_rematched", C.c_size_t),
                 ("seconds", C.c_double), ("same_surface", C.c_int),
                 ("subset", C.c_int), ("finalists", c_size), ("finalist_registration", c_size),
-                ("finalist_chosen", c_size), ("trial_quality", C.c_double * 3),
-                ("finalist_registered", C.c_int * 3), ("finalist_scale", C.c_double * 3),
-                ("finalist_angle_deg", C.c_double * 3), ("over_default_limit", C.c_int),
+                ("finalist_chosen", c_size), ("trial_quality", C.c_double * 4),
+                ("finalist_registered", C.c_int * 4), ("finalist_scale", C.c_double * 4),
+                ("finalist_angle_deg", C.c_double * 4), ("over_default_limit", C.c_int),
                 ("mirrored", C.c_int)]
 
 

@@ -100,7 +100,7 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
   if (a->finalists) {
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
-    for (size_t k = 0; k < a->finalists && k < 3; ++k) {
+    for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
       char tq[32];
       if (isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "refused (too far)");
       else snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
@@ -202,7 +202,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddBoolToObject(al, "over_default_limit", r->alignment.over_default_limit);
   cJSON_AddBoolToObject(al, "mirrored", r->alignment.mirrored);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
-  for (size_t k = 0; k < r->alignment.finalists && k < 3; ++k) {
+  for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "registered", a->finalist_registered[k]);

@@ -34,7 +34,7 @@ typedef struct sks_variant_numbers {
   double q, mean, worst, scale, angle;
   int ok, same_surface, subset;
   size_t finalists, finalist_registration, finalist_chosen; /* sks_bake_alignment's */
-  double trial_quality[3];
+  double trial_quality[SKS_BAKE_FINALISTS];
   double dist;                 /* the alignment's mean distance (residual_pct), % D */
   int over_default_limit;
   int mirrored;                /* the alignment is a mirror (sks_bake_alignment.mirrored) */
