@@ -584,7 +584,7 @@ class BakeResult:
         self.target_joints = r.target_joint_count
         self.diagonal = r.diagonal
         a = r.alignment
-        nf = min(int(a.finalists), 4)
+        nf = min(int(a.finalists), 4)  # SKS_BAKE_FINALISTS (solve.h), as _abi.py's arrays
         # what `skinsolve bake --json` prints as "alignment" (README "Align")
         self.alignment = {
             "applied": bool(a.applied), "scale": a.scale, "angle_deg": a.angle_deg,

@@ -534,7 +534,7 @@ typedef struct bake_ctx {
   double *vscratch;
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
-  double *tcw;           /* per target vertex: copy_weights (the alignment's distances) */
+  double *tcw;           /* per target vertex: sks_copy_weights (the alignment's distances) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
   /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
    * surface as displacements from x by the float skinning kernels (metrics.h:
@@ -1887,42 +1887,9 @@ done:
   return r;
 }
 
-typedef struct pos_id {
-  double p[3];
-  uint32_t i;
-} pos_id;
-
-static int cmp_pos_id(const void *x, const void *y) {
-  const pos_id *a = x, *b = y;
-  for (int e = 0; e < 3; ++e)
-    if (a->p[e] != b->p[e]) return a->p[e] < b->p[e] ? -1 : 1;
-  return (a->i > b->i) - (a->i < b->i);
-}
-
-/* w[j] = 1 / (the number of the n points at point j's position): the
- * weights that count each distinct position once, so a seam an exporter
- * split into copies (or a re-weld) weighs as one point. NULL when out of
- * memory. */
-static double *copy_weights(const double *pos, size_t n) {
-  pos_id *s = malloc((n ? n : 1) * sizeof *s);
-  double *w = malloc((n ? n : 1) * sizeof *w);
-  if (!s || !w) { free(s); free(w); return NULL; }
-  for (size_t j = 0; j < n; ++j) {
-    memcpy(s[j].p, &pos[3 * j], sizeof s[j].p);
-    s[j].i = (uint32_t)j;
-  }
-  qsort(s, n, sizeof *s, cmp_pos_id);
-  for (size_t a = 0, b; a < n; a = b) {
-    for (b = a + 1; b < n && s[b].p[0] == s[a].p[0] && s[b].p[1] == s[a].p[1] && s[b].p[2] == s[a].p[2]; ++b) {}
-    for (size_t k = a; k < b; ++k) w[s[k].i] = 1.0 / (double)(b - a);
-  }
-  free(s);
-  return w;
-}
-
 /* The mean distance from the target's points tpos to the points of the
  * aligned source that corr gives them, each distinct target position
- * counted once (cw: copy_weights): how a candidate alignment is ranked, so
+ * counted once (cw: sks_copy_weights): how a candidate alignment is ranked, so
  * that a re-weld of the target (copies of its seam vertices) does not
  * change the ranking (CesiumMan onto a re-welded RobotExpressive chose
  * another similarity, 72.9 % against 83.4 %). */
@@ -1990,7 +1957,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (kind == SKS_CORRESPOND_AUTO) kind = SKS_CORRESPOND_CLOSEST_POINT;
   int subset = 0;
   double *aligned = NULL;
-  if (!c->tcw && !(c->tcw = copy_weights(tv->pos, V))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!c->tcw && !(c->tcw = sks_copy_weights(tv->pos, V))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (c->forced) {
     /* a finalist chosen by its trial bake (pick_by_trial): the header's
      * other numbers stay the alignment's own */
@@ -2289,7 +2256,7 @@ correspond:;
     } else {
       for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
     }
-    /* the residual: each distinct target position once (copy_weights), as
+    /* the residual: each distinct target position once (sks_copy_weights), as
      * the candidates were ranked, so a re-weld of the target neither moves
      * it nor the refusal line */
     resid = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);

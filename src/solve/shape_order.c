@@ -150,6 +150,23 @@ uint32_t *sks_shape_order_keys(const double *pos, size_t n, const uint32_t *tris
   return out;
 }
 
+double *sks_copy_weights(const double *pos, size_t n) {
+  ranked *r = malloc((n ? n : 1) * sizeof(ranked));
+  double *w = malloc((n ? n : 1) * sizeof(double));
+  if (!r || !w) { free(r); free(w); return NULL; }
+  for (size_t v = 0; v < n; ++v) {
+    memcpy(r[v].p, &pos[3 * v], sizeof r[v].p);
+    r[v].i = (uint32_t)v;
+  }
+  qsort(r, n, sizeof(ranked), cmp_position);
+  for (size_t a = 0, b; a < n; a = b) { /* the copies of a position: as sks_shape_order_keys tells them */
+    for (b = a + 1; b < n && !memcmp(r[b].p, r[a].p, sizeof r[a].p); ++b) {}
+    for (size_t k = a; k < b; ++k) w[r[k].i] = 1.0 / (double)(b - a);
+  }
+  free(r);
+  return w;
+}
+
 uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
                           size_t *count) {
   return sks_shape_order_keys(pos, n, tris, tri_count, distinct, count, NULL, NULL);

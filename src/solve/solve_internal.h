@@ -384,6 +384,11 @@ void sks_select_median(uint32_t *items, const double *centre, size_t b, size_t m
  * when out of memory. */
 uint32_t *sks_shape_order(const double *pos, size_t n, const uint32_t *tris, size_t tri_count, int distinct,
                           size_t *count);
+/* w[j] = 1 / (the number of the n points at point j's position, copies
+ * told apart as sks_shape_order's distinct does): weights that count each
+ * distinct position once, so a seam an exporter split into copies (or a
+ * re-weld) weighs as one point. malloc'ed, NULL when out of memory. */
+double *sks_copy_weights(const double *pos, size_t n);
 /* The same order, and per point in it (each n long, may be NULL): its key
  * in [0, 1) (ascending: the order; the first fraction t of the keys are a
  * sample of a fraction t of the surface) and the surface area it stands
