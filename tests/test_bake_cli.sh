@@ -40,6 +40,10 @@ fi
 # the alignment line says what was done: nothing needed, or nothing asked for
 out="$("$cli" bake --source "$fox" --target "$target" --clip Walk --fps 4 --quiet)" && ok || bad "bake Walk exit $?"
 echo "$out" | grep -q '^alignment: none needed (bind surfaces agree)' && ok || bad "auto on one mesh: no 'none needed' line"
+# what the joints' names say (README "Alignment finalists"): one mesh, every
+# labelled vertex on its namesake ('b_LeftUpperArm_09' twins 'b_RightUpperArm_06')
+echo "$out" | grep -q '^alignment: none needed.*; joint names agree 100% (head 100%)' && ok \
+  || bad "one mesh: the names' agreement is not 100%: $(echo "$out" | grep '^alignment')"
 out="$("$cli" bake --source "$fox" --target "$target" --clip Walk --fps 4 --quiet --align none)" && ok || bad "bake --align none exit $?"
 echo "$out" | grep -q '^alignment: none (--align none' && ok || bad "--align none: the line does not say it was asked for"
 echo "$out" | grep -q 'none needed' && bad "--align none printed 'none needed'" || ok
@@ -183,6 +187,7 @@ import json, sys
 m, p = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 a, b = m["clips"][0], p["clips"][0]
 ok = m["alignment"]["mirrored"] is True and p["alignment"]["mirrored"] is False
+ok = ok and m["alignment"]["label_agreement"] == 1 and p["alignment"]["label_agreement"] == 1  # a mirror keeps the sides of the names
 ok = ok and abs(a["quality"] - b["quality"]) <= 0.05 and abs(a["mean_error_pct"] - b["mean_error_pct"]) <= 0.02 * b["mean_error_pct"]
 ok = ok and abs(a["worst_error_pct"] - b["worst_error_pct"]) <= 0.02 * b["worst_error_pct"]
 print("mirrored target:", a["quality"], a["mean_error_pct"], a["worst_error_pct"], "| as given:", b["quality"], b["mean_error_pct"], b["worst_error_pct"])

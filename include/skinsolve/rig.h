@@ -230,6 +230,22 @@ sks_result sks_model_clone(const sks_model *src, sks_model *dst, sks_error *err)
 /* Index of the joint with this name, or -1. */
 int32_t sks_skeleton_find(const sks_skeleton *skeleton, const char *name);
 
+/* Body labels of the joints by their names (src/rig/labels.c), written to
+ * labels[joint_count]:
+ *  - SKS_LABEL_LEFT / SKS_LABEL_RIGHT: the name carries a side token ("l",
+ *    "left", "r", "right": 'hand.L', 'upperarm_l', 'L_wrist',
+ *    'mixamorig:LeftArm', 'Bip01 L Thigh', 'lShldr') AND the skeleton holds
+ *    its mirror twin (the same name with the other side), so a lone
+ *    'B_Root_Pelvis_L' is no side;
+ *  - SKS_LABEL_HEAD: a token "head" ('Head', 'mixamorig:HeadTop_End'), and
+ *    every joint below it (an eye or a jaw is head, whatever its side);
+ *  - else the nearest labelled ancestor's (a finger has its hand's side),
+ *    or SKS_LABEL_NONE (root, spine, pelvis).
+ * The bake reads them to tell apart alignments that a body's symmetry
+ * leaves open (README "Alignment finalists"). */
+enum { SKS_LABEL_NONE = 0, SKS_LABEL_HEAD = 1, SKS_LABEL_LEFT = 2, SKS_LABEL_RIGHT = 3 };
+sks_result sks_skeleton_labels(const sks_skeleton *skeleton, uint8_t *labels, sks_error *err);
+
 /* Total number of vertices over skinned parts (the surface the solver and
  * the .f32 export see, in part order). */
 size_t sks_model_vertex_count(const sks_model *model);

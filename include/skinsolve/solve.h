@@ -196,6 +196,10 @@ typedef struct sks_baked_clip {
 /* The most alignment candidates a bake tries on trial (sks_bake_alignment's
  * finalist arrays): 3 registered ones and the similarity alone. */
 #define SKS_BAKE_FINALISTS 4
+/* A finalist whose joints' names agree on the head this much less than
+ * another's is not baked (sks_bake_alignment.finalist_head_agreement). */
+#define SKS_BAKE_HEAD_GAP 0.3
+
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
   int applied;                    /* 1: a similarity was found and used */
@@ -237,6 +241,19 @@ typedef struct sks_bake_alignment {
   int mirrored;                   /* 1: A is a mirror (det < 0): the two bind spaces' handedness
                                      differs (an export between left- and right-handed axes);
                                      angle_deg is then the turn about the mirror plane's normal */
+  /* What the joints' names say of the correspondence (sks_skeleton_labels):
+   * label_agreement: the share of the target's vertices labelled head, left
+   * or right whose corresponding source point has the same label (1: every
+   * limb on its namesake; ~0: the source turned a half turn, on its side or
+   * upside down); head_agreement: the same among those where either is the
+   * head (low: a limb on the head, the head on a limb). NaN when the names
+   * tell nothing (under 5 % of the vertices so labelled on both sides).
+   * A finalist whose head_agreement is SKS_BAKE_HEAD_GAP under another's is
+   * not baked (README "Alignment finalists"); sides are reported, not
+   * decided on (some rigs name them from the viewer). */
+  double label_agreement, head_agreement;
+  double finalist_label_agreement[SKS_BAKE_FINALISTS];
+  double finalist_head_agreement[SKS_BAKE_FINALISTS];
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

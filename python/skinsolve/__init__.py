@@ -593,10 +593,16 @@ class BakeResult:
             "mean_distance_pct": r.correspondence_mean_pct, "registered": bool(a.registered),
             "similarity_distance_pct": a.similarity_residual_pct, "limb_rematched": a.limb_rematched,
             "over_default_limit": bool(a.over_default_limit), "mirrored": bool(a.mirrored),
+            "label_agreement": None if a.label_agreement != a.label_agreement else a.label_agreement,
+            "head_agreement": None if a.head_agreement != a.head_agreement else a.head_agreement,
             "finalists": [{"registered": bool(a.finalist_registered[k]), "scale": a.finalist_scale[k],
                            "angle_deg": a.finalist_angle_deg[k],
                            "trial_quality_pct": None if a.trial_quality[k] != a.trial_quality[k]
                            else 100.0 * a.trial_quality[k],
+                           "label_agreement": None if a.finalist_label_agreement[k] != a.finalist_label_agreement[k]
+                           else a.finalist_label_agreement[k],
+                           "head_agreement": None if a.finalist_head_agreement[k] != a.finalist_head_agreement[k]
+                           else a.finalist_head_agreement[k],
                            "registration_choice": k == a.finalist_registration, "kept": k == a.finalist_chosen}
                           for k in range(nf)],
             "seconds": a.seconds}

@@ -79,11 +79,22 @@ static const char *mode_name(sks_solve_mode m) {
   return m == SKS_SOLVE_ROTATION_ONLY ? "rotation-only" : "free";
 }
 
+/* "97%" or "n/a" (NaN: nothing to say) */
+static const char *pct0(double v, char *buf, size_t n) {
+  if (isnan(v)) snprintf(buf, n, "n/a");
+  else snprintf(buf, n, "%.0f%%", 100.0 * v);
+  return buf;
+}
+
 static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
+  char names[96] = "", hb[16];
+  if (!isnan(a->label_agreement))
+    snprintf(names, sizeof names, "; joint names agree %.0f%% (head %s)", 100.0 * a->label_agreement,
+             pct0(a->head_agreement, hb, sizeof hb));
   if (a->applied)
     printf("alignment: scale %.6g, %s %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
-           "%.3g%% D (%.2f s)\n", a->scale,
+           "%.3g%% D%s (%.2f s)\n", a->scale,
            a->mirrored ? "MIRRORED (the files' handedness differs), then turned" : "rotation", a->angle_deg,
            a->offset[0], a->offset[1], a->offset[2],
            r->correspondence_identity ? "same mesh (vertex for vertex)"
@@ -91,27 +102,40 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
            : a->subset              ? "one side's vertices are some of the other's (decimated copy): "
                                       "coinciding vertices"
                                     : "closest points",
-           r->correspondence_mean_pct, a->seconds);
+           r->correspondence_mean_pct, names, a->seconds);
   else
-    printf("alignment: %s; %s, mean distance %.3g%% D\n",
+    printf("alignment: %s; %s, mean distance %.3g%% D%s\n",
            align_none ? "none (--align none: the files' bind spaces as they are)" : "none needed (bind surfaces agree)",
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
-           r->correspondence_mean_pct);
+           r->correspondence_mean_pct, names);
   if (a->finalists) {
+    double best_head = -1;
+    for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k)
+      if (a->finalist_head_agreement[k] > best_head) best_head = a->finalist_head_agreement[k];
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
     for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
-      char tq[32];
-      if (isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "refused (too far)");
-      else snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
-      printf("%s %s (scale %.4g, %.1f deg) %s%s%s", k ? ";" : "",
+      char tq[80], nm[48] = "";
+      const double lab = a->finalist_label_agreement[k], head = a->finalist_head_agreement[k];
+      if (!isnan(lab)) snprintf(nm, sizeof nm, ", names %.0f%%, head %s", 100.0 * lab, pct0(head, hb, sizeof hb));
+      if (!isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
+      else if (head < best_head - SKS_BAKE_HEAD_GAP)
+        snprintf(tq, sizeof tq, "not baked (by the joints' names its limbs land on the head)");
+      else snprintf(tq, sizeof tq, "refused (too far)");
+      printf("%s %s (scale %.4g, %.1f deg%s) %s%s%s", k ? ";" : "",
              a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
-             a->finalist_angle_deg[k], tq,
+             a->finalist_angle_deg[k], nm, tq,
              k == a->finalist_registration ? " [the registration's choice]" : "",
              k == a->finalist_chosen ? " [kept]" : "");
     }
     printf("\n");
   }
+  if (a->label_agreement < 0.5)
+    printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
+           "           correspond to the source's same part (head %s): the source may be aligned\n"
+           "           turned, on its side or upside down, its motion then played on other limbs (or one\n"
+           "           rig names its sides from the viewer); check the report's viewer\n",
+           100.0 * a->label_agreement, pct0(a->head_agreement, hb, sizeof hb));
   if (a->over_default_limit)
     printf("alignment: the target's vertices are on average %.3g%% D from the source surface, over the\n"
            "           default limit (%g%%; baked under --max-residual): the two bodies differ that much,\n"
@@ -201,6 +225,8 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "limb_rematched", (double)r->alignment.limb_rematched);
   cJSON_AddBoolToObject(al, "over_default_limit", r->alignment.over_default_limit);
   cJSON_AddBoolToObject(al, "mirrored", r->alignment.mirrored);
+  cJSON_AddNumberToObject(al, "label_agreement", r->alignment.label_agreement);
+  cJSON_AddNumberToObject(al, "head_agreement", r->alignment.head_agreement);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;
@@ -209,6 +235,8 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
     cJSON_AddNumberToObject(o, "scale", a->finalist_scale[k]);
     cJSON_AddNumberToObject(o, "angle_deg", a->finalist_angle_deg[k]);
     cJSON_AddNumberToObject(o, "trial_quality_pct", 100.0 * a->trial_quality[k]);
+    cJSON_AddNumberToObject(o, "label_agreement", a->finalist_label_agreement[k]);
+    cJSON_AddNumberToObject(o, "head_agreement", a->finalist_head_agreement[k]);
     cJSON_AddBoolToObject(o, "registration_choice", k == a->finalist_registration);
     cJSON_AddBoolToObject(o, "kept", k == a->finalist_chosen);
     cJSON_AddItemToArray(fin, o);

@@ -205,6 +205,8 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.dist = r.alignment.residual_pct;
   n.over_default_limit = r.alignment.over_default_limit;
   n.mirrored = r.alignment.mirrored;
+  n.labels = r.alignment.label_agreement;
+  n.heads = r.alignment.head_agreement;
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
   printf("%-44s | %s scale %-9.5g %s %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",

@@ -38,6 +38,8 @@ typedef struct sks_variant_numbers {
   double dist;                 /* the alignment's mean distance (residual_pct), % D */
   int over_default_limit;
   int mirrored;                /* the alignment is a mirror (sks_bake_alignment.mirrored) */
+  double labels, heads;        /* what the joints' names say (sks_bake_alignment.label_agreement,
+                                  head_agreement) */
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
