@@ -535,7 +535,7 @@ typedef struct bake_ctx {
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *tcw;           /* per target vertex: sks_copy_weights (the alignment's distances) */
-  uint8_t *slab, *tlab;  /* per palette entry of the source / target view: sks_skeleton_labels */
+  uint8_t *slab, *tlab;  /* per vertex of the source / target view: its dominant joint's label (sks_view_labels) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
   /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
    * surface as displacements from x by the float skinning kernels (metrics.h:
@@ -1947,70 +1947,14 @@ static void similarity_numbers(const sks_daffine *A, double *scale, double *angl
   memcpy(offset, A->t, 3 * sizeof(double));
 }
 
-/* Stage: align + correspond. Fills c->corr and the result's alignment. */
-/* Each palette entry's body label (head / left / right by its joint's name,
- * sks_skeleton_labels); 0 when out of memory. */
-static uint8_t *palette_labels(const sks_model *m, const sks_skinview *v) {
-  const size_t n = m->skeleton.joint_count;
-  uint8_t *jl = malloc(n ? n : 1), *pl = malloc(v->P ? v->P : 1);
-  sks_error e;
-  if (!jl || !pl || sks_skeleton_labels(&m->skeleton, jl, &e) != SKS_OK) { free(jl); free(pl); return NULL; }
-  for (size_t k = 0; k < v->P; ++k)
-    pl[k] = v->pal_joint[k] >= 0 && (size_t)v->pal_joint[k] < n ? jl[v->pal_joint[k]] : SKS_LABEL_NONE;
-  free(jl);
-  return pl;
-}
-
-/* The palette entry of a vertex's largest weight. */
-static uint32_t dominant(const sks_skinview *v, size_t j) {
-  uint32_t b = v->start[j];
-  for (uint32_t i = v->start[j] + 1; i < v->start[j + 1]; ++i)
-    if (v->w[i] > v->w[b]) b = i;
-  return v->pal[b];
-}
-
-/* What the joints' names say of a correspondence (README "Alignment
- * finalists"): among the target vertices whose dominant joint is labelled
- * head, left or right (sks_skeleton_labels) and whose corresponding source
- * point (its nearest corner) is labelled too, the share where the two
- * labels are the same (all), and the same among those where either label
- * is the head (head: a limb on the head or the head on a limb), each
- * distinct position once (tcw). A body upside down or on its side puts
- * its limbs on the other's head, one turned a half turn its left limbs on
- * the other's right: surfaces can fit about as well either way, names
- * cannot. Sides are reported, not decided on: some rigs name them from
- * the viewer (Godot's player robot: its 'r-arm' on the character's left,
- * its knees' pole targets in front). NaN when the names tell nothing:
- * under LABEL_MIN_SHARE of the target's vertices labelled on both sides. */
-#define LABEL_MIN_SHARE 0.05
 #define HEAD_GAP SKS_BAKE_HEAD_GAP /* a finalist this much under another's head agreement is ruled out */
-typedef struct label_score { double all, head; } label_score;
-static label_score label_agreement(const bake_ctx *c, const sks_correspondence *corr) {
-  const sks_skinview *sv = &c->s.view, *tv = &c->tv;
-  label_score ls = {NAN, NAN};
-  if (!c->slab || !c->tlab || !c->tcw || corr->count != tv->V) return ls;
-  double agree = 0, both = 0, all = 0, hagree = 0, hboth = 0;
-  for (size_t j = 0; j < tv->V; ++j) {
-    all += c->tcw[j];
-    if (tv->start[j] == tv->start[j + 1]) continue;
-    const uint32_t *ix = &corr->idx[3 * j];
-    const float *b = &corr->bary[3 * j];
-    uint32_t sj = b[1] > b[0] ? (b[2] > b[1] ? ix[2] : ix[1]) : (b[2] > b[0] ? ix[2] : ix[0]);
-    if (sj >= sv->V || sv->start[sj] == sv->start[sj + 1]) continue;
-    const uint8_t tl = c->tlab[dominant(tv, j)], sl = c->slab[dominant(sv, sj)];
-    if (tl == SKS_LABEL_NONE || sl == SKS_LABEL_NONE) continue;
-    both += c->tcw[j];
-    if (tl == sl) agree += c->tcw[j];
-    if (tl == SKS_LABEL_HEAD || sl == SKS_LABEL_HEAD) {
-      hboth += c->tcw[j];
-      if (tl == sl) hagree += c->tcw[j];
-    }
-  }
-  if (both > 0 && both >= LABEL_MIN_SHARE * all) ls.all = agree / both;
-  if (hboth > 0 && hboth >= LABEL_MIN_SHARE * all) ls.head = hagree / hboth;
-  return ls;
+
+/* What the joints' names say of a correspondence (sks_correspondence_labels). */
+static sks_label_agreement label_agreement(const bake_ctx *c, const sks_correspondence *corr) {
+  return sks_correspondence_labels(corr, c->slab, c->s.view.V, c->tlab, c->tcw, c->tv.V);
 }
 
+/* Stage: align + correspond. Fills c->corr and the result's alignment. */
 static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_daffine *A, sks_error *err) {
   const char *sname = model_name(c->src, "source"), *tname = model_name(c->tg, "target");
   const sks_skinview *sv = &c->s.view, *tv = &c->tv;
@@ -2022,8 +1966,8 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   int subset = 0;
   double *aligned = NULL;
   if (!c->tcw && !(c->tcw = sks_copy_weights(tv->pos, V))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  if (!c->slab && !(c->slab = palette_labels(c->src, sv))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
-  if (!c->tlab && !(c->tlab = palette_labels(c->tg, tv))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!c->slab && !(c->slab = sks_view_labels(sv, &c->src->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!c->tlab && !(c->tlab = sks_view_labels(tv, &c->tg->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (c->forced) {
     /* a finalist chosen by its trial bake (pick_by_trial): the header's
      * other numbers stay the alignment's own */
@@ -2468,7 +2412,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
   topt.progress = NULL;
   topt.clip_done = NULL;
   double q[ALIGN_PICKS];
-  label_score lab[ALIGN_PICKS];
+  sks_label_agreement lab[ALIGN_PICKS];
   double best_head = -1; /* the finalists' best agreement with the names on the head */
   for (size_t k = 0; k < c->pick_count; ++k) {
     lab[k] = label_agreement(c, &c->picks[k].corr);
@@ -2629,7 +2573,7 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
     if ((r == SKS_OK || r == SKS_ERR_INVALID) && c.pick_count >= 2)
       r = pick_by_trial(&c, precise_metrics, schedule, r, out, &A, err);
     if (r == SKS_OK) {
-      label_score ls = label_agreement(&c, &c.corr);
+      sks_label_agreement ls = label_agreement(&c, &c.corr);
       out->alignment.label_agreement = ls.all;
       out->alignment.head_agreement = ls.head;
     }

@@ -793,3 +793,43 @@ done:
   free(keys); free(first); free(grp); free(ss); free(sl); free(ts); free(tl); free(votes); free(q);
   return ok;
 }
+
+/* ---- labels: what the joints' names say of a correspondence ----------- */
+
+uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s) {
+  const size_t n = s->joint_count;
+  uint8_t *jl = malloc(n ? n : 1), *out = malloc(v->V ? v->V : 1);
+  int32_t *dom = malloc((v->V ? v->V : 1) * sizeof *dom);
+  sks_error e;
+  if (!jl || !out || !dom || sks_skeleton_labels(s, jl, &e) != SKS_OK) { free(jl); free(out); free(dom); return NULL; }
+  sks_view_dominant_joints(v, v->V, dom);
+  for (size_t k = 0; k < v->V; ++k) out[k] = dom[k] >= 0 && (size_t)dom[k] < n ? jl[dom[k]] : SKS_LABEL_NONE;
+  free(jl); free(dom);
+  return out;
+}
+
+#define LABEL_MIN_SHARE 0.05 /* of the target's weight labelled on both sides, or the names tell nothing */
+sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, const uint8_t *slab, size_t Vs,
+                                              const uint8_t *tlab, const double *cw, size_t V) {
+  sks_label_agreement ls = {NAN, NAN};
+  if (!slab || !tlab || !cw || corr->count != V) return ls;
+  double agree = 0, both = 0, all = 0, hagree = 0, hboth = 0;
+  for (size_t j = 0; j < V; ++j) {
+    all += cw[j];
+    const uint32_t *ix = &corr->idx[3 * j];
+    const float *b = &corr->bary[3 * j];
+    uint32_t sj = b[1] > b[0] ? (b[2] > b[1] ? ix[2] : ix[1]) : (b[2] > b[0] ? ix[2] : ix[0]);
+    if (sj >= Vs) continue;
+    const uint8_t tl = tlab[j], sl = slab[sj];
+    if (tl == SKS_LABEL_NONE || sl == SKS_LABEL_NONE) continue;
+    both += cw[j];
+    if (tl == sl) agree += cw[j];
+    if (tl == SKS_LABEL_HEAD || sl == SKS_LABEL_HEAD) {
+      hboth += cw[j];
+      if (tl == sl) hagree += cw[j];
+    }
+  }
+  if (both > 0 && both >= LABEL_MIN_SHARE * all) ls.all = agree / both;
+  if (hboth > 0 && hboth >= LABEL_MIN_SHARE * all) ls.head = hagree / hboth;
+  return ls;
+}

@@ -484,6 +484,24 @@ typedef struct sks_diag_acc {
 /* The dominant joint of the view's first count vertices (largest played
  * weight, one joint's slots summed, ties: lowest joint index). */
 void sks_view_dominant_joints(const sks_skinview *v, size_t count, int32_t *out);
+/* Per view vertex: the body label (sks_skeleton_labels: head, left, right,
+ * none) of its dominant joint; malloc'ed, NULL when out of memory
+ * (correspondence.c). */
+uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s);
+/* What the joints' names say of a correspondence (correspondence.c; README
+ * "Joint names"): among the target vertices labelled head, left or right
+ * (tlab, sks_view_labels) whose corresponding source point (its nearest
+ * corner, slab) is labelled too, the share where the two labels are the
+ * same (all), and the same among those where either is the head (head: a
+ * limb on the head or the head on a limb), each weighted by cw (each
+ * distinct position once: sks_copy_weights). A body upside down or on its
+ * side puts its limbs on the other's head, one turned a half turn its left
+ * limbs on the other's right: surfaces can fit about as well either way,
+ * names cannot. NaN when the names tell nothing: under 5 % of the target's
+ * weight labelled on both sides. */
+typedef struct sks_label_agreement { double all, head; } sks_label_agreement;
+sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, const uint8_t *slab, size_t Vs,
+                                              const uint8_t *tlab, const double *cw, size_t V);
 sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */
