@@ -199,6 +199,10 @@ typedef struct sks_baked_clip {
 /* A finalist whose joints' names agree on the head this much less than
  * another's is not baked (sks_bake_alignment.finalist_head_agreement). */
 #define SKS_BAKE_HEAD_GAP 0.3
+/* ... and one whose head points more than acos(SKS_BAKE_UP_COS) (60 deg)
+ * from the target's while another's does not
+ * (sks_bake_alignment.finalist_up_deg). */
+#define SKS_BAKE_UP_COS 0.5
 
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
@@ -254,6 +258,14 @@ typedef struct sks_bake_alignment {
   double label_agreement, head_agreement;
   double finalist_label_agreement[SKS_BAKE_FINALISTS];
   double finalist_head_agreement[SKS_BAKE_FINALISTS];
+  /* The angle between the head's directions (the head-labelled vertices'
+   * centroid minus all vertices' centroid) of the aligned, registered
+   * source and of the target, degrees: ~0 upright on the target, ~90 on
+   * its side, ~180 upside down, whatever the bodies' proportions; NaN when
+   * either rig names no head. A finalist over 60 deg while another is
+   * under is not baked. */
+  double up_deg;
+  double finalist_up_deg[SKS_BAKE_FINALISTS];
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {

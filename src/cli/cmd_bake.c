@@ -88,10 +88,15 @@ static const char *pct0(double v, char *buf, size_t n) {
 
 static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
-  char names[96] = "", hb[16];
+  char names[160] = "", hb[16];
+  const double up_max = acos(SKS_BAKE_UP_COS) * (180.0 / 3.14159265358979323846); /* 60 deg */
   if (!isnan(a->label_agreement))
     snprintf(names, sizeof names, "; joint names agree %.0f%% (head %s)", 100.0 * a->label_agreement,
              pct0(a->head_agreement, hb, sizeof hb));
+  if (!isnan(a->up_deg)) {
+    size_t l = strlen(names);
+    snprintf(names + l, sizeof names - l, "; its head points %.0f deg from the target's", a->up_deg);
+  }
   if (a->applied)
     printf("alignment: scale %.6g, %s %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
            "%.3g%% D%s (%.2f s)\n", a->scale,
@@ -109,18 +114,27 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
            r->correspondence_mean_pct, names);
   if (a->finalists) {
-    double best_head = -1;
-    for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k)
+    double best_head = -1, best_up = 360;
+    for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
       if (a->finalist_head_agreement[k] > best_head) best_head = a->finalist_head_agreement[k];
+      if (a->finalist_up_deg[k] < best_up) best_up = a->finalist_up_deg[k];
+    }
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
     for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
-      char tq[80], nm[48] = "";
+      char tq[96], nm[80] = "";
       const double lab = a->finalist_label_agreement[k], head = a->finalist_head_agreement[k];
+      const double up = a->finalist_up_deg[k];
       if (!isnan(lab)) snprintf(nm, sizeof nm, ", names %.0f%%, head %s", 100.0 * lab, pct0(head, hb, sizeof hb));
+      if (!isnan(up)) {
+        size_t l = strlen(nm);
+        snprintf(nm + l, sizeof nm - l, ", head %.0f deg off", up);
+      }
       if (!isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
       else if (head < best_head - SKS_BAKE_HEAD_GAP)
         snprintf(tq, sizeof tq, "not baked (by the joints' names its limbs land on the head)");
+      else if (best_up <= up_max && up > up_max)
+        snprintf(tq, sizeof tq, "not baked (by the joints' names it lies on its side or upside down)");
       else snprintf(tq, sizeof tq, "refused (too far)");
       printf("%s %s (scale %.4g, %.1f deg%s) %s%s%s", k ? ";" : "",
              a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
@@ -130,7 +144,11 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
     }
     printf("\n");
   }
-  if (a->label_agreement < 0.5)
+  if (a->up_deg > up_max)
+    printf("alignment: by the joints' names the source's head points %.0f deg from the target's: the\n"
+           "           source may be aligned on its side or upside down (no candidate found did better);\n"
+           "           check the report's viewer\n", a->up_deg);
+  else if (a->label_agreement < 0.5)
     printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
            "           correspond to the source's same part (head %s): the source may be aligned\n"
            "           turned, on its side or upside down, its motion then played on other limbs (or one\n"
@@ -227,6 +245,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddBoolToObject(al, "mirrored", r->alignment.mirrored);
   cJSON_AddNumberToObject(al, "label_agreement", r->alignment.label_agreement);
   cJSON_AddNumberToObject(al, "head_agreement", r->alignment.head_agreement);
+  cJSON_AddNumberToObject(al, "up_deg", r->alignment.up_deg);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;
@@ -237,6 +256,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
     cJSON_AddNumberToObject(o, "trial_quality_pct", 100.0 * a->trial_quality[k]);
     cJSON_AddNumberToObject(o, "label_agreement", a->finalist_label_agreement[k]);
     cJSON_AddNumberToObject(o, "head_agreement", a->finalist_head_agreement[k]);
+    cJSON_AddNumberToObject(o, "up_deg", a->finalist_up_deg[k]);
     cJSON_AddBoolToObject(o, "registration_choice", k == a->finalist_registration);
     cJSON_AddBoolToObject(o, "kept", k == a->finalist_chosen);
     cJSON_AddItemToArray(fin, o);

@@ -16,6 +16,9 @@
 #include "solve/bake_morph.h"
 #include "solve/metrics.h"
 #include "solve/solve_internal.h"
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static double now_ms(void) {
   struct timespec ts;
@@ -516,6 +519,7 @@ typedef struct align_pick {
   sks_daffine A;
   sks_daffine *N_P;
   sks_correspondence corr;
+  double up; /* sks_label_up_cos of its (registered) aligned surface */
 } align_pick;
 
 typedef struct bake_ctx {
@@ -536,6 +540,7 @@ typedef struct bake_ctx {
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *tcw;           /* per target vertex: sks_copy_weights (the alignment's distances) */
   uint8_t *slab, *tlab;  /* per vertex of the source / target view: its dominant joint's label (sks_view_labels) */
+  double up;             /* the installed alignment's sks_label_up_cos (NaN: unknown) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
   /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
    * surface as displacements from x by the float skinning kernels (metrics.h:
@@ -625,13 +630,14 @@ static int corr_copy(sks_correspondence *d, const sks_correspondence *s) {
   return 1;
 }
 
-/* Keeps (A, N_P or NULL, corr) as the next finalist: copies; 0 when out of memory. */
+/* Keeps (A, N_P or NULL, corr, up) as the next finalist: copies; 0 when out of memory. */
 static int pick_add(bake_ctx *c, const sks_daffine *A, const sks_daffine *N_P, size_t P,
-                    const sks_correspondence *corr) {
+                    const sks_correspondence *corr, double up) {
   if (c->pick_count >= ALIGN_PICKS) return 1;
   align_pick *k = &c->picks[c->pick_count];
   memset(k, 0, sizeof *k);
   k->A = *A;
+  k->up = up;
   if (N_P) {
     if (!(k->N_P = malloc((P ? P : 1) * sizeof(sks_daffine)))) return 0;
     memcpy(k->N_P, N_P, P * sizeof(sks_daffine));
@@ -1948,6 +1954,19 @@ static void similarity_numbers(const sks_daffine *A, double *scale, double *angl
 }
 
 #define HEAD_GAP SKS_BAKE_HEAD_GAP /* a finalist this much under another's head agreement is ruled out */
+#define UP_COS SKS_BAKE_UP_COS /* a finalist whose head points farther off while another's does not, too */
+/* What the joints' names rule out (README "Joint names"): a candidate
+ * whose limbs land on the target's head (head agreement HEAD_GAP under
+ * the best one's), or whose head points more than acos(UP_COS) away from
+ * the target's while the best one's does not (on its side, upside down).
+ * NaN (the names tell nothing) rules nothing out. */
+static int names_rule_out(double head, double best_head, double up, double best_up) {
+  return head < best_head - HEAD_GAP || (best_up >= UP_COS && up < UP_COS);
+}
+/* sks_label_up_cos as an angle (degrees; NaN stays NaN) */
+static double up_deg(double cs) {
+  return isnan(cs) ? NAN : acos(cs > 1 ? 1 : (cs < -1 ? -1 : cs)) * 180.0 / M_PI;
+}
 
 /* What the joints' names say of a correspondence (sks_correspondence_labels). */
 static sks_label_agreement label_agreement(const bake_ctx *c, const sks_correspondence *corr) {
@@ -1965,6 +1984,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (kind == SKS_CORRESPOND_AUTO) kind = SKS_CORRESPOND_CLOSEST_POINT;
   int subset = 0;
   double *aligned = NULL;
+  c->up = NAN;
   if (!c->tcw && !(c->tcw = sks_copy_weights(tv->pos, V))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->slab && !(c->slab = sks_view_labels(sv, &c->src->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->tlab && !(c->tlab = sks_view_labels(tv, &c->tg->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
@@ -2078,6 +2098,11 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     }
     c->corr.identity = 1;
     out->correspondence_identity = 1;
+    if ((aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double)))) {
+      for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
+      c->up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
+      free(aligned);
+    }
     return SKS_OK;
   }
   aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double));
@@ -2086,6 +2111,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
   if (!ok) { free(aligned); return sks_correspondence_fail(&c->corr, model_name(c->src, "source"), err); }
   const double sim_dist = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
+  const double sim_up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
   al->similarity_residual_pct = sim_dist / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
    * target's bind surface, for the best similarity and its runners-up (and
@@ -2137,11 +2163,13 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       double f_ = source_to_target(c, tix, aligned, sorder, Vsu);                                           \
       double t_ = corr_distinct_mean(&trial, aligned, tv->pos, tcw, V);                                    \
       trial_sym = 0.5 * (t_ + (f_ >= 0 ? f_ : t_));                                                        \
+      trial_up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);                              \
     } while (0)
     sks_correspondence trial, sim_corr;
     memset(&trial, 0, sizeof trial);
     memset(&sim_corr, 0, sizeof sim_corr);
     double trial_sym = 0; /* symmetric: a source too big (or small) covers one way only */
+    double trial_up = NAN; /* its head's direction against the target's (sks_label_up_cos) */
     double best0 = sim_dist; /* the similarity alone, symmetric */
     {
       double f0 = source_to_target(c, tix, aligned, sorder, Vsu);
@@ -2154,14 +2182,16 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
      * the registered pose tells them apart), the best REGISTER_FULL get
      * REGISTER_ROUNDS */
     size_t order[SKS_ALIGN_ALTERNATIVES + 2];
-    double head[SKS_ALIGN_ALTERNATIVES + 2], best_head = -1;
+    double head[SKS_ALIGN_ALTERNATIVES + 2], best_head = -1, up[SKS_ALIGN_ALTERNATIVES + 2], best_up = -2;
     for (size_t k = 0; k < ncand; ++k) {
       order[k] = k;
-      head[k] = NAN;
+      head[k] = up[k] = NAN;
       if (cand_paired[k]) { score[k] = -1; continue; } /* vertex for vertex: always refined */
       REGISTER_TRY(k, REGISTER_SCREEN_ROUNDS, NULL);
       score[k] = trial_sym;
       head[k] = label_agreement(c, &trial).head;
+      up[k] = trial_up;
+      if (up[k] > best_up) best_up = up[k];
       if (head[k] > best_head) best_head = head[k];
     }
     for (size_t i = 1; i < ncand; ++i) /* stable: ties keep the similarity stage's order */
@@ -2182,8 +2212,9 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       for (size_t i = 0; i < ncand; ++i) {
         size_t k = order[i];
         if (cand_paired[k]) continue;
-        if (seen < REGISTER_FULL) { if (!(head[k] < best_head - HEAD_GAP)) top_ok = 1; last = i; ++seen; }
-        else if (rescue == ncand && !(head[k] < best_head - HEAD_GAP)) rescue = i;
+        int off = names_rule_out(head[k], best_head, up[k], best_up);
+        if (seen < REGISTER_FULL) { if (!off) top_ok = 1; last = i; ++seen; }
+        else if (rescue == ncand && !off) rescue = i;
       }
       if (!top_ok && rescue < ncand && last < ncand) {
         size_t t = order[rescue];
@@ -2230,7 +2261,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
        * ties.) */
       size_t pick_at = c->pick_count;
       if (!any_paired && picks_ok && trial_sym < REGISTER_FINALIST * best0) {
-        picks_ok = pick_add(c, &cands[k], NP, Pn, &trial);
+        picks_ok = pick_add(c, &cands[k], NP, Pn, &trial, trial_up);
         if (trial_sym < reg_min) reg_min = trial_sym;
       }
       double bar = best;
@@ -2250,7 +2281,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
 #undef REGISTER_TRY
     if (picks_ok && !any_paired && c->pick_count && reg_min > REGISTER_NEAR * best0) {
       if (found < 0) found_pick = c->pick_count;
-      picks_ok = pick_add(c, &simA, NULL, 0, &sim_corr);
+      picks_ok = pick_add(c, &simA, NULL, 0, &sim_corr, sim_up);
     }
     sks_correspondence_free(&sim_corr);
     if (!picks_ok) {
@@ -2297,6 +2328,7 @@ correspond:;
      * the candidates were ranked, so a re-weld of the target neither moves
      * it nor the refusal line */
     resid = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
+    c->up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
   }
   if (!c->corr.identity && kind == SKS_CORRESPOND_CLOSEST_POINT) {
     size_t moved = 0;
@@ -2413,16 +2445,17 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
   topt.clip_done = NULL;
   double q[ALIGN_PICKS];
   sks_label_agreement lab[ALIGN_PICKS];
-  double best_head = -1; /* the finalists' best agreement with the names on the head */
+  double best_head = -1, best_up = -2; /* the finalists' best agreement with the names on the head */
   for (size_t k = 0; k < c->pick_count; ++k) {
     lab[k] = label_agreement(c, &c->picks[k].corr);
     if (lab[k].head > best_head) best_head = lab[k].head;
+    if (c->picks[k].up > best_up) best_up = c->picks[k].up;
   }
   for (size_t k = 0; k < c->pick_count; ++k) {
     q[k] = -DBL_MAX;
     out->alignment.trial_quality[k] = NAN; /* until it bakes */
     if (k == c->pick_installed && installed != SKS_OK) continue; /* refused: too far from the target */
-    if (lab[k].head < best_head - HEAD_GAP) continue; /* names: its limbs on the head: not baked */
+    if (names_rule_out(lab[k].head, best_head, c->picks[k].up, best_up)) continue; /* names: not baked */
     sks_bake_result tr;
     sks_error e;
     sks_result r = bake(c->src, c->tg, &topt, precise_metrics, schedule, &c->picks[k], &tr, &e);
@@ -2456,6 +2489,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
     al->finalist_registered[k] = c->picks[k].N_P != NULL;
     al->finalist_label_agreement[k] = lab[k].all;
     al->finalist_head_agreement[k] = lab[k].head;
+    al->finalist_up_deg[k] = up_deg(c->picks[k].up);
     similarity_numbers(&c->picks[k].A, &al->finalist_scale[k], &al->finalist_angle_deg[k], off);
   }
   if (best_k == c->pick_installed) return installed;
@@ -2565,9 +2599,10 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       if (sks_thread_pool_create(opt->threads, &align_pool, &e2) == SKS_OK) c.pool = align_pool;
     }
     c.forced = forced;
-    out->alignment.label_agreement = out->alignment.head_agreement = NAN;
+    out->alignment.label_agreement = out->alignment.head_agreement = out->alignment.up_deg = NAN;
     for (size_t k = 0; k < SKS_BAKE_FINALISTS; ++k)
-      out->alignment.finalist_label_agreement[k] = out->alignment.finalist_head_agreement[k] = NAN;
+      out->alignment.finalist_label_agreement[k] = out->alignment.finalist_head_agreement[k] =
+          out->alignment.finalist_up_deg[k] = NAN;
     r = align_and_correspond(&c, out, &A, err);
     c.forced = NULL;
     if ((r == SKS_OK || r == SKS_ERR_INVALID) && c.pick_count >= 2)
@@ -2576,6 +2611,7 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       sks_label_agreement ls = label_agreement(&c, &c.corr);
       out->alignment.label_agreement = ls.all;
       out->alignment.head_agreement = ls.head;
+      out->alignment.up_deg = up_deg(c.up);
     }
     c.pool = frame_pool;
     sks_thread_pool_destroy(align_pool);

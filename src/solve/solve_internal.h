@@ -502,6 +502,16 @@ uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s);
 typedef struct sks_label_agreement { double all, head; } sks_label_agreement;
 sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, const uint8_t *slab, size_t Vs,
                                               const uint8_t *tlab, const double *cw, size_t V);
+/* What the joints' names say of an alignment (correspondence.c): the
+ * cosine between the head's directions (the head-labelled vertices'
+ * centroid minus all vertices', sks_view_labels) of two surfaces in one
+ * space (the source aligned, and registered, in the target's): about 1
+ * for a body upright on the other, 0 on its side, -1 upside down,
+ * whatever the two bodies' proportions (a head twice as large moves the
+ * centroid, not the direction); NaN when either lacks a head (under 0.5 %
+ * of its vertices) or labels (NULL). */
+double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *dst, size_t nd,
+                        const uint8_t *tlab);
 sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */

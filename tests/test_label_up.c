@@ -1,0 +1,97 @@
+/* What the joints' names say of an alignment (correspondence.c, README
+ * "Joint names"): sks_label_up_cos, the cosine between two labelled
+ * surfaces' head directions (the head-labelled vertices' centroid minus all
+ * vertices'). On a procedural body (a torso box, a head above it, two arms
+ * and two legs, each part's points labelled as its joints' names would
+ * label them), turned, scaled and offset: the cosine of the angle between
+ * its head direction and the original's, whatever the scale and offset (1
+ * upright or turned about the up axis, 0 on its side, -1 upside down); no
+ * head (or one of a few vertices) tells nothing; a head without sides
+ * still gives the direction. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sks_test.h"
+#include "solve/solve_internal.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define N 4000
+
+/* a point of part p (0 torso, 1 head, 2 left arm, 3 right arm, 4 left leg,
+ * 5 right leg), pseudo-random inside its box; the body faces +z, up +y, its
+ * left at +x */
+static void body(double *pos, uint8_t *lab) {
+  static const double lo[6][3] = {{-0.2, 0.0, -0.1}, {-0.1, 0.6, -0.1}, {0.2, 0.45, -0.05}, {-0.8, 0.45, -0.05},
+                                  {0.02, -0.9, -0.06}, {-0.18, -0.9, -0.06}};
+  static const double hi[6][3] = {{0.2, 0.6, 0.1}, {0.1, 0.85, 0.12}, {0.8, 0.55, 0.05}, {-0.2, 0.55, 0.05},
+                                  {0.18, 0.0, 0.06}, {-0.02, 0.0, 0.06}};
+  static const uint8_t want[6] = {SKS_LABEL_NONE, SKS_LABEL_HEAD, SKS_LABEL_LEFT, SKS_LABEL_RIGHT, SKS_LABEL_LEFT,
+                                  SKS_LABEL_RIGHT};
+  uint32_t s = 12345;
+  for (size_t i = 0; i < N; ++i) {
+    size_t p = i % 6;
+    for (int a = 0; a < 3; ++a) {
+      s = s * 1664525u + 1013904223u;
+      pos[3 * i + a] = lo[p][a] + (hi[p][a] - lo[p][a]) * (double)(s >> 8) / 16777216.0;
+    }
+    lab[i] = want[p];
+  }
+}
+
+/* R about unit axis (x, y, z) by deg degrees (row-major) */
+static void axis_angle(double x, double y, double z, double deg, double *R) {
+  double n = sqrt(x * x + y * y + z * z), c, s;
+  x /= n; y /= n; z /= n;
+  c = cos(deg * M_PI / 180.0);
+  s = sin(deg * M_PI / 180.0);
+  double t = 1 - c;
+  double m[9] = {t * x * x + c, t * x * y - s * z, t * x * z + s * y, t * x * y + s * z, t * y * y + c,
+                 t * y * z - s * x, t * x * z - s * y, t * y * z + s * x, t * z * z + c};
+  memcpy(R, m, sizeof m);
+}
+
+static void transform(const double *in, double *out, const double *M, double k, const double *t) {
+  for (size_t i = 0; i < N; ++i)
+    for (int r = 0; r < 3; ++r)
+      out[3 * i + r] = k * (M[3 * r] * in[3 * i] + M[3 * r + 1] * in[3 * i + 1] + M[3 * r + 2] * in[3 * i + 2]) + t[r];
+}
+
+int main(void) {
+  double *p = malloc(N * 3 * sizeof(double)), *q = malloc(N * 3 * sizeof(double));
+  uint8_t *lab = malloc(N), *bare = malloc(N);
+  CHECK(p && q && lab && bare);
+  if (!p || !q || !lab || !bare) return sks_test_finish();
+  body(p, lab);
+  const double off[3] = {3, -7, 11};
+
+  /* the head's direction: upright 1, on its side 0, upside down -1,
+   * turned about the up axis 1, at any scale and offset */
+  static const struct { double ax[3], deg, want; } ups[] = {
+      {{1, 0, 0}, 0, 1}, {{0, 1, 0}, 137, 1}, {{1, 0, 0}, 90, 0}, {{0, 0, 1}, 90, 0},
+      {{1, 0, 0}, 180, -1}, {{0, 0, 1}, 60, 0.5}, {{1, 0, 1}, 180, -1}};
+  for (size_t k = 0; k < sizeof ups / sizeof ups[0]; ++k) {
+    double R[9];
+    axis_angle(ups[k].ax[0], ups[k].ax[1], ups[k].ax[2], ups[k].deg, R);
+    transform(p, q, R, 0.01, off);
+    /* the centroids' direction, not the box's axis: within a few degrees
+     * of the turn's (the head part is not centred over the whole body) */
+    double c = sks_label_up_cos(q, N, lab, p, N, lab);
+    CHECK_MSG(fabs(c - ups[k].want) < 0.02, "turn %zu (%.0f deg): up cos %.4f, want %.2f", k, ups[k].deg, c, ups[k].want);
+  }
+
+  /* no head: nothing; a head without sides: the same direction */
+  for (size_t i = 0; i < N; ++i) bare[i] = lab[i] == SKS_LABEL_HEAD ? SKS_LABEL_NONE : lab[i];
+  CHECK(isnan(sks_label_up_cos(p, N, bare, p, N, lab)));
+  CHECK(isnan(sks_label_up_cos(p, N, lab, p, N, bare)));
+  for (size_t i = 0; i < N; ++i) bare[i] = lab[i] == SKS_LABEL_HEAD ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
+  CHECK_MSG(fabs(sks_label_up_cos(p, N, bare, p, N, lab) - 1) < 1e-12, "a head alone gives the up direction");
+  /* a head of a few vertices (under 0.5 %) tells nothing */
+  for (size_t i = 0; i < N; ++i) bare[i] = i < 12 ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
+  CHECK(isnan(sks_label_up_cos(p, N, bare, p, N, lab)));
+  CHECK(isnan(sks_label_up_cos(p, N, NULL, p, N, lab)));
+  free(p); free(q); free(lab); free(bare);
+  return sks_test_finish();
+}
