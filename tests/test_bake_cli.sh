@@ -196,6 +196,24 @@ sys.exit(0 if ok else 1)' "$jm" "$jp" && ok || bad "mirrored target: numbers dif
 else
   echo "SKIP (part): python3 or tools/mirror_glb.py unavailable"
 fi
+# the head's direction (README "The head's direction"): the target's data
+# turned 90 deg about x (a Z-up conversion baked into the vertices): aligned,
+# the head points where the source's does; taken as it is (--align none),
+# the source lies on its side: the header says 90 deg and the note is printed
+if command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --turn "$target" "$tmp/turned.glb"; then
+  out="$("$cli" bake --source "$fox" --target "$tmp/turned.glb" --clip Walk $fps 2>/dev/null)" && ok || bad "turned target: exit $?"
+  echo "$out" | grep -q "^alignment: scale 1, rotation 90.00 deg.*its head points 0 deg from the target's" && ok \
+    || bad "turned target, aligned: $(echo "$out" | grep '^alignment')"
+  echo "$out" | grep -q "its head points .* deg from the target's: the" && bad "turned target, aligned: the note printed" || ok
+  out="$("$cli" bake --source "$fox" --target "$tmp/turned.glb" --clip Walk $fps --align none --max-residual 100 2>/dev/null)" \
+    && ok || bad "turned target, --align none: exit $?"
+  echo "$out" | grep -q "; its head points 90 deg from the target's$" && ok \
+    || bad "turned target, --align none: $(echo "$out" | grep '^alignment')"
+  echo "$out" | grep -q "^alignment: by the joints' names the source's head points 90 deg from the target's: the" && ok \
+    || bad "turned target, --align none: no note"
+else
+  echo "SKIP (part): python3 or tools/mirror_glb.py unavailable"
+fi
 
 # the joints' names (README "Joint names"): the Fox onto its auto-weights
 # target with the target's Left / Right names swapped (the same mesh, so

@@ -181,6 +181,33 @@ int main(void) {
   sks_model_clone(&tgt, &b, &err);
   sks_variant_transform_data(&b, sks_variant_axis_angle(1, 0, 0, 90), 1.0f, (sks_vec3){0, 0, 0});
   sks_variant_same("target data Z-up", sks_variant_bake("target data rotated (Z-up)", &fox, &b, "Walk"), base);
+  {
+    /* what the joints' names say of an alignment (README "The head's
+     * direction"): that target taken as it is (--align none, under a
+     * limit of 100 % D) lies on its side, its head turned 90 deg about x
+     * (the Fox's head direction is across x); aligned, it stands as the
+     * source does */
+    const char *walk = "Walk";
+    sks_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.clip_names = &walk;
+    o.clip_name_count = 1;
+    o.fps = 4;
+    o.align = SKS_ALIGN_NONE;
+    o.max_residual_pct = 100;
+    sks_bake_result r;
+    if (sks_bake(&fox, &b, &o, &r, &err) == SKS_OK) {
+      CHECK_MSG(fabs(r.alignment.up_deg - 90) < 1, "Fox onto its target turned, unaligned: head %.2f deg off",
+                r.alignment.up_deg);
+      sks_bake_result_free(&r);
+    } else {
+      CHECK_MSG(0, "Fox onto its target turned, unaligned: %s", err.message);
+    }
+    o.align = SKS_ALIGN_AUTO;
+    CHECK_OK(sks_bake(&fox, &b, &o, &r, &err), &err);
+    CHECK_MSG(r.alignment.up_deg < 1, "Fox onto its target turned, aligned: head %.2f deg off", r.alignment.up_deg);
+    sks_bake_result_free(&r);
+  }
   sks_model_free(&b);
   sks_model_clone(&fox, &a, &err);
   sks_variant_transform_data(&a, sks_variant_axis_angle(1, 2, 3, 37), 2.0f, (sks_vec3){30, -10, 5});

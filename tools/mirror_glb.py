@@ -3,7 +3,10 @@
 left- and right-handed axes does: x of every skinned primitive's POSITION,
 NORMAL, TANGENT (and its w) and morph deltas negated, each triangle's winding
 reversed, inverse bind matrices IBM' = IBM F (F = diag(-1, 1, 1, 1)); the
-nodes (the scene) untouched. Usage: mirror_glb.py IN.glb OUT.glb"""
+nodes (the scene) untouched. --turn: the data turned 90 degrees about x
+instead ((x, y, z) -> (x, -z, y), IBM' = IBM R^-1, winding kept), as an
+export that bakes a Z-up conversion into the vertices does.
+Usage: mirror_glb.py [--turn] IN.glb OUT.glb"""
 import json
 import os
 import struct
@@ -11,7 +14,7 @@ import sys
 import tempfile
 
 
-def main(src, dst):
+def main(src, dst, turn=False):
     if os.path.exists(dst) and os.path.samefile(src, dst):
         sys.exit(f"{dst}: is the input; name another output")
     data = open(src, "rb").read()
@@ -56,10 +59,37 @@ def main(src, dst):
             for c in comps_to_negate:
                 a["min"][c], a["max"][c] = -a["max"][c], -a["min"][c]
 
+    def turn_x(i, pairs):
+        """each (j, k) in pairs: (v_j, v_k) <- (-v_k, v_j) (float data)"""
+        if i in done:
+            return
+        done.add(i)
+        _, size, _, starts = elements(i)
+        for s in starts:
+            for j, k in pairs:
+                vj, vk = struct.unpack_from("<f", binc, s + j * size)[0], struct.unpack_from("<f", binc, s + k * size)[0]
+                struct.pack_into("<f", binc, s + j * size, -vk)
+                struct.pack_into("<f", binc, s + k * size, vj)
+        a = acc[i]
+        if "min" in a and "max" in a:
+            for j, k in pairs:
+                lo, hi = list(a["min"]), list(a["max"])
+                a["min"][j], a["max"][j] = -hi[k], -lo[k]
+                a["min"][k], a["max"][k] = lo[j], hi[j]
+
     for mesh in doc.get("meshes", []):
         for prim in mesh["primitives"]:
             at = prim["attributes"]
             if "JOINTS_0" not in at:
+                continue
+            if turn:
+                for k in ("POSITION", "NORMAL", "TANGENT"):
+                    if k in at:
+                        turn_x(at[k], [(1, 2)])
+                for t in prim.get("targets", []):
+                    for k in ("POSITION", "NORMAL"):
+                        if k in t:
+                            turn_x(t[k], [(1, 2)])
                 continue
             negate(at["POSITION"], [0])
             if "NORMAL" in at:
@@ -81,7 +111,10 @@ def main(src, dst):
                     struct.pack_into("<" + code, binc, b, vc)
                     struct.pack_into("<" + code, binc, c, vb)
     for skin in doc.get("skins", []):
-        if "inverseBindMatrices" in skin:
+        if "inverseBindMatrices" in skin and turn:
+            # IBM R^-1: column 1 <- -column 2, column 2 <- column 1 (column-major)
+            turn_x(skin["inverseBindMatrices"], [(4, 8), (5, 9), (6, 10), (7, 11)])
+        elif "inverseBindMatrices" in skin:
             negate(skin["inverseBindMatrices"], [0, 1, 2, 3])  # column 0 of each (column-major) matrix
     js = json.dumps(doc, separators=(",", ":")).encode()
     js += b" " * (-len(js) % 4)
@@ -104,6 +137,10 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    turn = bool(args) and args[0] == "--turn"
+    if turn:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(args[0], args[1], turn)

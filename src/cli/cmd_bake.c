@@ -146,8 +146,8 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
   }
   if (a->up_deg > up_max)
     printf("alignment: by the joints' names the source's head points %.0f deg from the target's: the\n"
-           "           source may be aligned on its side or upside down (no candidate found did better);\n"
-           "           check the report's viewer\n", a->up_deg);
+           "           source may be aligned on its side or upside down, its motion then played on other\n"
+           "           limbs; check the report's viewer\n", a->up_deg);
   else if (a->label_agreement < 0.5)
     printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
            "           correspond to the source's same part (head %s): the source may be aligned\n"
