@@ -5,9 +5,13 @@
  * camel case with a capital side ('LHand'), words ('B_Hand_Left'), twins
  * numbered apart (the Fox's 'b_LeftUpperArm_09', 'b_RightUpperArm_06'); a side
  * only with its mirror twin (a lone 'B_Root_Pelvis_L' is none); the head
- * and neck above sides (an eye is head); children without a side take
- * their parent's; a name with both sides is none; 'forehead' is not a
- * head token; a cycle in the parents (which the loaders refuse) ends. */
+ * above sides (an eye is head); a neck is head, but when a head joint
+ * lies below it a sided child of it keeps its side (the Biped's and ozz's
+ * Arnaud's clavicles are the neck's children; BCN_Epileptic's neck, with
+ * no head joint, holds its eyes); children without a side take their parent's; a name with
+ * both sides is none; 'forehead' is not a head token; a cycle in the
+ * parents (which the loaders refuse) ends. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sks_test.h"
@@ -52,6 +56,21 @@ int main(void) {
     {"pinky", 5, H_},              /* 32: below the head's eye */
     {"b_LeftUpperArm_09", 2, L_},  /* 33: twins by letters (the Fox) */
     {"b_RightUpperArm_06", 2, R_}, /* 34 */
+    {"Bip01 Neck", 2, H_},         /* 35: a neck is head, */
+    {"Bip01 L Clavicle", 35, L_},  /* 36: but a sided child keeps its side (the Biped's clavicles) */
+    {"Bip01 R Clavicle", 35, R_},  /* 37 */
+    {"Bip01 L UpperArm", 36, L_},  /* 38 */
+    {"Bip01 Head", 35, H_},        /* 39 */
+    {"Bip01 HeadNub", 39, H_},     /* 40 */
+    {"Neck1", 35, H_},             /* 41: no side: the neck's */
+    {"jaw", 41, H_},               /* 42 */
+    {"LeftShoulder", 3, L_},       /* 43: under neck_01 (ozz's Arnaud) */
+    {"RightShoulder", 3, R_},      /* 44 */
+    {"lEye", 39, H_},              /* 45: under a head, whatever its side */
+    {"rEye", 39, H_},              /* 46 */
+    {"B_Neck", 2, H_},             /* 47: a neck with no head below is the head (BCN_Epileptic): */
+    {"B_Eye_Left", 47, H_},        /* 48: its sided children are head */
+    {"B_Eye_Right", 47, H_},       /* 49 */
   };
   const size_t n = sizeof js / sizeof js[0];
   sks_skeleton s;
@@ -93,10 +112,42 @@ int main(void) {
     free(names); free(par); free(lab2);
   }
 
-  /* a cycle (hand.L <-> finger1) ends, and labels stay labels */
+  /* a cycle (hand.L <-> finger1) ends, and labels stay labels; one
+   * through a head and its neck (the walk marking a head's ancestors) too */
   s.parents[8] = 10;
   CHECK_OK(sks_skeleton_labels(&s, lab, &err), &err);
   CHECK(lab[8] <= SKS_LABEL_RIGHT && lab[10] <= SKS_LABEL_RIGHT);
+  s.parents[3] = 4;
+  CHECK_OK(sks_skeleton_labels(&s, lab, &err), &err);
+  CHECK(lab[3] == SKS_LABEL_HEAD && lab[4] == SKS_LABEL_HEAD);
+
+  /* real rigs: ozz's Arnaud (shoulders under the neck, a head beside them)
+   * and BCN_Epileptic (no head joint: the eyes under the neck) */
+  struct { const char *path, *joint; int want; } real[] = {
+      {sks_test_shared_data("ozz/ozz_arnaud.fbx"), "LeftShoulder", SKS_LABEL_LEFT},
+      {sks_test_shared_data("ozz/ozz_arnaud.fbx"), "RightForeArm", SKS_LABEL_RIGHT},
+      {sks_test_shared_data("ozz/ozz_arnaud.fbx"), "Head", SKS_LABEL_HEAD},
+      {sks_test_assimp_model("X/BCN_Epileptic.X"), "B_Eye_Left", SKS_LABEL_HEAD},
+      {sks_test_assimp_model("X/BCN_Epileptic.X"), "B_Cheek_Right", SKS_LABEL_HEAD},
+      {sks_test_assimp_model("X/BCN_Epileptic.X"), "B_Hand_Left", SKS_LABEL_LEFT},
+  };
+  for (size_t k = 0; k < sizeof real / sizeof real[0]; ++k) {
+    if (!real[k].path) {
+      printf("skip: %s's file not found (../shared/data, assimp-testmodels)\n", real[k].joint);
+      continue;
+    }
+    sks_model m;
+    CHECK_OK(sks_load(real[k].path, NULL, &m, &err), &err);
+    uint8_t *ml = malloc(m.skeleton.joint_count + 1);
+    int32_t j = sks_skeleton_find(&m.skeleton, real[k].joint);
+    CHECK_MSG(ml && j >= 0, "%s: no joint %s", real[k].path, real[k].joint);
+    if (ml && j >= 0) {
+      CHECK_OK(sks_skeleton_labels(&m.skeleton, ml, &err), &err);
+      CHECK_MSG(ml[j] == real[k].want, "%s: %s labelled %d, want %d", real[k].path, real[k].joint, ml[j], real[k].want);
+    }
+    free(ml);
+    sks_model_free(&m);
+  }
 
   /* no joints; NULL arguments */
   sks_skeleton empty;

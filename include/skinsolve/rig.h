@@ -238,7 +238,11 @@ int32_t sks_skeleton_find(const sks_skeleton *skeleton, const char *name);
  *    its mirror twin (the same name with the other side), so a lone
  *    'B_Root_Pelvis_L' is no side;
  *  - SKS_LABEL_HEAD: a token "head" ('Head', 'mixamorig:HeadTop_End'), and
- *    every joint below it (an eye or a jaw is head, whatever its side);
+ *    every joint below it (an eye or a jaw is head, whatever its side); a
+ *    token "neck", and the joints below it that have no side of their own
+ *    (a clavicle under the neck, as in a 3ds Max Biped, keeps its side),
+ *    or all of them when no "head" joint lies below the neck (the neck is
+ *    then the head: BCN_Epileptic's eyes are its children);
  *  - else the nearest labelled ancestor's (a finger has its hand's side),
  *    or SKS_LABEL_NONE (root, spine, pelvis).
  * The bake reads them to tell apart alignments that a body's symmetry

@@ -78,12 +78,15 @@ static int name_side(const char *name, char *key) {
   return mixed ? 0 : side;
 }
 
+/* 2: a token "head"; 1: a token "neck" (and none "head"); 0: neither */
 static int name_has_head(const char *name) {
   size_t i = 0, len;
+  int neck = 0;
   for (;;) {
     size_t b = next_token(name, i, &len);
-    if (!len) return 0;
-    if (token_is(name + b, len, "head") || token_is(name + b, len, "neck")) return 1;
+    if (!len) return neck;
+    if (token_is(name + b, len, "head")) return 2;
+    if (token_is(name + b, len, "neck")) neck = 1;
     i = b + len;
   }
 }
@@ -104,9 +107,9 @@ sks_result sks_skeleton_labels(const sks_skeleton *s, uint8_t *labels, sks_error
   char *keys = malloc(chars);
   keyed *k = malloc(n * sizeof *k);
   size_t *stack = malloc(n * sizeof *stack);
-  uint8_t *own = malloc(n), *done = calloc(n, 1);
-  if (!keys || !k || !stack || !own || !done) {
-    free(keys); free(k); free(stack); free(own); free(done);
+  uint8_t *own = malloc(n), *done = calloc(n, 1), *kind = malloc(n), *hard = malloc(n);
+  if (!keys || !k || !stack || !own || !done || !kind || !hard) {
+    free(keys); free(k); free(stack); free(own); free(done); free(kind); free(hard);
     return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   }
   /* own labels: a side only when the skeleton holds the mirror twin */
@@ -115,10 +118,27 @@ sks_result sks_skeleton_labels(const sks_skeleton *s, uint8_t *labels, sks_error
   for (size_t j = 0; j < n; ++j) {
     const char *name = s->names[j] ? s->names[j] : "";
     int sd = name_side(name, kp);
-    own[j] = name_has_head(name) ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
+    kind[j] = (uint8_t)name_has_head(name);
+    own[j] = kind[j] ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
+    hard[j] = 0;
     if (sd) k[sided++] = (keyed){kp, (int)j * 2 + (sd - 1)};
     kp += strlen(kp) + 1;
   }
+  /* a neck with a "head" joint below it is a neck (its sided children
+   * are limbs: the Biped's clavicles); one without is the head itself
+   * (BCN_Epileptic's 'B_Neck' holds the eyes, brows and cheeks). hard[]
+   * marks the ancestors of "head" joints here: each walk stops at a marked
+   * joint, so every joint is marked once (and a cycle stops it) */
+  for (size_t j = 0; j < n; ++j) {
+    if (kind[j] != 2) continue;
+    int32_t p = s->parents[j];
+    for (size_t steps = 0; p >= 0 && (size_t)p < n && !hard[p] && steps < n; ++steps) {
+      hard[p] = 1;
+      p = s->parents[p];
+    }
+  }
+  for (size_t j = 0; j < n; ++j)
+    if (kind[j] == 1 && !hard[j]) kind[j] = 2;
   qsort(k, sided, sizeof *k, keyed_cmp);
   for (size_t a = 0; a < sided;) {
     size_t b = a;
@@ -131,31 +151,36 @@ sks_result sks_skeleton_labels(const sks_skeleton *s, uint8_t *labels, sks_error
       }
     a = b;
   }
-  /* resolved: the head above sides (an eye is head), else the joint's own,
-   * else its nearest labelled ancestor's; every joint once (a cycle, which
-   * the loaders refuse, stops the walk) */
+  /* resolved: below a "head" joint (or a neck without one) everything is
+   * head (an eye is head, whatever its side); else the joint's own label (a
+   * neck is head, and a sided joint under a neck keeps its side: the 3ds
+   * Max Biped's 'Bip01 L Clavicle' and ozz's Arnaud's 'LeftShoulder' are
+   * the neck's children); else its nearest labelled ancestor's. Every
+   * joint once (a cycle, which the loaders refuse, stops the walk). */
   for (size_t j = 0; j < n; ++j) {
     if (done[j]) continue;
     size_t depth = 0, at = j;
-    uint8_t above = SKS_LABEL_NONE;
+    uint8_t above = SKS_LABEL_NONE, above_hard = 0; /* hard[] from here: head by a head at or above */
     for (;;) {
       stack[depth++] = at;
       done[at] = 2; /* on the path */
       int32_t p = s->parents[at];
       if (p < 0 || (size_t)p >= n) break;
-      if (done[p] == 1) { above = labels[p]; break; }
+      if (done[p] == 1) { above = labels[p]; above_hard = hard[p]; break; }
       if (done[p] == 2 || depth == n) break;
       at = (size_t)p;
     }
     while (depth) {
       size_t q = stack[--depth];
-      uint8_t l = own[q] == SKS_LABEL_HEAD || above == SKS_LABEL_HEAD ? SKS_LABEL_HEAD
-                : own[q] != SKS_LABEL_NONE ? own[q] : above;
+      uint8_t h = kind[q] == 2 || above_hard;
+      uint8_t l = h ? SKS_LABEL_HEAD : own[q] != SKS_LABEL_NONE ? own[q] : above;
       labels[q] = l;
+      hard[q] = h;
       done[q] = 1;
       above = l;
+      above_hard = h;
     }
   }
-  free(keys); free(k); free(stack); free(own); free(done);
+  free(keys); free(k); free(stack); free(own); free(done); free(kind); free(hard);
   return SKS_OK;
 }
