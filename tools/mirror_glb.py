@@ -45,37 +45,33 @@ def main(src, dst, turn=False):
         base = v.get("byteOffset", 0) + a.get("byteOffset", 0)
         return code, size, comps, [base + k * stride for k in range(a["count"])]
 
-    def negate(i, comps_to_negate):
+    def remap(i, f):
+        """each element's components v <- f(v), once per accessor; min / max recomputed"""
         if i in done:
             return
         done.add(i)
         code, size, comps, starts = elements(i)
+        lo, hi = [None] * comps, [None] * comps
         for s in starts:
-            for c in comps_to_negate:
-                (x,) = struct.unpack_from("<" + code, binc, s + c * size)
-                struct.pack_into("<" + code, binc, s + c * size, -x)
+            v = f([struct.unpack_from("<" + code, binc, s + c * size)[0] for c in range(comps)])
+            for c in range(comps):
+                struct.pack_into("<" + code, binc, s + c * size, v[c])
+                lo[c] = v[c] if lo[c] is None else min(lo[c], v[c])
+                hi[c] = v[c] if hi[c] is None else max(hi[c], v[c])
         a = acc[i]
-        if "min" in a and "max" in a:
-            for c in comps_to_negate:
-                a["min"][c], a["max"][c] = -a["max"][c], -a["min"][c]
+        if "min" in a and "max" in a and starts:
+            a["min"], a["max"] = lo, hi
+
+    def negate(i, comps_to_negate):
+        remap(i, lambda v: [-x if c in comps_to_negate else x for c, x in enumerate(v)])
 
     def turn_x(i, pairs):
-        """each (j, k) in pairs: (v_j, v_k) <- (-v_k, v_j) (float data)"""
-        if i in done:
-            return
-        done.add(i)
-        _, size, _, starts = elements(i)
-        for s in starts:
+        """each (j, k) in pairs: (v_j, v_k) <- (-v_k, v_j)"""
+        def f(v):
             for j, k in pairs:
-                vj, vk = struct.unpack_from("<f", binc, s + j * size)[0], struct.unpack_from("<f", binc, s + k * size)[0]
-                struct.pack_into("<f", binc, s + j * size, -vk)
-                struct.pack_into("<f", binc, s + k * size, vj)
-        a = acc[i]
-        if "min" in a and "max" in a:
-            for j, k in pairs:
-                lo, hi = list(a["min"]), list(a["max"])
-                a["min"][j], a["max"][j] = -hi[k], -lo[k]
-                a["min"][k], a["max"][k] = lo[j], hi[j]
+                v[j], v[k] = -v[k], v[j]
+            return v
+        remap(i, f)
 
     for mesh in doc.get("meshes", []):
         for prim in mesh["primitives"]:
