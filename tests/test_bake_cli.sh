@@ -205,8 +205,13 @@ if command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --turn "
   echo "$out" | grep -q "^alignment: scale 1, rotation 90.00 deg.*its head points 0 deg from the target's" && ok \
     || bad "turned target, aligned: $(echo "$out" | grep '^alignment')"
   echo "$out" | grep -q "its head points .* deg from the target's: the" && bad "turned target, aligned: the note printed" || ok
-  out="$("$cli" bake --source "$fox" --target "$tmp/turned.glb" --clip Walk $fps --align none --max-residual 100 2>/dev/null)" \
-    && ok || bad "turned target, --align none: exit $?"
+  out="$("$cli" bake --source "$fox" --target "$tmp/turned.glb" --clip Walk $fps --align none --max-residual 100 \
+    --report "$tmp/turned.html" 2>/dev/null)" && ok || bad "turned target, --align none: exit $?"
+  # the report says it too (its summary's alignment row and note)
+  grep -q 'id="alignment-note">By the joints.* names the source.*s head points 90 deg' "$tmp/turned.html" && ok \
+    || bad "turned target, --align none: the report has no alignment note"
+  grep -q '<dd id="alignment" data-scale="1" data-angle-deg="0" .*data-up-deg="89\.' "$tmp/turned.html" && ok \
+    || bad "turned target, --align none: the report's alignment row"
   echo "$out" | grep -q "; its head points 90 deg from the target's$" && ok \
     || bad "turned target, --align none: $(echo "$out" | grep '^alignment')"
   echo "$out" | grep -q "^alignment: by the joints' names the source's head points 90 deg from the target's: the" && ok \

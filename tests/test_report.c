@@ -253,6 +253,11 @@ static void make_result(const sks_model *m, sks_bake_result *r, sks_solve_mode m
   r->target_vertex_count = sks_model_vertex_count(m);
   r->target_joint_count = m->skeleton.joint_count;
   r->constraint_count = r->target_vertex_count;
+  /* one rig onto itself, as a control's alignment reads; no joint names */
+  r->alignment.identity = 1;
+  r->alignment.scale = 1;
+  r->alignment.label_agreement = r->alignment.head_agreement = r->alignment.up_deg = NAN;
+  r->correspondence_identity = 1;
   r->clip_count = clips;
   r->clips = calloc(clips, sizeof(sks_baked_clip));
   for (size_t c = 0; c < clips; ++c)
@@ -414,6 +419,7 @@ static void check_page(const char *path, const sks_model *m, const sks_bake_resu
   CHECK_MSG(html != NULL, "%s not written", path);
   if (!html) return;
   CHECK(strstr(html, "<canvas id=\"view-canvas\"") != NULL);
+  CHECK(strstr(html, "<dd id=\"alignment\"") != NULL); /* what the alignment found, as the CLI's header */
   CHECK(strstr(html, "id=\"frame-mean-error\"") != NULL);
   CHECK(strstr(html, "id=\"quality-table\"") != NULL);
   CHECK(strstr(html, "<svg id=\"plot-0\"") != NULL);
@@ -1439,6 +1445,14 @@ int main(int argc, char **argv) {
                                 &src, target, one, 1, 0};
         CHECK_OK(sks_report_write_html(fp, &fin, &err), &err);
         check_page(fp, target, one, 1);
+        /* the alignment row: one mesh, every labelled vertex on its
+         * namesake, the head where the target's is; no note */
+        size_t hs = 0;
+        char *h = read_all(fp, &hs);
+        CHECK_MSG(h && strstr(h, "data-label-agreement=\"1\" data-head-agreement=\"1\" data-up-deg=\"") &&
+                      strstr(h, "none needed; the same mesh (vertex for vertex)") && !strstr(h, "id=\"alignment-note\""),
+                  "%s: the alignment row", fp);
+        free(h);
         write_cli_json(jp, one, 1);
       }
       sks_bake_result_free(&br);

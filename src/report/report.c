@@ -1395,6 +1395,57 @@ static sks_result layout_build(const sks_report_input *input, report_layout *L, 
   return SKS_OK;
 }
 
+/* A number for a data- attribute and the page: "" / "n/a" when unknown. */
+static void sb_num_attr(sbuf *b, const char *name, double v, const char *fmt) {
+  sb_printf(b, " data-%s=\"", name);
+  if (isfinite(v)) sb_printf(b, fmt, v);
+  sb_puts(b, "\"");
+}
+
+/* The alignment the bake found (sks_bake_alignment; README "Alignment" and
+ * "Joint names"), as the CLI's header says it: a row of the summary, and a
+ * note when the joints' names say the source may lie on its side, upside
+ * down or turned, so that the viewer is where to look. */
+static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distance_pct, int same_mesh) {
+  sb_puts(b, "<dl class=\"summary\"><dt>alignment</dt><dd id=\"alignment\"");
+  sb_num_attr(b, "scale", a->applied ? a->scale : 1.0, "%.9g");
+  sb_num_attr(b, "angle-deg", a->applied ? a->angle_deg : 0.0, "%.6g");
+  sb_printf(b, " data-mirrored=\"%d\" data-registered=\"%d\"", a->mirrored, a->registered);
+  sb_num_attr(b, "distance-pct", distance_pct, "%.6g");
+  sb_num_attr(b, "label-agreement", a->label_agreement, "%.6g");
+  sb_num_attr(b, "head-agreement", a->head_agreement, "%.6g");
+  sb_num_attr(b, "up-deg", a->up_deg, "%.6g");
+  sb_puts(b, ">");
+  if (a->applied)
+    sb_printf(b, "scale %.6g, %s %.2f deg%s; ", a->scale,
+              a->mirrored ? "mirrored (the files' handedness differs), then turned" : "rotation", a->angle_deg,
+              a->registered ? ", the source posed by its own rig onto the target's bind surface" : "");
+  else
+    sb_puts(b, "none needed; ");
+  sb_printf(b, "%s, the target's vertices on average %.3g %% of D from the source surface",
+            same_mesh ? "the same mesh (vertex for vertex)" : "closest points", distance_pct);
+  if (isfinite(a->label_agreement)) {
+    sb_printf(b, "; joint names agree %.0f %%", 100.0 * a->label_agreement);
+    if (isfinite(a->head_agreement)) sb_printf(b, " (head %.0f %%)", 100.0 * a->head_agreement);
+  }
+  if (isfinite(a->up_deg)) sb_printf(b, "; its head points %.0f deg from the target's", a->up_deg);
+  sb_puts(b, "</dd></dl>\n");
+  const double up_max = acos(SKS_BAKE_UP_COS) * (180.0 / 3.14159265358979323846);
+  if (a->up_deg > up_max)
+    sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names the source's head points %.0f deg "
+                 "from the target's: the source may be aligned on its side or upside down, its motion then played "
+                 "on other limbs. Play a clip in the viewer and check that each limb moves as the source's "
+                 "does.</p>\n",
+              a->up_deg);
+  else if (a->label_agreement < 0.5)
+    sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names only %.0f %% of the target's head, "
+                 "left and right vertices correspond to the source's same part: the source may be aligned turned, "
+                 "on its side or upside down, its motion then played on other limbs (or one rig names its sides "
+                 "from the viewer). Play a clip in the viewer and check that each limb moves as the source's "
+                 "does.</p>\n",
+              100.0 * a->label_agreement);
+}
+
 /* Bytes of base64 (quoted) of n bytes, and of one JSON number with its comma
  * (the longest "%.17g": "-2.2250738585072014e-308"). */
 static double b64_bytes(double n) { return 4.0 * ceil(n / 3.0) + 2.0; }
@@ -1630,6 +1681,8 @@ sks_result sks_report_html_plan(const sks_report_input *input, char **html, size
             mesh->rigid_entries, t->skeleton.joint_count, input->results[0]->constraint_count, L.D,
             gpu_check * 100.0, mesh->influences, mesh->rigid_entries ? ", rigid parts on their node" : "",
             L.morphs.count ? ", of the bind with the carried morph targets" : "", gpu_check * 100.0);
+  report_alignment(&summary, &input->results[0]->alignment, input->results[0]->correspondence_mean_pct,
+                   input->results[0]->correspondence_identity);
   if (mesh->truncated)
     sb_printf(&summary, "<p class=\"note\">%zu vertices have more than %zu influences; the viewer keeps the "
                         "%zu largest (renormalised; largest weight dropped %.3g), so those vertices may be drawn "
