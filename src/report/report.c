@@ -1421,7 +1421,7 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
               a->mirrored ? "mirrored (the files' handedness differs), then turned" : "rotation", a->angle_deg,
               a->registered ? ", the source posed by its own rig onto the target's bind surface" : "");
   else
-    sb_puts(b, "none needed; ");
+    sb_puts(b, "none applied (the files' bind spaces as they are); ");
   sb_printf(b, "%s, the target's vertices on average %.3g %% of D from the source surface",
             same_mesh ? "the same mesh (vertex for vertex)" : "closest points", distance_pct);
   if (isfinite(a->label_agreement)) {
