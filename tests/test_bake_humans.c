@@ -448,11 +448,12 @@ int main(void) {
       CHECK_MSG(rb.ok && rb.heads > 0.75 && rb.mean < 0.6 && rb.up < 30,
                 "RobotExpressive -> BCN_Epileptic: names agree %.2f (head %.2f), mean %.3f %% D, head %.1f deg off",
                 rb.labels, rb.heads, rb.mean, rb.up);
-      /* the other way: the three registered candidates lay on their side
-       * (head 88-94 deg off by the names), and the trial kept one (86.50 % on trial, 87.60 % baked); one that stands
+      /* the other way: none of the three best screened candidates passes
+       * the names (two lie on their side, 88 and 94 deg off), and the trial
+       * kept the third (86.50 % on trial, 87.60 % baked); one that stands
        * upright is registered in the third one's place and kept (its head
-       * agreement is low, 0.07: the robot's head, twice a human's, has its
-       * closest points on BCN's shoulders) */
+       * agreement is low, 0.07 on trial: the robot's head, twice a
+       * human's, has its closest points on BCN's shoulders) */
       sks_variant_numbers br = sks_variant_bake("BCN_Epileptic -> RobotExpressive (head up)", &bcn, &robot, NULL);
       CHECK_MSG(br.ok && br.up < 30, "BCN_Epileptic -> RobotExpressive: head %.1f deg off", br.up);
       sks_model_free(&robot);

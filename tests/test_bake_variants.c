@@ -206,7 +206,20 @@ int main(void) {
     o.align = SKS_ALIGN_AUTO;
     CHECK_OK(sks_bake(&fox, &b, &o, &r, &err), &err);
     CHECK_MSG(r.alignment.up_deg < 1, "Fox onto its target turned, aligned: head %.2f deg off", r.alignment.up_deg);
+    /* re-welded (either side): the same figure (each distinct position
+     * once, sks_copy_weights) */
+    const double up0 = r.alignment.up_deg;
     sks_bake_result_free(&r);
+    for (int side = 0; side < 2; ++side) {
+      sks_model w;
+      CHECK_OK(sks_model_clone(side ? &fox : &b, &w, &err), &err);
+      sks_variant_reweld(&w, 31 + (unsigned)side);
+      CHECK_OK(sks_bake(side ? &w : &fox, side ? &b : &w, &o, &r, &err), &err);
+      CHECK_MSG(fabs(r.alignment.up_deg - up0) < 1e-6, "%s re-welded: head %.9f deg off, as given %.9f",
+                side ? "source" : "target", r.alignment.up_deg, up0);
+      sks_bake_result_free(&r);
+      sks_model_free(&w);
+    }
   }
   sks_model_free(&b);
   sks_model_clone(&fox, &a, &err);

@@ -7,7 +7,9 @@
  * its head direction and the original's, whatever the scale and offset (1
  * upright or turned about the up axis, 0 on its side, -1 upside down); no
  * head (or one of a few vertices) tells nothing; a head without sides
- * still gives the direction. */
+ * still gives the direction; a re-welded copy weighted by
+ * sks_copy_weights gives the same figure. And the rules the CLI and the
+ * report read (sks_bake_finalist_names, sks_bake_alignment_names). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +62,12 @@ static void transform(const double *in, double *out, const double *M, double k, 
 }
 
 int main(void) {
-  double *p = malloc(N * 3 * sizeof(double)), *q = malloc(N * 3 * sizeof(double));
+  double *p = malloc(N * 3 * sizeof(double)), *q = malloc(N * 3 * sizeof(double)), *one = malloc(N * sizeof(double));
   uint8_t *lab = malloc(N), *bare = malloc(N);
-  CHECK(p && q && lab && bare);
-  if (!p || !q || !lab || !bare) return sks_test_finish();
+  CHECK(p && q && lab && bare && one);
+  if (!p || !q || !lab || !bare || !one) return sks_test_finish();
   body(p, lab);
+  for (size_t i = 0; i < N; ++i) one[i] = 1;
   const double off[3] = {3, -7, 11};
 
   /* the head's direction: upright 1, on its side 0, upside down -1,
@@ -78,20 +81,83 @@ int main(void) {
     transform(p, q, R, 0.01, off);
     /* the centroids' direction, not the box's axis: within a few degrees
      * of the turn's (the head part is not centred over the whole body) */
-    double c = sks_label_up_cos(q, N, lab, p, N, lab);
+    double c = sks_label_up_cos(q, N, lab, one, p, N, lab, one);
     CHECK_MSG(fabs(c - ups[k].want) < 0.02, "turn %zu (%.0f deg): up cos %.4f, want %.2f", k, ups[k].deg, c, ups[k].want);
   }
 
   /* no head: nothing; a head without sides: the same direction */
   for (size_t i = 0; i < N; ++i) bare[i] = lab[i] == SKS_LABEL_HEAD ? SKS_LABEL_NONE : lab[i];
-  CHECK(isnan(sks_label_up_cos(p, N, bare, p, N, lab)));
-  CHECK(isnan(sks_label_up_cos(p, N, lab, p, N, bare)));
+  CHECK(isnan(sks_label_up_cos(p, N, bare, one, p, N, lab, one)));
+  CHECK(isnan(sks_label_up_cos(p, N, lab, one, p, N, bare, one)));
   for (size_t i = 0; i < N; ++i) bare[i] = lab[i] == SKS_LABEL_HEAD ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
-  CHECK_MSG(fabs(sks_label_up_cos(p, N, bare, p, N, lab) - 1) < 1e-12, "a head alone gives the up direction");
+  CHECK_MSG(fabs(sks_label_up_cos(p, N, bare, one, p, N, lab, one) - 1) < 1e-12, "a head alone gives the up direction");
   /* a head of a few vertices (under 0.5 %) tells nothing */
   for (size_t i = 0; i < N; ++i) bare[i] = i < 12 ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
-  CHECK(isnan(sks_label_up_cos(p, N, bare, p, N, lab)));
-  CHECK(isnan(sks_label_up_cos(p, N, NULL, p, N, lab)));
-  free(p); free(q); free(lab); free(bare);
+  CHECK(isnan(sks_label_up_cos(p, N, bare, one, p, N, lab, one)));
+  CHECK(isnan(sks_label_up_cos(p, N, NULL, one, p, N, lab, one)));
+  CHECK(isnan(sks_label_up_cos(p, N, lab, NULL, p, N, lab, one)));
+
+  /* re-welded: every third vertex of the body turned 90 deg about z
+   * listed twice (a seam split per face corner), weighted by
+   * sks_copy_weights: the same figure as the body as given; counted as
+   * vertices it is not (the copies pull the centroids) */
+  {
+    const size_t M = N + N / 3;
+    double *w = malloc(M * 3 * sizeof(double)), R[9];
+    uint8_t *wl = malloc(M);
+    double *ones = malloc(M * sizeof(double));
+    CHECK(w && wl && ones);
+    if (w && wl && ones) {
+      axis_angle(0, 0, 1, 90, R);
+      transform(p, q, R, 1, off);
+      memcpy(w, q, N * 3 * sizeof(double));
+      memcpy(wl, lab, N);
+      for (size_t i = 0; i < N / 3; ++i) {
+        memcpy(&w[3 * (N + i)], &q[3 * (3 * i)], 3 * sizeof(double));
+        wl[N + i] = lab[3 * i];
+      }
+      for (size_t i = 0; i < M; ++i) ones[i] = 1;
+      double *cw = sks_copy_weights(w, M);
+      CHECK(cw != NULL);
+      if (cw) {
+        const double as_given = sks_label_up_cos(q, N, lab, one, p, N, lab, one);
+        const double welded = sks_label_up_cos(w, M, wl, cw, p, N, lab, one);
+        const double counted = sks_label_up_cos(w, M, wl, ones, p, N, lab, one);
+        CHECK_MSG(fabs(welded - as_given) < 1e-12, "re-welded: cos %.15f, as given %.15f", welded, as_given);
+        CHECK_MSG(fabs(counted - as_given) > 1e-6, "the copies counted as vertices should move it: %.15f / %.15f",
+                  counted, as_given);
+      }
+      free(cw);
+    }
+    free(w); free(wl); free(ones);
+  }
+
+  /* the rules as the CLI and the report read them (sks_bake_finalist_names,
+   * sks_bake_alignment_names): limbs on the head (head agreement 0.3 under
+   * another's), on its side (over 60 deg while another is under), and the
+   * names telling nothing (NaN) rule nothing out */
+  {
+    sks_bake_alignment a;
+    memset(&a, 0, sizeof a);
+    a.finalists = 4;
+    const double heads[4] = {0.9, 0.1, 0.8, NAN}, offs[4] = {10, 20, 95, NAN};
+    for (int k = 0; k < 4; ++k) { a.finalist_head_agreement[k] = heads[k]; a.finalist_up_deg[k] = offs[k]; }
+    CHECK(sks_bake_finalist_names(&a, 0) == SKS_NAMES_AGREE);
+    CHECK(sks_bake_finalist_names(&a, 1) == SKS_NAMES_LIMBS_ON_HEAD);
+    CHECK(sks_bake_finalist_names(&a, 2) == SKS_NAMES_ON_SIDE);
+    CHECK(sks_bake_finalist_names(&a, 3) == SKS_NAMES_AGREE);
+    CHECK(sks_bake_finalist_names(&a, 4) == SKS_NAMES_AGREE); /* past the finalists */
+    a.finalist_up_deg[0] = a.finalist_up_deg[1] = 70; /* none under 60: none ruled out by the direction */
+    CHECK(sks_bake_finalist_names(&a, 2) == SKS_NAMES_AGREE);
+    a.up_deg = 95;
+    a.label_agreement = 1;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_ON_SIDE);
+    a.up_deg = 10;
+    a.label_agreement = 0.3;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_DISAGREE);
+    a.up_deg = a.label_agreement = NAN;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_AGREE);
+  }
+  free(p); free(q); free(lab); free(bare); free(one);
   return sks_test_finish();
 }

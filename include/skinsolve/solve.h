@@ -300,6 +300,26 @@ sks_result sks_bake(const sks_model *source, const sks_model *target,
                     sks_error *err);
 void sks_bake_result_free(sks_bake_result *result);
 
+/* What the joints' names say of an alignment (README "Joint names", "The
+ * head's direction"), one place for the bake's rule, the CLI's header and
+ * the report's note. */
+enum {
+  SKS_NAMES_AGREE = 0,         /* nothing against it (or the names tell nothing) */
+  SKS_NAMES_LIMBS_ON_HEAD = 1, /* head agreement SKS_BAKE_HEAD_GAP under another finalist's */
+  SKS_NAMES_ON_SIDE = 2,       /* its head over acos(SKS_BAKE_UP_COS) off (another's under): on its side,
+                                  upside down */
+  SKS_NAMES_DISAGREE = 3       /* under SKS_BAKE_NAMES_DISAGREE of the labelled vertices agree: turned,
+                                  or one rig names its sides from the viewer */
+};
+#define SKS_BAKE_NAMES_DISAGREE 0.5
+/* Finalist k of a (k < a->finalists): SKS_NAMES_LIMBS_ON_HEAD or
+ * SKS_NAMES_ON_SIDE when the names ruled it out (it was not baked on
+ * trial), else SKS_NAMES_AGREE. */
+int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k);
+/* The alignment kept: SKS_NAMES_ON_SIDE (its head over acos(SKS_BAKE_UP_COS)
+ * off), else SKS_NAMES_DISAGREE, else SKS_NAMES_AGREE. */
+int sks_bake_alignment_names(const sks_bake_alignment *a);
+
 /* Appends the baked clips to a copy of the target as ordinary clips (keyed
  * translation + rotation + scale for every joint, LINEAR), with the weights
  * normalised exactly as the bake used them. */

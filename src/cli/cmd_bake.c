@@ -89,7 +89,6 @@ static const char *pct0(double v, char *buf, size_t n) {
 static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
   char names[160] = "", hb[16];
-  const double up_max = acos(SKS_BAKE_UP_COS) * (180.0 / 3.14159265358979323846); /* 60 deg */
   if (!isnan(a->label_agreement))
     snprintf(names, sizeof names, "; joint names agree %.0f%% (head %s)", 100.0 * a->label_agreement,
              pct0(a->head_agreement, hb, sizeof hb));
@@ -114,11 +113,6 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
            r->correspondence_identity ? "same mesh (vertex for vertex)" : "closest points",
            r->correspondence_mean_pct, names);
   if (a->finalists) {
-    double best_head = -1, best_up = 360;
-    for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
-      if (a->finalist_head_agreement[k] > best_head) best_head = a->finalist_head_agreement[k];
-      if (a->finalist_up_deg[k] < best_up) best_up = a->finalist_up_deg[k];
-    }
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
     for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
@@ -131,9 +125,9 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
         snprintf(nm + l, sizeof nm - l, ", head %.0f deg off", up);
       }
       if (!isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
-      else if (head < best_head - SKS_BAKE_HEAD_GAP)
+      else if (sks_bake_finalist_names(a, k) == SKS_NAMES_LIMBS_ON_HEAD)
         snprintf(tq, sizeof tq, "not baked (by the joints' names its limbs land on the head)");
-      else if (best_up <= up_max && up > up_max)
+      else if (sks_bake_finalist_names(a, k) == SKS_NAMES_ON_SIDE)
         snprintf(tq, sizeof tq, "not baked (by the joints' names it lies on its side or upside down)");
       else snprintf(tq, sizeof tq, "refused (too far)");
       printf("%s %s (scale %.4g, %.1f deg%s) %s%s%s", k ? ";" : "",
@@ -144,11 +138,12 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
     }
     printf("\n");
   }
-  if (a->up_deg > up_max)
+  const int doubt = sks_bake_alignment_names(a);
+  if (doubt == SKS_NAMES_ON_SIDE)
     printf("alignment: by the joints' names the source's head points %.0f deg from the target's: the\n"
            "           source may be aligned on its side or upside down, its motion then played on other\n"
            "           limbs; check the report's viewer\n", a->up_deg);
-  else if (a->label_agreement < 0.5)
+  else if (doubt == SKS_NAMES_DISAGREE)
     printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
            "           correspond to the source's same part (head %s): the source may be aligned\n"
            "           turned, on its side or upside down, its motion then played on other limbs (or one\n"

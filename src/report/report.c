@@ -1430,14 +1430,14 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
   }
   if (isfinite(a->up_deg)) sb_printf(b, "; its head points %.0f deg from the target's", a->up_deg);
   sb_puts(b, "</dd></dl>\n");
-  const double up_max = acos(SKS_BAKE_UP_COS) * (180.0 / 3.14159265358979323846);
-  if (a->up_deg > up_max)
+  const int doubt = sks_bake_alignment_names(a);
+  if (doubt == SKS_NAMES_ON_SIDE)
     sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names the source's head points %.0f deg "
                  "from the target's: the source may be aligned on its side or upside down, its motion then played "
                  "on other limbs. Play a clip in the viewer and check that each limb moves as the source's "
                  "does.</p>\n",
               a->up_deg);
-  else if (a->label_agreement < 0.5)
+  else if (doubt == SKS_NAMES_DISAGREE)
     sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names only %.0f %% of the target's head, "
                  "left and right vertices correspond to the source's same part: the source may be aligned turned, "
                  "on its side or upside down, its motion then played on other limbs (or one rig names its sides "

@@ -539,6 +539,7 @@ typedef struct bake_ctx {
   uint32_t *touched;
   sks_daffine *N_P;      /* source palette at the registration pose (NULL: bind pose) */
   double *tcw;           /* per target vertex: sks_copy_weights (the alignment's distances) */
+  double *scw;           /* per source view vertex: sks_copy_weights (the head's direction) */
   uint8_t *slab, *tlab;  /* per vertex of the source / target view: its dominant joint's label (sks_view_labels) */
   double up;             /* the installed alignment's sks_label_up_cos (NaN: unknown) */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
@@ -656,7 +657,7 @@ static void ctx_free(bake_ctx *c) {
   sks_transfer_free(&c->trc);
   sks_solve_problem_free(&c->prob);
   free(c->sub_start); free(c->sub_bones); free(c->vscratch); free(c->touched);
-  free(c->N_P); free(c->yB); free(c->dyB); free(c->tcw); free(c->slab); free(c->tlab);
+  free(c->N_P); free(c->yB); free(c->dyB); free(c->tcw); free(c->scw); free(c->slab); free(c->tlab);
   sks_fskin_free(&c->ftr); sks_fskin_free(&c->ftg);
   sks_bake_morphs_free(&c->bm);
   sks_bake_morph_solve_free(&c->ms);
@@ -1961,7 +1962,26 @@ static void similarity_numbers(const sks_daffine *A, double *scale, double *angl
  * the target's while the best one's does not (on its side, upside down).
  * NaN (the names tell nothing) rules nothing out. */
 static int names_rule_out(double head, double best_head, double up, double best_up) {
-  return head < best_head - HEAD_GAP || (best_up >= UP_COS && up < UP_COS);
+  return head < best_head - HEAD_GAP ? SKS_NAMES_LIMBS_ON_HEAD
+       : best_up >= UP_COS && up < UP_COS ? SKS_NAMES_ON_SIDE : SKS_NAMES_AGREE;
+}
+
+int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k) {
+  if (!a || k >= a->finalists || k >= SKS_BAKE_FINALISTS) return SKS_NAMES_AGREE;
+  double best_head = -1, best_up = -2;
+  for (size_t i = 0; i < a->finalists && i < SKS_BAKE_FINALISTS; ++i) {
+    const double up = cos(a->finalist_up_deg[i] * M_PI / 180.0);
+    if (a->finalist_head_agreement[i] > best_head) best_head = a->finalist_head_agreement[i];
+    if (up > best_up) best_up = up;
+  }
+  return names_rule_out(a->finalist_head_agreement[k], best_head, cos(a->finalist_up_deg[k] * M_PI / 180.0), best_up);
+}
+
+int sks_bake_alignment_names(const sks_bake_alignment *a) {
+  if (!a) return SKS_NAMES_AGREE;
+  if (cos(a->up_deg * M_PI / 180.0) < UP_COS) return SKS_NAMES_ON_SIDE;
+  if (a->label_agreement < SKS_BAKE_NAMES_DISAGREE) return SKS_NAMES_DISAGREE;
+  return SKS_NAMES_AGREE;
 }
 /* sks_label_up_cos as an angle (degrees; NaN stays NaN) */
 static double up_deg(double cs) {
@@ -1986,6 +2006,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   double *aligned = NULL;
   c->up = NAN;
   if (!c->tcw && !(c->tcw = sks_copy_weights(tv->pos, V))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!c->scw && !(c->scw = sks_copy_weights(sv->pos, Vs))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->slab && !(c->slab = sks_view_labels(sv, &c->src->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->tlab && !(c->tlab = sks_view_labels(tv, &c->tg->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (c->forced) {
@@ -2100,7 +2121,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     out->correspondence_identity = 1;
     if ((aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double)))) {
       for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
-      c->up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
+      c->up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
       free(aligned);
     }
     return SKS_OK;
@@ -2111,7 +2132,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   int ok = sks_correspondence_build(&c->corr, kind, aligned, Vs, sv->tris, sv->tri_count, tv->pos, V, c->D, c->pool);
   if (!ok) { free(aligned); return sks_correspondence_fail(&c->corr, model_name(c->src, "source"), err); }
   const double sim_dist = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
-  const double sim_up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
+  const double sim_up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
   al->similarity_residual_pct = sim_dist / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
    * target's bind surface, for the best similarity and its runners-up (and
@@ -2163,7 +2184,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       double f_ = source_to_target(c, tix, aligned, sorder, Vsu);                                           \
       double t_ = corr_distinct_mean(&trial, aligned, tv->pos, tcw, V);                                    \
       trial_sym = 0.5 * (t_ + (f_ >= 0 ? f_ : t_));                                                        \
-      trial_up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);                              \
+      trial_up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);                              \
     } while (0)
     sks_correspondence trial, sim_corr;
     memset(&trial, 0, sizeof trial);
@@ -2328,7 +2349,7 @@ correspond:;
      * the candidates were ranked, so a re-weld of the target neither moves
      * it nor the refusal line */
     resid = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
-    c->up = sks_label_up_cos(aligned, Vs, c->slab, tv->pos, V, c->tlab);
+    c->up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
   }
   if (!c->corr.identity && kind == SKS_CORRESPOND_CLOSEST_POINT) {
     size_t moved = 0;

@@ -811,27 +811,30 @@ uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s) {
 #define LABEL_MIN_SHARE 0.05 /* of the target's weight labelled on both sides, or the names tell nothing */
 #define LABEL_HEAD_SHARE 0.005
 /* The head's direction (its labelled vertices' centroid minus all
- * vertices'), unit, into up; 0 when the head holds under
- * LABEL_HEAD_SHARE of the vertices or sits at the centre. */
-static int label_up(const double *p, size_t n, const uint8_t *lab, double *up) {
-  double h[3] = {0, 0, 0}, all[3] = {0, 0, 0}, uu = 0;
-  size_t k = 0;
+ * vertices', each weighted by w: sks_copy_weights, so each distinct
+ * position counts once), unit, into up; 0 when the head holds under
+ * LABEL_HEAD_SHARE of the weight or sits at the centre. */
+static int label_up(const double *p, size_t n, const uint8_t *lab, const double *w, double *up) {
+  double h[3] = {0, 0, 0}, all[3] = {0, 0, 0}, uu = 0, wh = 0, wa = 0;
   for (size_t i = 0; i < n; ++i) {
-    int head = lab[i] == SKS_LABEL_HEAD;
-    k += (size_t)head;
-    for (int a = 0; a < 3; ++a) { all[a] += p[3 * i + a]; if (head) h[a] += p[3 * i + a]; }
+    const double wi = w[i];
+    const int head = lab[i] == SKS_LABEL_HEAD;
+    wa += wi;
+    if (head) wh += wi;
+    for (int a = 0; a < 3; ++a) { all[a] += wi * p[3 * i + a]; if (head) h[a] += wi * p[3 * i + a]; }
   }
-  if (!n || k < (size_t)ceil(LABEL_HEAD_SHARE * (double)n) || !k) return 0;
-  for (int a = 0; a < 3; ++a) { up[a] = h[a] / (double)k - all[a] / (double)n; uu += up[a] * up[a]; }
+  if (!(wa > 0) || !(wh > 0) || wh < LABEL_HEAD_SHARE * wa) return 0;
+  for (int a = 0; a < 3; ++a) { up[a] = h[a] / wh - all[a] / wa; uu += up[a] * up[a]; }
   if (!(uu > 0) || !isfinite(uu)) return 0;
   for (int a = 0; a < 3; ++a) up[a] /= sqrt(uu);
   return 1;
 }
 
-double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *dst, size_t nd,
-                        const uint8_t *tlab) {
+double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *scw, const double *dst,
+                        size_t nd, const uint8_t *tlab, const double *tcw) {
   double us[3], ut[3];
-  if (!slab || !tlab || !label_up(src, ns, slab, us) || !label_up(dst, nd, tlab, ut)) return NAN;
+  if (!slab || !tlab || !scw || !tcw || !label_up(src, ns, slab, scw, us) || !label_up(dst, nd, tlab, tcw, ut))
+    return NAN;
   return us[0] * ut[0] + us[1] * ut[1] + us[2] * ut[2];
 }
 

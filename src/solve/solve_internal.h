@@ -508,10 +508,12 @@ sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, co
  * space (the source aligned, and registered, in the target's): about 1
  * for a body upright on the other, 0 on its side, -1 upside down,
  * whatever the two bodies' proportions (a head twice as large moves the
- * centroid, not the direction); NaN when either lacks a head (under 0.5 %
- * of its vertices) or labels (NULL). */
-double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *dst, size_t nd,
-                        const uint8_t *tlab);
+ * centroid, not the direction). Each vertex weighted by scw / tcw
+ * (sks_copy_weights: each distinct position once, so a re-welded file
+ * gives the same figure). NaN when either lacks a head (under 0.5 % of
+ * its weight) or labels or weights (NULL). */
+double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *scw, const double *dst,
+                        size_t nd, const uint8_t *tlab, const double *tcw);
 sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */
