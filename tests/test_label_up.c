@@ -8,8 +8,11 @@
  * upright or turned about the up axis, 0 on its side, -1 upside down); no
  * head (or one of a few vertices) tells nothing; a head without sides
  * still gives the direction; a re-welded copy weighted by
- * sks_copy_weights gives the same figure. And the rules the CLI and the
- * report read (sks_bake_finalist_names, sks_bake_alignment_names). */
+ * sks_copy_weights gives the same figure. sks_feet_forward on a
+ * procedural skeleton (hips, knees, ankles, toes): the feet's way, turned,
+ * scaled and offset with the body; no toe joints, flat feet or a parent
+ * cycle tell nothing. And the rules the CLI and the report read
+ * (sks_bake_finalist_names, sks_bake_alignment_names). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +160,102 @@ int main(void) {
     CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_DISAGREE);
     a.up_deg = a.label_agreement = NAN;
     CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_AGREE);
+    /* the feet: among the finalists the names keep, one whose feet point
+     * back (over 90 deg) while another's are within 60 */
+    a.finalist_up_deg[0] = 10; a.finalist_up_deg[1] = 20; a.finalist_up_deg[2] = 15; a.finalist_up_deg[3] = NAN;
+    const double faces[4] = {170, 5, 20, NAN};
+    for (int k = 0; k < 4; ++k) a.finalist_facing_deg[k] = faces[k];
+    CHECK(sks_bake_finalist_names(&a, 0) == SKS_NAMES_TURNED);
+    CHECK(sks_bake_finalist_names(&a, 1) == SKS_NAMES_LIMBS_ON_HEAD); /* the names first */
+    CHECK(sks_bake_finalist_names(&a, 2) == SKS_NAMES_AGREE);
+    CHECK(sks_bake_finalist_names(&a, 3) == SKS_NAMES_AGREE);
+    a.finalist_facing_deg[2] = 75; /* the one the names keep is 75 deg off: none within 60 */
+    CHECK(sks_bake_finalist_names(&a, 0) == SKS_NAMES_AGREE);
+    a.finalist_facing_deg[2] = NAN; /* only a finalist the names rule out faces right: nothing by the feet */
+    CHECK(sks_bake_finalist_names(&a, 0) == SKS_NAMES_AGREE);
+    a.up_deg = 10;
+    a.label_agreement = 1;
+    a.facing_deg = 170;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_TURNED);
+    a.facing_deg = 80;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_AGREE);
+    a.up_deg = 100;
+    a.facing_deg = 170;
+    CHECK(sks_bake_alignment_names(&a) == SKS_NAMES_ON_SIDE);
+  }
+
+  /* the feet (sks_feet_forward): a skeleton facing +z, up +y: pelvis,
+   * per leg hip, knee, ankle (0.1 up), toe (0.12 forward of the ankle, on
+   * the floor), a spine and a head; the body's points from the floor to
+   * 1.8 */
+  {
+    enum { J = 11, NV = 64 };
+    const int32_t parents[J] = {-1, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9};
+    const double jp0[3 * J] = {0, 1.0, 0,  0.1, 0.95, 0,  0.1, 0.5, 0.02,  0.1, 0.1, -0.03,  0.1, 0.0, 0.09,
+                               -0.1, 0.95, 0,  -0.1, 0.5, 0.02,  -0.1, 0.1, -0.03,  -0.1, 0.0, 0.09,
+                               0, 1.4, 0,  0, 1.7, 0};
+    double vp0[3 * NV];
+    for (int i = 0; i < NV; ++i) {
+      vp0[3 * i] = 0.2 * sin(i);
+      vp0[3 * i + 1] = 1.8 * i / (NV - 1);
+      vp0[3 * i + 2] = 0.1 * cos(3 * i);
+    }
+    uint8_t mask[J];
+    memset(mask, 1, sizeof mask);
+    const double up0[3] = {0, 1, 0};
+    double f[3];
+    int32_t hips = -2;
+    CHECK(sks_feet_forward(jp0, mask, parents, J, vp0, NV, up0, f, &hips));
+    CHECK_MSG(fabs(f[2] - 1) < 1e-9 && fabs(f[0]) < 1e-9, "feet: (%g %g %g), want +z", f[0], f[1], f[2]);
+    CHECK_MSG(hips == 0, "the joint carrying both feet: %d, want the pelvis (0)", (int)hips);
+    /* the pelvis out of the mask: none above the feet's common ancestor */
+    mask[0] = 0;
+    CHECK(sks_feet_forward(jp0, mask, parents, J, vp0, NV, up0, f, &hips) && hips == -1);
+    mask[0] = 1;
+    /* one foot alone: its ankle carries it */
+    uint8_t one_foot[J];
+    memcpy(one_foot, mask, sizeof one_foot);
+    one_foot[8] = 0;
+    CHECK(sks_feet_forward(jp0, one_foot, parents, J, vp0, NV, up0, f, &hips) && hips == 3);
+    /* turned a half turn about up, then about another axis, scaled, offset:
+     * the feet turn with it */
+    const struct { double ax[3], deg; } turns[] = {{{0, 1, 0}, 180}, {{1, 0.3, -0.2}, 117}, {{0, 0, 1}, 90}};
+    for (size_t t = 0; t < sizeof turns / sizeof turns[0]; ++t) {
+      double R[9], jp[3 * J], vp[3 * NV], up[3], want[3];
+      const double shift[3] = {3, -2, 5};
+      axis_angle(turns[t].ax[0], turns[t].ax[1], turns[t].ax[2], turns[t].deg, R);
+      for (int i = 0; i < J + NV; ++i) {
+        const double *x = i < J ? &jp0[3 * i] : &vp0[3 * (i - J)];
+        double *y = i < J ? &jp[3 * i] : &vp[3 * (i - J)];
+        for (int r = 0; r < 3; ++r) y[r] = 40 * (R[3 * r] * x[0] + R[3 * r + 1] * x[1] + R[3 * r + 2] * x[2]) + shift[r];
+      }
+      for (int r = 0; r < 3; ++r) { up[r] = R[3 * r + 1]; want[r] = R[3 * r + 2]; }
+      CHECK(sks_feet_forward(jp, mask, parents, J, vp, NV, up, f, NULL));
+      CHECK_MSG(fabs(f[0] - want[0]) + fabs(f[1] - want[1]) + fabs(f[2] - want[2]) < 1e-9,
+                "turn %zu: feet (%g %g %g), want (%g %g %g)", t, f[0], f[1], f[2], want[0], want[1], want[2]);
+    }
+    /* no toe joints (masked out: not in the palette): the ankles alone
+     * tell nothing (knee -> ankle lies above the band's top at 0.27) */
+    uint8_t no_toes[J];
+    memcpy(no_toes, mask, sizeof no_toes);
+    no_toes[4] = no_toes[8] = 0;
+    CHECK(!sks_feet_forward(jp0, no_toes, parents, J, vp0, NV, up0, f, NULL));
+    /* flat feet: toes under the ankles */
+    double flat[3 * J];
+    memcpy(flat, jp0, sizeof flat);
+    flat[3 * 4 + 2] = flat[3 * 8 + 2] = -0.03;
+    CHECK(!sks_feet_forward(flat, mask, parents, J, vp0, NV, up0, f, NULL));
+    /* a parent cycle ends (the walks to a masked ancestor and to the
+     * common ancestor are bounded): the feet still point, no hips */
+    const int32_t cyc[J] = {10, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9};
+    uint8_t part[J];
+    memset(part, 0, sizeof part);
+    part[4] = part[3] = part[8] = part[7] = 1;
+    CHECK(sks_feet_forward(jp0, part, cyc, J, vp0, NV, up0, f, &hips) && hips == -1);
+    /* a flat surface (no height) tells nothing */
+    double still[3 * NV];
+    for (int i = 0; i < 3 * NV; ++i) still[i] = (i % 3 == 1) ? 0.5 : vp0[i];
+    CHECK(!sks_feet_forward(jp0, mask, parents, J, still, NV, up0, f, NULL));
   }
   free(p); free(q); free(lab); free(bare); free(one);
   return sks_test_finish();

@@ -256,7 +256,7 @@ static void make_result(const sks_model *m, sks_bake_result *r, sks_solve_mode m
   /* one rig onto itself, as a control's alignment reads; no joint names */
   r->alignment.identity = 1;
   r->alignment.scale = 1;
-  r->alignment.label_agreement = r->alignment.head_agreement = r->alignment.up_deg = NAN;
+  r->alignment.label_agreement = r->alignment.head_agreement = r->alignment.up_deg = r->alignment.facing_deg = NAN;
   r->correspondence_identity = 1;
   r->clip_count = clips;
   r->clips = calloc(clips, sizeof(sks_baked_clip));

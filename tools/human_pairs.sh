@@ -6,7 +6,8 @@
 # pair: source, target, quality %, mean / worst error %D, the alignment's mean
 # distance (% D), alignment seconds, finalists, the rotation found, what the
 # joints' names say (label / head agreement, the head's direction off the
-# target's in degrees: README "Joint names"); or REFUSED with the distance.
+# target's in degrees: README "Joint names"), the feet's direction off the
+# target's (degrees, README "The feet's direction"); or REFUSED with the distance.
 # Then the count that bake, their median and mean quality.
 # Usage: tools/human_pairs.sh SKINSOLVE [SHARED_DATA] [-- extra bake options]
 #   SHARED_DATA: default ../shared/data beside the repository, or $SKS_SHARED_DATA
@@ -39,10 +40,10 @@ import json, os, sys
 d = json.load(open(sys.argv[3])); c = d["clips"][0]; a = d["alignment"]
 q = c["quality"] if c["quality"] is not None else float("nan")
 def n(v, f): return "  n/a" if v is None else f % v
-print("%-36s %-36s %8.3f %7.4f %7.3f dist %5.2f %6.2f s %d fin %6.1f deg names %s head %s up %s" % (
+print("%-36s %-36s %8.3f %7.4f %7.3f dist %5.2f %6.2f s %d fin %6.1f deg names %s head %s up %s feet %s" % (
       os.path.basename(sys.argv[1]), os.path.basename(sys.argv[2]), q, c["mean_error_pct"], c["worst_error_pct"],
       a["mean_distance_pct"], a["seconds"], len(a["finalists"]), a["angle_deg"], n(a.get("label_agreement"), "%.2f"),
-      n(a.get("head_agreement"), "%.2f"), n(a.get("up_deg"), "%5.1f")))
+      n(a.get("head_agreement"), "%.2f"), n(a.get("up_deg"), "%5.1f"), n(a.get("facing_deg"), "%5.1f")))
 EOF
     else
       printf '%-36s %-36s REFUSED %s\n' "$(basename "$a")" "$(basename "$b")" "$(grep -o 'on average [0-9.]*%' "$tmp/err.txt")"

@@ -5,8 +5,10 @@ NORMAL, TANGENT (and its w) and morph deltas negated, each triangle's winding
 reversed, inverse bind matrices IBM' = IBM F (F = diag(-1, 1, 1, 1)); the
 nodes (the scene) untouched. --turn: the data turned 90 degrees about x
 instead ((x, y, z) -> (x, -z, y), IBM' = IBM R^-1, winding kept), as an
-export that bakes a Z-up conversion into the vertices does.
-Usage: mirror_glb.py [--turn] IN.glb OUT.glb"""
+export that bakes a Z-up conversion into the vertices does. --half: the
+data turned a half turn about y ((x, y, z) -> (-x, y, -z), IBM' = IBM R^-1,
+winding kept): the body faces the other way.
+Usage: mirror_glb.py [--turn | --half] IN.glb OUT.glb"""
 import json
 import os
 import struct
@@ -14,7 +16,7 @@ import sys
 import tempfile
 
 
-def main(src, dst, turn=False):
+def main(src, dst, turn=False, half=False):
     if os.path.exists(dst) and os.path.samefile(src, dst):
         sys.exit(f"{dst}: is the input; name another output")
     data = open(src, "rb").read()
@@ -78,6 +80,15 @@ def main(src, dst, turn=False):
             at = prim["attributes"]
             if "JOINTS_0" not in at:
                 continue
+            if half:
+                for k in ("POSITION", "NORMAL", "TANGENT"):
+                    if k in at:
+                        negate(at[k], [0, 2])
+                for t in prim.get("targets", []):
+                    for k in ("POSITION", "NORMAL"):
+                        if k in t:
+                            negate(t[k], [0, 2])
+                continue
             if turn:
                 for k in ("POSITION", "NORMAL", "TANGENT"):
                     if k in at:
@@ -107,7 +118,10 @@ def main(src, dst, turn=False):
                     struct.pack_into("<" + code, binc, b, vc)
                     struct.pack_into("<" + code, binc, c, vb)
     for skin in doc.get("skins", []):
-        if "inverseBindMatrices" in skin and turn:
+        if "inverseBindMatrices" in skin and half:
+            # IBM R^-1 (R^-1 = R): columns 0 and 2 negated (column-major)
+            negate(skin["inverseBindMatrices"], [0, 1, 2, 3, 8, 9, 10, 11])
+        elif "inverseBindMatrices" in skin and turn:
             # IBM R^-1: column 1 <- -column 2, column 2 <- column 1 (column-major)
             turn_x(skin["inverseBindMatrices"], [(4, 8), (5, 9), (6, 10), (7, 11)])
         elif "inverseBindMatrices" in skin:
@@ -135,8 +149,9 @@ def main(src, dst, turn=False):
 if __name__ == "__main__":
     args = sys.argv[1:]
     turn = bool(args) and args[0] == "--turn"
-    if turn:
+    half = bool(args) and args[0] == "--half"
+    if turn or half:
         args = args[1:]
     if len(args) != 2:
         sys.exit(__doc__)
-    main(args[0], args[1], turn)
+    main(args[0], args[1], turn, half)

@@ -203,6 +203,10 @@ typedef struct sks_baked_clip {
  * from the target's while another's does not
  * (sks_bake_alignment.finalist_up_deg). */
 #define SKS_BAKE_UP_COS 0.5
+/* ... and, among the rest, one whose feet point back (over 90 deg from the
+ * target's across its up: turned a half turn) while another's are within
+ * acos(SKS_BAKE_FACE_COS) (60 deg) (sks_bake_alignment.finalist_facing_deg). */
+#define SKS_BAKE_FACE_COS 0.5
 
 typedef struct sks_bake_alignment {
   int identity;                   /* 1: the two bind surfaces already agreed (or --align none) */
@@ -266,6 +270,16 @@ typedef struct sks_bake_alignment {
    * under is not baked. */
   double up_deg;
   double finalist_up_deg[SKS_BAKE_FINALISTS];
+  /* The angle between the ways the feet point (the bones in the bottom
+   * 15 % of the body's height, ankle to toes, taken across the target's
+   * up) of the aligned, registered source and of the target, degrees: ~0
+   * facing the target's way, ~180 turned a half turn about its up. NaN
+   * when either's feet tell nothing (no head named, or foot bones under 3 %
+   * of the height). Among finalists the names keep, one over 90 deg while
+   * another is within 60 is not baked; a candidate turned so is also tried
+   * turned back (README "The feet's direction"). */
+  double facing_deg;
+  double finalist_facing_deg[SKS_BAKE_FINALISTS];
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {
@@ -308,16 +322,19 @@ enum {
   SKS_NAMES_LIMBS_ON_HEAD = 1, /* head agreement SKS_BAKE_HEAD_GAP under another finalist's */
   SKS_NAMES_ON_SIDE = 2,       /* its head over acos(SKS_BAKE_UP_COS) off (another's under): on its side,
                                   upside down */
-  SKS_NAMES_DISAGREE = 3       /* under SKS_BAKE_NAMES_DISAGREE of the labelled vertices agree: turned,
+  SKS_NAMES_DISAGREE = 3,      /* under SKS_BAKE_NAMES_DISAGREE of the labelled vertices agree: turned,
                                   or one rig names its sides from the viewer */
+  SKS_NAMES_TURNED = 4         /* its feet point back (over 90 deg; another finalist's within
+                                  acos(SKS_BAKE_FACE_COS)): turned a half turn about its up */
 };
 #define SKS_BAKE_NAMES_DISAGREE 0.5
-/* Finalist k of a (k < a->finalists): SKS_NAMES_LIMBS_ON_HEAD or
- * SKS_NAMES_ON_SIDE when the names ruled it out (it was not baked on
- * trial), else SKS_NAMES_AGREE. */
+/* Finalist k of a (k < a->finalists): SKS_NAMES_LIMBS_ON_HEAD,
+ * SKS_NAMES_ON_SIDE or SKS_NAMES_TURNED when the names or the feet ruled it
+ * out (it was not baked on trial), else SKS_NAMES_AGREE. */
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k);
 /* The alignment kept: SKS_NAMES_ON_SIDE (its head over acos(SKS_BAKE_UP_COS)
- * off), else SKS_NAMES_DISAGREE, else SKS_NAMES_AGREE. */
+ * off), else SKS_NAMES_TURNED (its feet over 90 deg off), else
+ * SKS_NAMES_DISAGREE, else SKS_NAMES_AGREE. */
 int sks_bake_alignment_names(const sks_bake_alignment *a);
 
 /* Appends the baked clips to a copy of the target as ordinary clips (keyed

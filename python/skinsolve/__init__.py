@@ -596,6 +596,7 @@ class BakeResult:
             "label_agreement": None if a.label_agreement != a.label_agreement else a.label_agreement,
             "head_agreement": None if a.head_agreement != a.head_agreement else a.head_agreement,
             "up_deg": None if a.up_deg != a.up_deg else a.up_deg,
+            "facing_deg": None if a.facing_deg != a.facing_deg else a.facing_deg,
             "finalists": [{"registered": bool(a.finalist_registered[k]), "scale": a.finalist_scale[k],
                            "angle_deg": a.finalist_angle_deg[k],
                            "trial_quality_pct": None if a.trial_quality[k] != a.trial_quality[k]
@@ -605,6 +606,8 @@ class BakeResult:
                            "head_agreement": None if a.finalist_head_agreement[k] != a.finalist_head_agreement[k]
                            else a.finalist_head_agreement[k],
                            "up_deg": None if a.finalist_up_deg[k] != a.finalist_up_deg[k] else a.finalist_up_deg[k],
+                           "facing_deg": None if a.finalist_facing_deg[k] != a.finalist_facing_deg[k]
+                           else a.finalist_facing_deg[k],
                            "registration_choice": k == a.finalist_registration, "kept": k == a.finalist_chosen}
                           for k in range(nf)],
             "seconds": a.seconds}

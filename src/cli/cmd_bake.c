@@ -88,13 +88,17 @@ static const char *pct0(double v, char *buf, size_t n) {
 
 static void print_alignment(const sks_bake_result *r, int align_none) {
   const sks_bake_alignment *a = &r->alignment;
-  char names[160] = "", hb[16];
+  char names[224] = "", hb[16];
   if (!isnan(a->label_agreement))
     snprintf(names, sizeof names, "; joint names agree %.0f%% (head %s)", 100.0 * a->label_agreement,
              pct0(a->head_agreement, hb, sizeof hb));
   if (!isnan(a->up_deg)) {
     size_t l = strlen(names);
     snprintf(names + l, sizeof names - l, "; its head points %.0f deg from the target's", a->up_deg);
+  }
+  if (!isnan(a->facing_deg)) {
+    size_t l = strlen(names);
+    snprintf(names + l, sizeof names - l, "; its feet point %.0f deg from the target's", a->facing_deg);
   }
   if (a->applied)
     printf("alignment: scale %.6g, %s %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
@@ -116,7 +120,7 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
     printf("alignment: %zu candidates fit the bind surface about as well; each baked on every clip at 5 fps:",
            a->finalists);
     for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k) {
-      char tq[96], nm[80] = "";
+      char tq[96], nm[112] = "";
       const double lab = a->finalist_label_agreement[k], head = a->finalist_head_agreement[k];
       const double up = a->finalist_up_deg[k];
       if (!isnan(lab)) snprintf(nm, sizeof nm, ", names %.0f%%, head %s", 100.0 * lab, pct0(head, hb, sizeof hb));
@@ -124,11 +128,17 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
         size_t l = strlen(nm);
         snprintf(nm + l, sizeof nm - l, ", head %.0f deg off", up);
       }
+      if (!isnan(a->finalist_facing_deg[k])) {
+        size_t l = strlen(nm);
+        snprintf(nm + l, sizeof nm - l, ", feet %.0f deg off", a->finalist_facing_deg[k]);
+      }
       if (!isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
       else if (sks_bake_finalist_names(a, k) == SKS_NAMES_LIMBS_ON_HEAD)
         snprintf(tq, sizeof tq, "not baked (by the joints' names its limbs land on the head)");
       else if (sks_bake_finalist_names(a, k) == SKS_NAMES_ON_SIDE)
         snprintf(tq, sizeof tq, "not baked (by the joints' names it lies on its side or upside down)");
+      else if (sks_bake_finalist_names(a, k) == SKS_NAMES_TURNED)
+        snprintf(tq, sizeof tq, "not baked (by its feet it faces the other way)");
       else snprintf(tq, sizeof tq, "refused (too far)");
       printf("%s %s (scale %.4g, %.1f deg%s) %s%s%s", k ? ";" : "",
              a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
@@ -143,6 +153,10 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
     printf("alignment: by the joints' names the source's head points %.0f deg from the target's: the\n"
            "           source may be aligned on its side or upside down, its motion then played on other\n"
            "           limbs; check the report's viewer\n", a->up_deg);
+  else if (doubt == SKS_NAMES_TURNED)
+    printf("alignment: by the feet's bones the source faces %.0f deg from the target's way: it may be\n"
+           "           aligned turned round, its left limbs' motion then played on the right ones; check\n"
+           "           the report's viewer\n", a->facing_deg);
   else if (doubt == SKS_NAMES_DISAGREE)
     printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
            "           correspond to the source's same part (head %s): the source may be aligned\n"
@@ -241,6 +255,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "label_agreement", r->alignment.label_agreement);
   cJSON_AddNumberToObject(al, "head_agreement", r->alignment.head_agreement);
   cJSON_AddNumberToObject(al, "up_deg", r->alignment.up_deg);
+  cJSON_AddNumberToObject(al, "facing_deg", r->alignment.facing_deg);
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;
@@ -252,6 +267,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
     cJSON_AddNumberToObject(o, "label_agreement", a->finalist_label_agreement[k]);
     cJSON_AddNumberToObject(o, "head_agreement", a->finalist_head_agreement[k]);
     cJSON_AddNumberToObject(o, "up_deg", a->finalist_up_deg[k]);
+    cJSON_AddNumberToObject(o, "facing_deg", a->finalist_facing_deg[k]);
     cJSON_AddBoolToObject(o, "registration_choice", k == a->finalist_registration);
     cJSON_AddBoolToObject(o, "kept", k == a->finalist_chosen);
     cJSON_AddItemToArray(fin, o);

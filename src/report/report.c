@@ -1415,6 +1415,7 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
   sb_num_attr(b, "label-agreement", a->label_agreement, "%.6g");
   sb_num_attr(b, "head-agreement", a->head_agreement, "%.6g");
   sb_num_attr(b, "up-deg", a->up_deg, "%.6g");
+  sb_num_attr(b, "facing-deg", a->facing_deg, "%.6g");
   sb_puts(b, ">");
   if (a->applied)
     sb_printf(b, "scale %.6g, %s %.2f deg%s; ", a->scale,
@@ -1429,6 +1430,7 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
     if (isfinite(a->head_agreement)) sb_printf(b, " (head %.0f %%)", 100.0 * a->head_agreement);
   }
   if (isfinite(a->up_deg)) sb_printf(b, "; its head points %.0f deg from the target's", a->up_deg);
+  if (isfinite(a->facing_deg)) sb_printf(b, "; its feet point %.0f deg from the target's", a->facing_deg);
   sb_puts(b, "</dd></dl>\n");
   const int doubt = sks_bake_alignment_names(a);
   if (doubt == SKS_NAMES_ON_SIDE)
@@ -1437,6 +1439,11 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
                  "on other limbs. Play a clip in the viewer and check that each limb moves as the source's "
                  "does.</p>\n",
               a->up_deg);
+  else if (doubt == SKS_NAMES_TURNED)
+    sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the feet's bones the source faces %.0f deg from "
+                 "the target's way: it may be aligned turned round, its left limbs' motion then played on the right "
+                 "ones. Play a clip in the viewer and check that each limb moves as the source's does.</p>\n",
+              a->facing_deg);
   else if (doubt == SKS_NAMES_DISAGREE)
     sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names only %.0f %% of the target's head, "
                  "left and right vertices correspond to the source's same part: the source may be aligned turned, "

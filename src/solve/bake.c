@@ -520,6 +520,7 @@ typedef struct align_pick {
   sks_daffine *N_P;
   sks_correspondence corr;
   double up; /* sks_label_up_cos of its (registered) aligned surface */
+  double face; /* facing_cos of it (the feet) */
 } align_pick;
 
 typedef struct bake_ctx {
@@ -542,6 +543,11 @@ typedef struct bake_ctx {
   double *scw;           /* per source view vertex: sks_copy_weights (the head's direction) */
   uint8_t *slab, *tlab;  /* per vertex of the source / target view: its dominant joint's label (sks_view_labels) */
   double up;             /* the installed alignment's sks_label_up_cos (NaN: unknown) */
+  double face;           /* the installed alignment's facing_cos (NaN: unknown) */
+  int face_ok;           /* 1: tfwd / tup hold (facing_setup) */
+  double tup[3], tfwd[3];/* the target's head direction and the way its feet point (bind space) */
+  double sfwd[3];        /* the way the source's feet point (its bind space) */
+  int32_t ships;         /* the source's hips (sks_feet_forward): palette entry, -1 none */
   double *yB;            /* V*3: y at the source's bind pose (motion is measured from it) */
   /* the float path (sks_bake; not sks_bake_double_metrics): every vertex's y and played
    * surface as displacements from x by the float skinning kernels (metrics.h:
@@ -631,14 +637,15 @@ static int corr_copy(sks_correspondence *d, const sks_correspondence *s) {
   return 1;
 }
 
-/* Keeps (A, N_P or NULL, corr, up) as the next finalist: copies; 0 when out of memory. */
+/* Keeps (A, N_P or NULL, corr, up, face) as the next finalist: copies; 0 when out of memory. */
 static int pick_add(bake_ctx *c, const sks_daffine *A, const sks_daffine *N_P, size_t P,
-                    const sks_correspondence *corr, double up) {
+                    const sks_correspondence *corr, double up, double face) {
   if (c->pick_count >= ALIGN_PICKS) return 1;
   align_pick *k = &c->picks[c->pick_count];
   memset(k, 0, sizeof *k);
   k->A = *A;
   k->up = up;
+  k->face = face;
   if (N_P) {
     if (!(k->N_P = malloc((P ? P : 1) * sizeof(sks_daffine)))) return 0;
     memcpy(k->N_P, N_P, P * sizeof(sks_daffine));
@@ -1954,32 +1961,105 @@ static void similarity_numbers(const sks_daffine *A, double *scale, double *angl
   memcpy(offset, A->t, 3 * sizeof(double));
 }
 
+/* Joint j's bind position in a view's bind space: its skin matrix there
+ * is the identity at the bind pose, so the joint sits at IBM^-1's origin.
+ * jp (3 per joint), mask (1 where it holds), pal (its palette entry or -1). */
+static void view_joints(const sks_skinview *v, size_t J, double *jp, uint8_t *mask, int32_t *pal) {
+  memset(mask, 0, J ? J : 1);
+  for (size_t j = 0; j < J; ++j) pal[j] = -1;
+  for (size_t e = 0; e < v->P; ++e) {
+    const int32_t j = v->pal_joint[e];
+    sks_daffine inv;
+    if (j < 0 || (size_t)j >= J || mask[j] || !sks_daff_inverse(&v->pal_ibm[e], &inv)) continue;
+    memcpy(&jp[3 * (size_t)j], inv.t, 3 * sizeof(double));
+    mask[j] = 1;
+    pal[j] = (int32_t)e;
+  }
+}
+
+/* The feet (README "The feet's direction"): the way each body's feet point
+ * in its own bind space (across its own up, the head's direction), and the
+ * source's hips' palette entry. 0 when out of memory; c->face_ok 0 when
+ * either's names or feet tell nothing. */
+static int facing_setup(bake_ctx *c) {
+  const sks_skinview *sv = &c->s.view, *tv = &c->tv;
+  const size_t Js = c->src->skeleton.joint_count, Jt = c->tg->skeleton.joint_count;
+  const size_t Jm = Js > Jt ? Js : Jt;
+  double *jp = malloc((Jm ? Jm : 1) * 3 * sizeof(double)), sup[3];
+  uint8_t *jm = malloc(Jm ? Jm : 1);
+  int32_t *pal = malloc((Jm ? Jm : 1) * sizeof(int32_t)), hips = -1;
+  if (!jp || !jm || !pal) { free(jp); free(jm); free(pal); return 0; }
+  view_joints(tv, Jt, jp, jm, pal);
+  c->face_ok = sks_label_up_dir(tv->pos, tv->V, c->tlab, c->tcw, c->tup) &&
+               sks_feet_forward(jp, jm, c->tg->skeleton.parents, Jt, tv->pos, tv->V, c->tup, c->tfwd, NULL);
+  view_joints(sv, Js, jp, jm, pal);
+  c->face_ok = c->face_ok && sks_label_up_dir(sv->pos, sv->V, c->slab, c->scw, sup) &&
+               sks_feet_forward(jp, jm, c->src->skeleton.parents, Js, sv->pos, sv->V, sup, c->sfwd, &hips);
+  c->ships = hips >= 0 ? pal[hips] : -1;
+  free(jp); free(jm); free(pal);
+  return 1;
+}
+
+/* The cosine between the way the source's feet point, turned as its hips
+ * are at the pose N_P (NULL: its bind pose) and by A, and the target's,
+ * across the target's up: about 1 when the body faces the target's way,
+ * -1 turned a half turn about its up. The feet's bones are taken at the
+ * bind pose and turned with the hips, not as the registration posed them
+ * (a robot's small feet were twisted round fitting a human's long ones).
+ * NaN when either's feet tell nothing. */
+static double facing_cos(const bake_ctx *c, const sks_daffine *A, const sks_daffine *N_P) {
+  if (!c->face_ok) return NAN;
+  double d[3], e[3];
+  const double *l = N_P && c->ships >= 0 ? N_P[c->ships].l : NULL;
+  for (int r = 0; r < 3; ++r)
+    d[r] = l ? l[3 * r] * c->sfwd[0] + l[3 * r + 1] * c->sfwd[1] + l[3 * r + 2] * c->sfwd[2] : c->sfwd[r];
+  for (int r = 0; r < 3; ++r) e[r] = A->l[3 * r] * d[0] + A->l[3 * r + 1] * d[1] + A->l[3 * r + 2] * d[2];
+  const double h = e[0] * c->tup[0] + e[1] * c->tup[1] + e[2] * c->tup[2];
+  for (int k = 0; k < 3; ++k) e[k] -= h * c->tup[k];
+  const double n = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  return n > 0 && isfinite(n) ? (e[0] * c->tfwd[0] + e[1] * c->tfwd[1] + e[2] * c->tfwd[2]) / n : NAN;
+}
+
 #define HEAD_GAP SKS_BAKE_HEAD_GAP /* a finalist this much under another's head agreement is ruled out */
 #define UP_COS SKS_BAKE_UP_COS /* a finalist whose head points farther off while another's does not, too */
+#define FACE_COS SKS_BAKE_FACE_COS /* and one whose feet point back (cos < 0) while another's within 60 deg */
 /* What the joints' names rule out (README "Joint names"): a candidate
  * whose limbs land on the target's head (head agreement HEAD_GAP under
  * the best one's), or whose head points more than acos(UP_COS) away from
- * the target's while the best one's does not (on its side, upside down).
- * NaN (the names tell nothing) rules nothing out. */
-static int names_rule_out(double head, double best_head, double up, double best_up) {
+ * the target's while the best one's does not (on its side, upside down);
+ * and the feet (README "The feet's direction"): one whose feet point back
+ * (facing_cos < 0) while the best one's among those the names keep
+ * (best_face) is within acos(FACE_COS). NaN (the names or feet tell
+ * nothing) rules nothing out. */
+static int names_rule_out(double head, double best_head, double up, double best_up, double face, double best_face) {
   return head < best_head - HEAD_GAP ? SKS_NAMES_LIMBS_ON_HEAD
-       : best_up >= UP_COS && up < UP_COS ? SKS_NAMES_ON_SIDE : SKS_NAMES_AGREE;
+       : best_up >= UP_COS && up < UP_COS ? SKS_NAMES_ON_SIDE
+       : best_face >= FACE_COS && face < 0 ? SKS_NAMES_TURNED : SKS_NAMES_AGREE;
 }
 
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k) {
   if (!a || k >= a->finalists || k >= SKS_BAKE_FINALISTS) return SKS_NAMES_AGREE;
-  double best_head = -1, best_up = -2;
-  for (size_t i = 0; i < a->finalists && i < SKS_BAKE_FINALISTS; ++i) {
+  double best_head = -1, best_up = -2, best_face = -2;
+  const size_t n = a->finalists < SKS_BAKE_FINALISTS ? a->finalists : SKS_BAKE_FINALISTS;
+  for (size_t i = 0; i < n; ++i) {
     const double up = cos(a->finalist_up_deg[i] * M_PI / 180.0);
     if (a->finalist_head_agreement[i] > best_head) best_head = a->finalist_head_agreement[i];
     if (up > best_up) best_up = up;
   }
-  return names_rule_out(a->finalist_head_agreement[k], best_head, cos(a->finalist_up_deg[k] * M_PI / 180.0), best_up);
+  for (size_t i = 0; i < n; ++i) { /* the feet: among those the names keep */
+    const double face = cos(a->finalist_facing_deg[i] * M_PI / 180.0);
+    if (!names_rule_out(a->finalist_head_agreement[i], best_head, cos(a->finalist_up_deg[i] * M_PI / 180.0), best_up,
+                        NAN, NAN) && face > best_face)
+      best_face = face;
+  }
+  return names_rule_out(a->finalist_head_agreement[k], best_head, cos(a->finalist_up_deg[k] * M_PI / 180.0), best_up,
+                        cos(a->finalist_facing_deg[k] * M_PI / 180.0), best_face);
 }
 
 int sks_bake_alignment_names(const sks_bake_alignment *a) {
   if (!a) return SKS_NAMES_AGREE;
   if (cos(a->up_deg * M_PI / 180.0) < UP_COS) return SKS_NAMES_ON_SIDE;
+  if (cos(a->facing_deg * M_PI / 180.0) < 0) return SKS_NAMES_TURNED;
   if (a->label_agreement < SKS_BAKE_NAMES_DISAGREE) return SKS_NAMES_DISAGREE;
   return SKS_NAMES_AGREE;
 }
@@ -2009,6 +2089,8 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (!c->scw && !(c->scw = sks_copy_weights(sv->pos, Vs))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->slab && !(c->slab = sks_view_labels(sv, &c->src->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
   if (!c->tlab && !(c->tlab = sks_view_labels(tv, &c->tg->skeleton))) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!facing_setup(c)) return sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
+  c->face = NAN;
   if (c->forced) {
     /* a finalist chosen by its trial bake (pick_by_trial): the header's
      * other numbers stay the alignment's own */
@@ -2122,6 +2204,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     if ((aligned = malloc((Vs ? Vs : 1) * 3 * sizeof(double)))) {
       for (size_t k = 0; k < Vs; ++k) sks_daff_point(A, &sv->pos[3 * k], &aligned[3 * k]);
       c->up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
+      c->face = facing_cos(c, A, NULL);
       free(aligned);
     }
     return SKS_OK;
@@ -2133,6 +2216,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
   if (!ok) { free(aligned); return sks_correspondence_fail(&c->corr, model_name(c->src, "source"), err); }
   const double sim_dist = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
   const double sim_up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
+  const double sim_face = facing_cos(c, A, NULL);
   al->similarity_residual_pct = sim_dist / c->D * 100.0;
   /* a different bind pose (or body): register the source's own rig onto the
    * target's bind surface, for the best similarity and its runners-up (and
@@ -2185,12 +2269,14 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       double t_ = corr_distinct_mean(&trial, aligned, tv->pos, tcw, V);                                    \
       trial_sym = 0.5 * (t_ + (f_ >= 0 ? f_ : t_));                                                        \
       trial_up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);                              \
+      trial_face = facing_cos(c, &cands[k], NP);                                                 \
     } while (0)
     sks_correspondence trial, sim_corr;
     memset(&trial, 0, sizeof trial);
     memset(&sim_corr, 0, sizeof sim_corr);
     double trial_sym = 0; /* symmetric: a source too big (or small) covers one way only */
     double trial_up = NAN; /* its head's direction against the target's (sks_label_up_cos) */
+    double trial_face = NAN; /* its feet's against the target's (facing_cos) */
     double best0 = sim_dist; /* the similarity alone, symmetric */
     {
       double f0 = source_to_target(c, tix, aligned, sorder, Vsu);
@@ -2203,18 +2289,23 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
      * the registered pose tells them apart), the best REGISTER_FULL get
      * REGISTER_ROUNDS */
     size_t order[SKS_ALIGN_ALTERNATIVES + 2];
-    double head[SKS_ALIGN_ALTERNATIVES + 2], best_head = -1, up[SKS_ALIGN_ALTERNATIVES + 2], best_up = -2;
+    double head[SKS_ALIGN_ALTERNATIVES + 3], best_head = -1, up[SKS_ALIGN_ALTERNATIVES + 3], best_up = -2;
+    double face[SKS_ALIGN_ALTERNATIVES + 3], best_face = -2;
     for (size_t k = 0; k < ncand; ++k) {
       order[k] = k;
-      head[k] = up[k] = NAN;
+      head[k] = up[k] = face[k] = NAN;
       if (cand_paired[k]) { score[k] = -1; continue; } /* vertex for vertex: always refined */
       REGISTER_TRY(k, REGISTER_SCREEN_ROUNDS, NULL);
       score[k] = trial_sym;
       head[k] = label_agreement(c, &trial).head;
       up[k] = trial_up;
+      face[k] = trial_face;
       if (up[k] > best_up) best_up = up[k];
       if (head[k] > best_head) best_head = head[k];
     }
+    for (size_t k = 0; k < ncand; ++k) /* the feet: among those the names keep */
+      if (!cand_paired[k] && !names_rule_out(head[k], best_head, up[k], best_up, NAN, NAN) && face[k] > best_face)
+        best_face = face[k];
     for (size_t i = 1; i < ncand; ++i) /* stable: ties keep the similarity stage's order */
       for (size_t k = i; k > 0 && score[order[k]] < score[order[k - 1]]; --k) {
         size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
@@ -2233,7 +2324,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       for (size_t i = 0; i < ncand; ++i) {
         size_t k = order[i];
         if (cand_paired[k]) continue;
-        int off = names_rule_out(head[k], best_head, up[k], best_up);
+        int off = names_rule_out(head[k], best_head, up[k], best_up, face[k], best_face);
         if (seen < REGISTER_FULL) { if (!off) top_ok = 1; last = i; ++seen; }
         else if (rescue == ncand && !off) rescue = i;
       }
@@ -2282,7 +2373,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
        * ties.) */
       size_t pick_at = c->pick_count;
       if (!any_paired && picks_ok && trial_sym < REGISTER_FINALIST * best0) {
-        picks_ok = pick_add(c, &cands[k], NP, Pn, &trial, trial_up);
+        picks_ok = pick_add(c, &cands[k], NP, Pn, &trial, trial_up, trial_face);
         if (trial_sym < reg_min) reg_min = trial_sym;
       }
       double bar = best;
@@ -2302,7 +2393,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
 #undef REGISTER_TRY
     if (picks_ok && !any_paired && c->pick_count && reg_min > REGISTER_NEAR * best0) {
       if (found < 0) found_pick = c->pick_count;
-      picks_ok = pick_add(c, &simA, NULL, 0, &sim_corr, sim_up);
+      picks_ok = pick_add(c, &simA, NULL, 0, &sim_corr, sim_up, sim_face);
     }
     sks_correspondence_free(&sim_corr);
     if (!picks_ok) {
@@ -2350,6 +2441,7 @@ correspond:;
      * it nor the refusal line */
     resid = corr_distinct_mean(&c->corr, aligned, tv->pos, c->tcw, V);
     c->up = sks_label_up_cos(aligned, Vs, c->slab, c->scw, tv->pos, V, c->tlab, c->tcw);
+    c->face = facing_cos(c, A, al->registered ? c->N_P : NULL);
   }
   if (!c->corr.identity && kind == SKS_CORRESPOND_CLOSEST_POINT) {
     size_t moved = 0;
@@ -2466,17 +2558,21 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
   topt.clip_done = NULL;
   double q[ALIGN_PICKS];
   sks_label_agreement lab[ALIGN_PICKS];
-  double best_head = -1, best_up = -2; /* the finalists' best agreement with the names on the head */
+  double best_head = -1, best_up = -2, best_face = -2; /* the finalists' best agreement with the names on the head */
   for (size_t k = 0; k < c->pick_count; ++k) {
     lab[k] = label_agreement(c, &c->picks[k].corr);
     if (lab[k].head > best_head) best_head = lab[k].head;
     if (c->picks[k].up > best_up) best_up = c->picks[k].up;
   }
+  for (size_t k = 0; k < c->pick_count; ++k) /* the feet: among those the names keep */
+    if (!names_rule_out(lab[k].head, best_head, c->picks[k].up, best_up, NAN, NAN) && c->picks[k].face > best_face)
+      best_face = c->picks[k].face;
   for (size_t k = 0; k < c->pick_count; ++k) {
     q[k] = -DBL_MAX;
     out->alignment.trial_quality[k] = NAN; /* until it bakes */
     if (k == c->pick_installed && installed != SKS_OK) continue; /* refused: too far from the target */
-    if (names_rule_out(lab[k].head, best_head, c->picks[k].up, best_up)) continue; /* names: not baked */
+    if (names_rule_out(lab[k].head, best_head, c->picks[k].up, best_up, c->picks[k].face, best_face))
+      continue; /* names, feet: not baked */
     sks_bake_result tr;
     sks_error e;
     sks_result r = bake(c->src, c->tg, &topt, precise_metrics, schedule, &c->picks[k], &tr, &e);
@@ -2511,6 +2607,7 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
     al->finalist_label_agreement[k] = lab[k].all;
     al->finalist_head_agreement[k] = lab[k].head;
     al->finalist_up_deg[k] = up_deg(c->picks[k].up);
+    al->finalist_facing_deg[k] = up_deg(c->picks[k].face);
     similarity_numbers(&c->picks[k].A, &al->finalist_scale[k], &al->finalist_angle_deg[k], off);
   }
   if (best_k == c->pick_installed) return installed;
@@ -2620,10 +2717,11 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       if (sks_thread_pool_create(opt->threads, &align_pool, &e2) == SKS_OK) c.pool = align_pool;
     }
     c.forced = forced;
-    out->alignment.label_agreement = out->alignment.head_agreement = out->alignment.up_deg = NAN;
+    out->alignment.label_agreement = out->alignment.head_agreement = out->alignment.up_deg =
+        out->alignment.facing_deg = NAN;
     for (size_t k = 0; k < SKS_BAKE_FINALISTS; ++k)
       out->alignment.finalist_label_agreement[k] = out->alignment.finalist_head_agreement[k] =
-          out->alignment.finalist_up_deg[k] = NAN;
+          out->alignment.finalist_up_deg[k] = out->alignment.finalist_facing_deg[k] = NAN;
     r = align_and_correspond(&c, out, &A, err);
     c.forced = NULL;
     if ((r == SKS_OK || r == SKS_ERR_INVALID) && c.pick_count >= 2)
@@ -2633,6 +2731,7 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       out->alignment.label_agreement = ls.all;
       out->alignment.head_agreement = ls.head;
       out->alignment.up_deg = up_deg(c.up);
+      out->alignment.facing_deg = up_deg(c.face);
     }
     c.pool = frame_pool;
     sks_thread_pool_destroy(align_pool);

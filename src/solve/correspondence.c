@@ -810,11 +810,7 @@ uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s) {
 
 #define LABEL_MIN_SHARE 0.05 /* of the target's weight labelled on both sides, or the names tell nothing */
 #define LABEL_HEAD_SHARE 0.005
-/* The head's direction (its labelled vertices' centroid minus all
- * vertices', each weighted by w: sks_copy_weights, so each distinct
- * position counts once), unit, into up; 0 when the head holds under
- * LABEL_HEAD_SHARE of the weight or sits at the centre. */
-static int label_up(const double *p, size_t n, const uint8_t *lab, const double *w, double *up) {
+int sks_label_up_dir(const double *p, size_t n, const uint8_t *lab, const double *w, double *up) {
   double h[3] = {0, 0, 0}, all[3] = {0, 0, 0}, uu = 0, wh = 0, wa = 0;
   for (size_t i = 0; i < n; ++i) {
     const double wi = w[i];
@@ -830,10 +826,67 @@ static int label_up(const double *p, size_t n, const uint8_t *lab, const double 
   return 1;
 }
 
+/* The deepest common ancestor of joints a and b of a parent-first skeleton
+ * (a parent's index under its child's): the larger index steps up until
+ * the two meet, so at most a + b steps; -1 when they share no ancestor or
+ * the order is not parent-first. */
+static int32_t common_ancestor(const int32_t *parents, int32_t a, int32_t b) {
+  while (a != b) {
+    if (a < 0 || b < 0) return -1;
+    int32_t *x = a > b ? &a : &b;
+    const int32_t p = parents[*x];
+    if (p >= *x) return -1;
+    *x = p;
+  }
+  return a;
+}
+
+#define FEET_BAND 0.15 /* of the body's height: the joints of the feet */
+#define FEET_MIN 0.03  /* of the height: shorter feet tell no facing */
+#define FEET_HIPS_BONES 64 /* the bones whose common ancestor gives the hips (feet have a few) */
+int sks_feet_forward(const double *jpos, const uint8_t *jmask, const int32_t *parents, size_t J, const double *pos,
+                     size_t n, const double *up, double *fwd, int32_t *hips) {
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  int32_t top = -1; /* the bones' deepest common ancestor so far */
+  size_t bones = 0;
+  fwd[0] = fwd[1] = fwd[2] = 0;
+  if (hips) *hips = -1;
+  for (size_t i = 0; i < n; ++i) {
+    const double h = pos[3 * i] * up[0] + pos[3 * i + 1] * up[1] + pos[3 * i + 2] * up[2];
+    if (h < lo) lo = h;
+    if (h > hi) hi = h;
+  }
+  if (!(hi > lo) || !isfinite(hi - lo)) return 0;
+  const double band = lo + FEET_BAND * (hi - lo);
+  for (size_t j = 0; j < J; ++j) {
+    if (!jmask[j]) continue;
+    int32_t p = parents[j];
+    for (size_t hops = 0; p >= 0 && (size_t)p < J && !jmask[p] && hops < J; ++hops) p = parents[p];
+    if (p < 0 || (size_t)p >= J || !jmask[p]) continue;
+    const double *a = &jpos[3 * (size_t)p], *b = &jpos[3 * j];
+    if (a[0] * up[0] + a[1] * up[1] + a[2] * up[2] >= band || b[0] * up[0] + b[1] * up[1] + b[2] * up[2] >= band)
+      continue;
+    double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double h = d[0] * up[0] + d[1] * up[1] + d[2] * up[2];
+    for (int e = 0; e < 3; ++e) fwd[e] += d[e] - h * up[e];
+    if (bones++ < FEET_HIPS_BONES) top = bones == 1 ? p : common_ancestor(parents, top, p);
+  }
+  const double len = sqrt(fwd[0] * fwd[0] + fwd[1] * fwd[1] + fwd[2] * fwd[2]);
+  if (!(len >= FEET_MIN * (hi - lo)) || !isfinite(len)) return 0;
+  for (int e = 0; e < 3; ++e) fwd[e] /= len;
+  /* the joint that carries both feet (the hips): the nearest in jmask at or
+   * above the bones' common ancestor */
+  for (size_t hops = 0; hips && top >= 0 && (size_t)top < J && hops <= J; ++hops) {
+    if (jmask[top]) { *hips = top; break; }
+    top = parents[top];
+  }
+  return 1;
+}
+
 double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *scw, const double *dst,
                         size_t nd, const uint8_t *tlab, const double *tcw) {
   double us[3], ut[3];
-  if (!slab || !tlab || !scw || !tcw || !label_up(src, ns, slab, scw, us) || !label_up(dst, nd, tlab, tcw, ut))
+  if (!slab || !tlab || !scw || !tcw || !sks_label_up_dir(src, ns, slab, scw, us) || !sks_label_up_dir(dst, nd, tlab, tcw, ut))
     return NAN;
   return us[0] * ut[0] + us[1] * ut[1] + us[2] * ut[2];
 }

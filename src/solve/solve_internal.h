@@ -514,6 +514,23 @@ sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, co
  * its weight) or labels or weights (NULL). */
 double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *scw, const double *dst,
                         size_t nd, const uint8_t *tlab, const double *tcw);
+/* The head's direction of one surface (its head-labelled vertices'
+ * centroid minus all vertices', each weighted by w: sks_copy_weights, so
+ * each distinct position counts once), unit, into up; 0 when the head
+ * holds under 0.5 % of the weight or sits at the centre. */
+int sks_label_up_dir(const double *p, size_t n, const uint8_t *lab, const double *w, double *up);
+/* Which way a body faces by its feet (correspondence.c): the sum of its
+ * bones (joint jpos[j] minus its nearest ancestor in jmask, both in jmask)
+ * that lie in the bottom 15 % of the surface's height along up (pos: its
+ * n vertices), taken across up, unit, into fwd. A foot's bones run from
+ * the ankle to the toes, forward on every biped rig measured (README "The
+ * feet's direction"), whatever the sides' names say (the Godot player
+ * robot names them from the viewer). 0 when those bones add up to under
+ * 3 % of the height (a foot without a toe joint, no feet). *hips (may be
+ * NULL): the joint in jmask at or above those bones' deepest common
+ * ancestor (the joint that turns both feet), -1 when none. */
+int sks_feet_forward(const double *jpos, const uint8_t *jmask, const int32_t *parents, size_t J, const double *pos,
+                     size_t n, const double *up, double *fwd, int32_t *hips);
 sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */

@@ -208,6 +208,7 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.labels = r.alignment.label_agreement;
   n.heads = r.alignment.head_agreement;
   n.up = r.alignment.up_deg;
+  n.feet = r.alignment.facing_deg;
   n.ok = 1;
   const sks_bake_alignment *a = &r.alignment;
   printf("%-44s | %s scale %-9.5g %s %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",

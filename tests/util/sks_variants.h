@@ -41,6 +41,7 @@ typedef struct sks_variant_numbers {
   double labels, heads;        /* what the joints' names say (sks_bake_alignment.label_agreement,
                                   head_agreement, */
   double up;                   /* up_deg) */
+  double feet;                 /* which way its feet point (sks_bake_alignment.facing_deg) */
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
