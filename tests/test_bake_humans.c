@@ -121,9 +121,17 @@ int main(void) {
   /* (97.15 % / 6.77 %D while the similarity's ICP stopped wherever its
    * steps fell under its threshold in the flat valley of scale between two
    * bodies, at 0.97; run to the valley's minimum it is 1.07: 96.65 % /
-   * 9.95 %D) */
+   * 9.95 %D, a body turned a half turn: CesiumMan names no joint, and
+   * since its labels come from its skeleton's shape (README "Unnamed
+   * rigs, and a finalist turned back") the feet rule that one out, and
+   * that one turned back about the target's up is kept: 96.87 % / 7.93 %D,
+   * names 1.00, its feet 0.5 deg off; the one of scale 1.25 that faced
+   * right, 96.19 %, moved 0.065 point with the data's rounding and 1.39
+   * with a mirror) */
   sks_variant_numbers base = sks_variant_bake("CesiumMan -> mannequiny", &cesium, &manq, NULL);
-  CHECK_MSG(base.ok && base.q > 96.5 && base.worst < 11, "CesiumMan -> mannequiny: %.4f %% / %.4f %%D", base.q, base.worst);
+  CHECK_MSG(base.ok && base.q > 95.5 && base.worst < 11 && base.labels > 0.9 && base.feet < 30 && base.up < 30,
+            "CesiumMan -> mannequiny: %.4f %% / %.4f %%D, names %.2f, feet %.1f deg off, head %.1f deg off", base.q,
+            base.worst, base.labels, base.feet, base.up);
   sks_transform cm = {{0, 0, 0}, {0, 0, 0, 1}, {0.01f, 0.01f, 0.01f}};
   sks_transform zup = {{3, -1, 2}, sks_variant_axis_angle(1, 0, 0, -90), {1, 1, 1}};
   sks_model_clone(&manq, &b, &err); sks_variant_add_parent(&b, cm);
@@ -339,9 +347,14 @@ int main(void) {
      * alone at 177.7 deg (93.50 % on trial), upside down by the names: the
      * robot's legs and arms on the astronaut's head (head agreement 0); the
      * registration's choice, 8.2 deg as RobotExpressive onto the Max
-     * astronaut finds, agrees 0.70 on the head, 0.87 in all */
+     * astronaut finds, agrees 0.70 on the head, 0.87 in all. Since a
+     * finalist facing the other way is also tried turned back (README
+     * "Unnamed rigs, and a finalist turned back"), that one is kept at
+     * 26.5 deg: 86.05 % for 85.23 %, worst 6.4 for 11.3 % D, names 0.94,
+     * its head 33.5 deg off (upright: the rule's line is 60), its feet 18 */
     sks_variant_numbers xr = sks_variant_bake("astronaut Max -> RobotExpressive (names)", &astro_max, &robot, NULL);
-    CHECK_MSG(xr.ok && xr.heads > 0.5 && xr.labels > 0.75 && (xr.angle < 30 || xr.angle > 330) && xr.up < 30,
+    CHECK_MSG(xr.ok && xr.heads > 0.5 && xr.labels > 0.75 && (xr.angle < 30 || xr.angle > 330) && xr.up < 45 &&
+                  xr.feet < 30,
               "Max -> RobotExpressive: names agree %.2f (head %.2f), %.1f deg, head %.1f deg off", xr.labels, xr.heads,
               xr.angle, xr.up);
     /* mannequiny onto RobotExpressive: every finalist agreed 0 on the head
@@ -366,6 +379,14 @@ int main(void) {
      * every target vertex, copies included, MISSION.md: 85.88 % here) */
     {
       sks_variant_numbers cr = sks_variant_bake("CesiumMan -> RobotExpressive", &cesium, &robot, NULL);
+      /* (its labels from its shape, README "Unnamed rigs, and a finalist
+       * turned back"): every finalist the names kept faced the other way
+       * (feet 176 deg off, 83.41 %); the one turned back about the
+       * target's up is registered and kept, facing the target's way
+       * (86.19 %, names 1.00) */
+      CHECK_MSG(cr.ok && cr.labels > 0.9 && cr.feet < 30 && cr.up < 30,
+                "CesiumMan -> RobotExpressive: names %.2f, feet %.1f deg off, head %.1f deg off", cr.labels, cr.feet,
+                cr.up);
       sks_model_clone(&robot, &b, &err);
       sks_variant_reweld(&b, 2862681365u);
       sks_variant_numbers cw = sks_variant_bake("... target re-welded", &cesium, &b, NULL);
@@ -398,7 +419,12 @@ int main(void) {
         refused += isnan(r.alignment.trial_quality[k]);
         CHECK_MSG(isnan(r.alignment.trial_quality[k]) || r.alignment.trial_quality[k] != 0, "finalist %zu: trial 0", k);
       }
-      CHECK_MSG(refused >= 1 && isfinite(r.alignment.trial_quality[r.alignment.finalist_chosen]),
+      /* since CesiumMan's labels come from its shape (README "Unnamed
+       * rigs, and a finalist turned back") the two registered finalists are upside down by the names
+       * (not baked) and the similarity alone is refused: none bakes, the
+       * registration's choice stands, and the finalists are still said */
+      CHECK_MSG(r.alignment.finalists >= 2 && refused >= 1 &&
+                    r.alignment.finalist_chosen == r.alignment.finalist_registration,
                 "CesiumMan -> player robot under 6 %%: %zu finalists, %zu refused, kept %zu", r.alignment.finalists, refused,
                 r.alignment.finalist_chosen);
       sks_bake_result_free(&r);

@@ -796,12 +796,166 @@ done:
 
 /* ---- labels: what the joints' names say of a correspondence ----------- */
 
+void sks_view_joints(const sks_skinview *v, size_t J, double *jp, uint8_t *mask, int32_t *pal) {
+  memset(mask, 0, J ? J : 1);
+  for (size_t j = 0; j < J; ++j) pal[j] = -1;
+  for (size_t e = 0; e < v->P; ++e) {
+    const int32_t j = v->pal_joint[e];
+    sks_daffine inv;
+    if (j < 0 || (size_t)j >= J || mask[j] || !sks_daff_inverse(&v->pal_ibm[e], &inv)) continue;
+    memcpy(&jp[3 * (size_t)j], inv.t, 3 * sizeof(double));
+    mask[j] = 1;
+    pal[j] = (int32_t)e;
+  }
+}
+
+/* Per joint of a parent-first skeleton (O(J)): 1 + k when it lies in the
+ * subtree of roots[k] (the first of the n that holds it), else 0. */
+static void subtree_marks(const int32_t *par, size_t J, const int32_t *roots, int n, uint8_t *m) {
+  for (size_t j = 0; j < J; ++j) {
+    m[j] = par[j] >= 0 ? m[par[j]] : 0;
+    for (int k = 0; k < n; ++k)
+      if ((int32_t)j == roots[k]) m[j] = (uint8_t)(1 + k);
+  }
+}
+
+#define TOPO_PAIR_SLACK 0.15 /* two limbs' distances from their joint may differ this much (fraction) */
+#define TOPO_MAX_BRANCHES 16 /* a joint with more branches is no hips or chest (its pairs not tried) */
+/* Labels from the skeleton's shape when no joint's name says anything
+ * (CesiumMan's node_N; README "Unnamed rigs"): the two largest disjoint
+ * pairs of sibling branches (the same number of weighted joints, their
+ * weighted joints' centroids as far from their common joint within
+ * TOPO_PAIR_SLACK) are the legs and the arms; the pair whose joint has
+ * another branch, not the way to the other pair, carries the head there
+ * (the one further from the root when both do); with the head the feet
+ * give the way the body faces (sks_feet_forward) and so its left (up x
+ * forward), which names each pair's sides. 0 when the shape tells nothing
+ * (fewer than two such pairs, no head branch, an order not parent-first,
+ * out of memory): jl is then left as it was. jl: per joint. O(J) passes. */
+static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl) {
+  const size_t J = s->joint_count;
+  const int32_t *par = s->parents;
+  for (size_t j = 0; j < J; ++j)
+    if (par[j] >= (int32_t)j || par[j] < -1) return 0;
+  int ok = 0;
+  double *jp = malloc((J ? J : 1) * 3 * sizeof(double)), *cs = calloc((J ? J : 1) * 3, sizeof(double));
+  uint8_t *mask = malloc(J ? J : 1), *lab = calloc(J ? J : 1, 1), *m = malloc(J ? J : 1), *anc = calloc(J ? J : 1, 1);
+  uint8_t *vl = malloc(v->V ? v->V : 1);
+  int32_t *pal = malloc((J ? J : 1) * sizeof(int32_t)), *dom = malloc((v->V ? v->V : 1) * sizeof(int32_t));
+  uint32_t *sub = calloc(J ? J : 1, sizeof(uint32_t)), *nbr = calloc(J ? J : 1, sizeof(uint32_t));
+  double *cw = sks_copy_weights(v->pos, v->V);
+  if (!jp || !cs || !mask || !lab || !m || !anc || !vl || !pal || !dom || !sub || !nbr || !cw) goto done;
+  sks_view_joints(v, J, jp, mask, pal);
+  for (size_t j = J; j-- > 0;) { /* weighted joints per subtree, and their sum */
+    if (mask[j]) { sub[j]++; for (int e = 0; e < 3; ++e) cs[3 * j + e] += jp[3 * j + e]; }
+    if (par[j] >= 0) { sub[par[j]] += sub[j]; for (int e = 0; e < 3; ++e) cs[3 * (size_t)par[j] + e] += cs[3 * j + e]; }
+  }
+  for (size_t j = 0; j < J; ++j)
+    if (par[j] >= 0 && sub[j] >= 2) nbr[par[j]]++;
+  /* the pairs (b1 < b2 siblings), the largest first, then the largest
+   * disjoint from it (neither inside the other's limbs) */
+  int32_t pr[2][2] = {{-1, -1}, {-1, -1}};
+  memset(m, 0, J ? J : 1);
+  for (int round = 0; round < 2; ++round) {
+    uint32_t best = 1;
+    for (size_t b1 = 0; b1 < J; ++b1) {
+      const int32_t p = par[b1];
+      if (p < 0 || sub[b1] <= best || nbr[p] > TOPO_MAX_BRANCHES || m[b1]) continue;
+      if (round == 1 && (m[p] || anc[b1])) continue;
+      for (size_t b2 = b1 + 1, seen = 0; b2 < J && seen < TOPO_MAX_BRANCHES; ++b2) {
+        if (par[b2] != p || sub[b2] < 2) continue;
+        ++seen;
+        if (sub[b2] != sub[b1] || (round == 1 && anc[b2])) continue;
+        if (mask[p]) {
+          double d1 = 0, d2 = 0;
+          for (int e = 0; e < 3; ++e) {
+            const double a = cs[3 * b1 + e] / sub[b1] - jp[3 * (size_t)p + e];
+            const double b = cs[3 * b2 + e] / sub[b2] - jp[3 * (size_t)p + e];
+            d1 += a * a;
+            d2 += b * b;
+          }
+          d1 = sqrt(d1);
+          d2 = sqrt(d2);
+          if (fabs(d1 - d2) > TOPO_PAIR_SLACK * fmax(d1, d2)) continue;
+        }
+        best = sub[b1];
+        pr[round][0] = (int32_t)b1;
+        pr[round][1] = (int32_t)b2;
+        break;
+      }
+    }
+    if (pr[round][0] < 0) goto done;
+    if (round == 0) { /* the first pair's limbs, and the joints above their joint */
+      subtree_marks(par, J, pr[0], 2, m);
+      for (int32_t x = par[pr[0][0]]; x >= 0; x = par[x]) anc[x] = 1;
+    }
+  }
+  /* the chest: a pair's joint with a branch that is neither of its limbs
+   * nor the way to the other pair's joint */
+  const int32_t pj[2] = {par[pr[0][0]], par[pr[1][0]]};
+  int has[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    memset(anc, 0, J);
+    for (int32_t x = pj[1 - k]; x >= 0; x = par[x]) anc[x] = 1;
+    for (size_t c = 0; c < J; ++c)
+      if (par[c] == pj[k] && (int32_t)c != pr[k][0] && (int32_t)c != pr[k][1] && sub[c] && !anc[c]) has[k] = 1;
+  }
+  int chest = has[0] && !has[1] ? 0 : has[1] && !has[0] ? 1 : -1;
+  if (has[0] && has[1] && pj[0] != pj[1]) { /* both: the one below the other */
+    memset(anc, 0, J);
+    for (int32_t x = pj[0]; x >= 0; x = par[x]) anc[x] = 1;
+    chest = anc[pj[1]] ? 0 : 1; /* pj[1] above pj[0]: the chest is pj[0] */
+    if (!anc[pj[1]]) {
+      memset(anc, 0, J);
+      for (int32_t x = pj[1]; x >= 0; x = par[x]) anc[x] = 1;
+      if (!anc[pj[0]]) chest = -1;
+    }
+  }
+  if (chest < 0) goto done;
+  /* the head: every joint of the chest's other branches */
+  const int32_t pc = pj[chest];
+  memset(anc, 0, J);
+  for (int32_t x = pj[1 - chest]; x >= 0; x = par[x]) anc[x] = 1;
+  memset(m, 0, J);
+  for (size_t j = (size_t)pc + 1; j < J; ++j) {
+    if (par[j] == pc) m[j] = (int32_t)j != pr[chest][0] && (int32_t)j != pr[chest][1] && !anc[j];
+    else if (par[j] > pc) m[j] = m[par[j]];
+    if (m[j]) lab[j] = SKS_LABEL_HEAD;
+  }
+  ok = 1;
+  /* the sides, by the feet */
+  double up[3], fwd[3];
+  sks_view_dominant_joints(v, v->V, dom);
+  for (size_t k = 0; k < v->V; ++k) vl[k] = dom[k] >= 0 && (size_t)dom[k] < J ? lab[dom[k]] : SKS_LABEL_NONE;
+  if (sks_label_up_dir(v->pos, v->V, vl, cw, up) && sks_feet_forward(jp, mask, par, J, v->pos, v->V, up, fwd, NULL)) {
+    const double left[3] = {up[1] * fwd[2] - up[2] * fwd[1], up[2] * fwd[0] - up[0] * fwd[2],
+                            up[0] * fwd[1] - up[1] * fwd[0]};
+    for (int k = 0; k < 2; ++k) {
+      double d = 0;
+      for (int e = 0; e < 3; ++e)
+        d += (cs[3 * (size_t)pr[k][0] + e] / sub[pr[k][0]] - cs[3 * (size_t)pr[k][1] + e] / sub[pr[k][1]]) * left[e];
+      if (d == 0) continue;
+      subtree_marks(par, J, pr[k], 2, m);
+      for (size_t j = 0; j < J; ++j)
+        if (m[j]) lab[j] = (m[j] == 1) == (d > 0) ? SKS_LABEL_LEFT : SKS_LABEL_RIGHT;
+    }
+  }
+  memcpy(jl, lab, J);
+done:
+  free(jp); free(cs); free(mask); free(lab); free(m); free(anc); free(vl); free(pal); free(dom); free(sub); free(nbr);
+  free(cw);
+  return ok;
+}
+
 uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s) {
   const size_t n = s->joint_count;
   uint8_t *jl = malloc(n ? n : 1), *out = malloc(v->V ? v->V : 1);
   int32_t *dom = malloc((v->V ? v->V : 1) * sizeof *dom);
   sks_error e;
   if (!jl || !out || !dom || sks_skeleton_labels(s, jl, &e) != SKS_OK) { free(jl); free(out); free(dom); return NULL; }
+  int named = 0;
+  for (size_t j = 0; j < n && !named; ++j) named = jl[j] != SKS_LABEL_NONE;
+  if (!named) topo_labels(v, s, jl); /* no name says anything: the skeleton's shape */
   sks_view_dominant_joints(v, v->V, dom);
   for (size_t k = 0; k < v->V; ++k) out[k] = dom[k] >= 0 && (size_t)dom[k] < n ? jl[dom[k]] : SKS_LABEL_NONE;
   free(jl); free(dom);

@@ -488,6 +488,11 @@ void sks_view_dominant_joints(const sks_skinview *v, size_t count, int32_t *out)
  * none) of its dominant joint; malloc'ed, NULL when out of memory
  * (correspondence.c). */
 uint8_t *sks_view_labels(const sks_skinview *v, const sks_skeleton *s);
+/* Joint j's bind position in a view's bind space (its skin matrix there is
+ * the identity at the bind pose, so the joint sits at IBM^-1's origin):
+ * jp (3 per joint), mask (1 where it holds: a palette joint), pal (its
+ * palette entry or -1); J = the skeleton's joint count. */
+void sks_view_joints(const sks_skinview *v, size_t J, double *jp, uint8_t *mask, int32_t *pal);
 /* What the joints' names say of a correspondence (correspondence.c; README
  * "Joint names"): among the target vertices labelled head, left or right
  * (tlab, sks_view_labels) whose corresponding source point (its nearest
