@@ -6,7 +6,8 @@
  * others RIGHT, whatever the body's turn, scale and offset; mirrored, the
  * sides follow the geometry; flat feet give the head without sides; one
  * pair of limbs, no head branch or an order that is not parent-first give
- * nothing; a single named joint keeps the names' labels (no shape). And
+ * nothing; a single named joint keeps the names' labels (no shape); a
+ * rope of 200,000 joints gets none, in passes over the joints. And
  * CesiumMan's node_N joints, read from the shared data when present. */
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +187,48 @@ int main(void) {
     for (size_t i = 0; l && i < b.v.V; ++i) sided |= l[i] == SKS_LABEL_LEFT || l[i] == SKS_LABEL_RIGHT;
     CHECK_MSG(l && l[(19 - 1) * PER] == SKS_LABEL_HEAD && !sided, "one name: the names' labels only");
     free(l);
+  }
+
+  /* a chain of 200,000 weighted joints (a rope; no two siblings): no
+   * labels, in passes over the joints (a scan of every later joint for
+   * each one's siblings took ~2e10 steps here) */
+  {
+    const size_t n = 200000;
+    sks_skeleton s;
+    sks_skinview v;
+    memset(&s, 0, sizeof s);
+    memset(&v, 0, sizeof v);
+    int32_t *par = malloc(n * sizeof *par), *pj = malloc(n * sizeof *pj);
+    char **nm = malloc(n * sizeof *nm);
+    sks_daffine *ibm = malloc(n * sizeof *ibm);
+    double *pos = malloc(3 * n * sizeof *pos), *w = malloc(n * sizeof *w);
+    uint32_t *st = malloc((n + 1) * sizeof *st), *pl = malloc(n * sizeof *pl);
+    CHECK(par && pj && nm && ibm && pos && w && st && pl);
+    if (par && pj && nm && ibm && pos && w && st && pl) {
+      for (size_t j = 0; j < n; ++j) {
+        par[j] = (int32_t)j - 1;
+        nm[j] = "bone";
+        pj[j] = (int32_t)j;
+        ibm[j] = sks_daff_identity();
+        ibm[j].t[1] = -(double)j * 0.01;
+        pos[3 * j] = pos[3 * j + 2] = 0;
+        pos[3 * j + 1] = (double)j * 0.01;
+        st[j] = (uint32_t)j;
+        pl[j] = (uint32_t)j;
+        w[j] = 1;
+      }
+      st[n] = (uint32_t)n;
+      s.joint_count = n;
+      s.names = nm;
+      s.parents = par;
+      v.V = n; v.pos = pos; v.P = n; v.pal_joint = pj; v.pal_ibm = ibm; v.start = st; v.pal = pl; v.w = w;
+      uint8_t *l = sks_view_labels(&v, &s);
+      int any = 0;
+      for (size_t i = 0; l && i < n; ++i) any |= l[i] != SKS_LABEL_NONE;
+      CHECK_MSG(l && !any, "a rope of %zu joints: labels given", n);
+      free(l);
+    }
+    free(par); free(pj); free(nm); free(ibm); free(pos); free(w); free(st); free(pl);
   }
 
   /* CesiumMan (node_0 .. node_21): its legs node_3 / node_7, its arms

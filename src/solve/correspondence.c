@@ -843,8 +843,14 @@ static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl
   uint8_t *vl = malloc(v->V ? v->V : 1);
   int32_t *pal = malloc((J ? J : 1) * sizeof(int32_t)), *dom = malloc((v->V ? v->V : 1) * sizeof(int32_t));
   uint32_t *sub = calloc(J ? J : 1, sizeof(uint32_t)), *nbr = calloc(J ? J : 1, sizeof(uint32_t));
+  int32_t *nxt = malloc((J ? J : 1) * sizeof(int32_t)), *first = malloc((J ? J : 1) * sizeof(int32_t));
   double *cw = sks_copy_weights(v->pos, v->V);
-  if (!jp || !cs || !mask || !lab || !m || !anc || !vl || !pal || !dom || !sub || !nbr || !cw) goto done;
+  if (!jp || !cs || !mask || !lab || !m || !anc || !vl || !pal || !dom || !sub || !nbr || !nxt || !first || !cw) goto done;
+  for (size_t j = 0; j < J; ++j) first[j] = -1;
+  for (size_t j = J; j-- > 0;) { /* nxt: the next sibling (a higher index, the same parent), -1 none */
+    nxt[j] = par[j] >= 0 ? first[par[j]] : -1;
+    if (par[j] >= 0) first[par[j]] = (int32_t)j;
+  }
   sks_view_joints(v, J, jp, mask, pal);
   for (size_t j = J; j-- > 0;) { /* weighted joints per subtree, and their sum */
     if (mask[j]) { sub[j]++; for (int e = 0; e < 3; ++e) cs[3 * j + e] += jp[3 * j + e]; }
@@ -862,9 +868,7 @@ static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl
       const int32_t p = par[b1];
       if (p < 0 || sub[b1] <= best || nbr[p] > TOPO_MAX_BRANCHES || m[b1]) continue;
       if (round == 1 && (m[p] || anc[b1])) continue;
-      for (size_t b2 = b1 + 1, seen = 0; b2 < J && seen < TOPO_MAX_BRANCHES; ++b2) {
-        if (par[b2] != p || sub[b2] < 2) continue;
-        ++seen;
+      for (int32_t b2 = nxt[b1]; b2 >= 0; b2 = nxt[b2]) { /* its siblings: under TOPO_MAX_BRANCHES with sub >= 2 */
         if (sub[b2] != sub[b1] || (round == 1 && anc[b2])) continue;
         if (mask[p]) {
           double d1 = 0, d2 = 0;
@@ -943,7 +947,7 @@ static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl
   memcpy(jl, lab, J);
 done:
   free(jp); free(cs); free(mask); free(lab); free(m); free(anc); free(vl); free(pal); free(dom); free(sub); free(nbr);
-  free(cw);
+  free(nxt); free(first); free(cw);
   return ok;
 }
 
