@@ -252,6 +252,27 @@ int main(void) {
     memset(part, 0, sizeof part);
     part[4] = part[3] = part[8] = part[7] = 1;
     CHECK(sks_feet_forward(jp0, part, cyc, J, vp0, NV, up0, f, &hips) && hips == -1);
+    /* many feet under a long chain of joints out of the mask: the walks to
+     * their masked ancestor (the pelvis) are bounded all told, and past
+     * that the feet tell nothing (as a scan they made 2.5e9 steps) */
+    {
+      const size_t chain = 50000, feet = 50000, JJ = 1 + chain + feet;
+      int32_t *pp = malloc(JJ * sizeof *pp);
+      uint8_t *mm = malloc(JJ);
+      double *jj = malloc(3 * JJ * sizeof *jj);
+      CHECK(pp && mm && jj);
+      if (pp && mm && jj) {
+        for (size_t j = 0; j < JJ; ++j) {
+          pp[j] = j == 0 ? -1 : j <= chain ? (int32_t)j - 1 : (int32_t)chain;
+          mm[j] = j == 0 || j > chain;
+          jj[3 * j] = 0;
+          jj[3 * j + 1] = j > chain ? 0.0 : 0.1;
+          jj[3 * j + 2] = j > chain ? 0.1 : 0.0;
+        }
+        CHECK(!sks_feet_forward(jj, mm, pp, JJ, vp0, NV, up0, f, NULL));
+      }
+      free(pp); free(mm); free(jj);
+    }
     /* a flat surface (no height) tells nothing */
     double still[3 * NV];
     for (int i = 0; i < 3 * NV; ++i) still[i] = (i % 3 == 1) ? 0.5 : vp0[i];

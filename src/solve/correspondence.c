@@ -1016,14 +1016,19 @@ int sks_feet_forward(const double *jpos, const uint8_t *jmask, const int32_t *pa
   }
   if (!(hi > lo) || !isfinite(hi - lo)) return 0;
   const double band = lo + FEET_BAND * (hi - lo);
+  size_t budget = 8 * J + 64; /* the walks to masked ancestors, all told (each at most J, a cycle's;
+                                 a long unmasked chain above many feet would make them J^2):
+                                 spent, the feet tell nothing */
   for (size_t j = 0; j < J; ++j) {
     if (!jmask[j]) continue;
+    const double *b = &jpos[3 * j];
+    if (b[0] * up[0] + b[1] * up[1] + b[2] * up[2] >= band) continue;
     int32_t p = parents[j];
-    for (size_t hops = 0; p >= 0 && (size_t)p < J && !jmask[p] && hops < J; ++hops) p = parents[p];
+    for (size_t hops = 0; p >= 0 && (size_t)p < J && !jmask[p] && hops < J; ++hops, p = parents[p])
+      if (budget-- == 0) return 0;
     if (p < 0 || (size_t)p >= J || !jmask[p]) continue;
-    const double *a = &jpos[3 * (size_t)p], *b = &jpos[3 * j];
-    if (a[0] * up[0] + a[1] * up[1] + a[2] * up[2] >= band || b[0] * up[0] + b[1] * up[1] + b[2] * up[2] >= band)
-      continue;
+    const double *a = &jpos[3 * (size_t)p];
+    if (a[0] * up[0] + a[1] * up[1] + a[2] * up[2] >= band) continue;
     double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     const double h = d[0] * up[0] + d[1] * up[1] + d[2] * up[2];
     for (int e = 0; e < 3; ++e) fwd[e] += d[e] - h * up[e];
