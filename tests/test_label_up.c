@@ -274,6 +274,37 @@ int main(void) {
       free(pp); free(mm); free(jj);
     }
     /* a flat surface (no height) tells nothing */
+    /* sks_correspondence_labels: the share over head and sides (all) only
+     * when both rigs name sides; a rig with a head alone (labelled by its
+     * shape) gives the head agreement, and all NaN */
+    {
+      enum { NL = 40 };
+      uint32_t idx[3 * NL];
+      float bary[3 * NL];
+      double cw1[NL];
+      uint8_t sl[NL], tl[NL], hl[NL];
+      for (uint32_t k = 0; k < NL; ++k) {
+        idx[3 * k] = idx[3 * k + 1] = idx[3 * k + 2] = k;
+        bary[3 * k] = 1; bary[3 * k + 1] = bary[3 * k + 2] = 0;
+        cw1[k] = 1;
+        sl[k] = tl[k] = k < 10 ? SKS_LABEL_HEAD : k < 20 ? SKS_LABEL_LEFT : k < 30 ? SKS_LABEL_RIGHT : SKS_LABEL_NONE;
+        hl[k] = k < 10 ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
+      }
+      sks_correspondence cc;
+      memset(&cc, 0, sizeof cc);
+      cc.count = NL;
+      cc.idx = idx;
+      cc.bary = bary;
+      sks_label_agreement la = sks_correspondence_labels(&cc, sl, NL, tl, cw1, NL);
+      CHECK_MSG(la.all == 1 && la.head == 1, "named both sides: all %g head %g", la.all, la.head);
+      for (int k = 10; k < 20; ++k) tl[k] = SKS_LABEL_RIGHT; /* the target's left named right: half the sides disagree */
+      la = sks_correspondence_labels(&cc, sl, NL, tl, cw1, NL);
+      CHECK_MSG(fabs(la.all - 2.0 / 3.0) < 1e-12 && la.head == 1, "one side swapped: all %g head %g", la.all, la.head);
+      la = sks_correspondence_labels(&cc, hl, NL, tl, cw1, NL);
+      CHECK_MSG(isnan(la.all) && la.head == 1, "source with a head alone: all %g head %g", la.all, la.head);
+      la = sks_correspondence_labels(&cc, sl, NL, hl, cw1, NL);
+      CHECK_MSG(isnan(la.all) && la.head == 1, "target with a head alone: all %g head %g", la.all, la.head);
+    }
     double still[3 * NV];
     for (int i = 0; i < 3 * NV; ++i) still[i] = (i % 3 == 1) ? 0.5 : vp0[i];
     CHECK(!sks_feet_forward(jp0, mask, parents, J, still, NV, up0, f, NULL));

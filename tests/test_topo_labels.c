@@ -2,11 +2,11 @@
  * "Unnamed rigs"): a procedural human skeleton whose joints are named
  * node_N (no name says anything), its right limbs listed before its left
  * ones, each joint dominating a few vertices around it. sks_view_labels
- * gives the neck and head HEAD, the limbs at the body's left LEFT and the
- * others RIGHT, whatever the body's turn, scale and offset; mirrored, the
- * sides follow the geometry; flat feet give the head without sides; one
- * pair of limbs, no head branch or an order that is not parent-first give
- * nothing; a single named joint keeps the names' labels (no shape); a
+ * gives the neck and head HEAD and nothing else (no sides: told from the
+ * geometry they would turn over with a mirrored file), whatever the body's
+ * turn, scale and offset, mirrored, with flat feet; one pair of limbs, no
+ * head branch or an order that is not parent-first give nothing; a single
+ * named joint keeps the names' labels (no shape); a
  * rope of 200,000 joints gets none, in passes over the joints. And
  * CesiumMan's node_N joints, read from the shared data when present. */
 #include <math.h>
@@ -32,14 +32,7 @@ static const double joints0[3 * J] = {
     -0.15, 1.45, 0,  -0.45, 1.45, 0,   -0.75, 1.45, 0,                                    /* right arm 12-14 */
     0.15, 1.45, 0,   0.45, 1.45, 0,    0.75, 1.45, 0,                                     /* left arm 15-17 */
     0, 1.55, 0,      0, 1.7, 0};                                                          /* neck, head */
-static uint8_t want0(int j) {
-  if (j >= 2 && j <= 5) return SKS_LABEL_RIGHT;
-  if (j >= 6 && j <= 9) return SKS_LABEL_LEFT;
-  if (j >= 12 && j <= 14) return SKS_LABEL_RIGHT;
-  if (j >= 15 && j <= 17) return SKS_LABEL_LEFT;
-  if (j >= 18) return SKS_LABEL_HEAD;
-  return SKS_LABEL_NONE;
-}
+static uint8_t want0(int j) { return j >= 18 ? SKS_LABEL_HEAD : SKS_LABEL_NONE; }
 
 typedef struct body {
   sks_skinview v;
@@ -101,17 +94,14 @@ static void make(body *b, const int32_t *parents, const double *joints, const do
 }
 
 /* Per vertex (PER per joint 1..J-1): the label of its joint, checked
- * against want(joint) (flip: left and right exchanged). */
-static int check(const char *what, const body *b, int flip, int sides) {
+ * against want0(joint). */
+static int check(const char *what, const body *b) {
   uint8_t *l = sks_view_labels(&b->v, &b->s);
   if (!l) { CHECK_MSG(0, "%s: out of memory", what); return 0; }
   int bad = 0;
   for (size_t i = 0; i < b->v.V; ++i) {
     const int j = (int)(i / PER) + 1;
-    uint8_t w = want0(j);
-    if (flip && w == SKS_LABEL_LEFT) w = SKS_LABEL_RIGHT;
-    else if (flip && w == SKS_LABEL_RIGHT) w = SKS_LABEL_LEFT;
-    if (!sides && (w == SKS_LABEL_LEFT || w == SKS_LABEL_RIGHT)) w = SKS_LABEL_NONE;
+    const uint8_t w = want0(j);
     if (l[i] != w && bad++ < 3) printf("%s: joint %d labelled %d, want %d\n", what, j, l[i], w);
   }
   CHECK_MSG(bad == 0, "%s: %d vertices mislabelled", what, bad);
@@ -132,7 +122,7 @@ int main(void) {
   static body b;
   const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
   make(&b, parents0, joints0, I, 1, zero);
-  check("as built", &b, 0, 1);
+  check("as built", &b);
   /* turned (a half turn about up among them), scaled, offset: the same */
   const struct { double ax[3], deg, k; } turns[] = {{{0, 1, 0}, 180, 1}, {{1, 0, 0}, 90, 100}, {{1, -2, 0.5}, 137, 0.01}};
   for (size_t i = 0; i < sizeof turns / sizeof turns[0]; ++i) {
@@ -142,18 +132,18 @@ int main(void) {
     axis_angle(turns[i].ax[0], turns[i].ax[1], turns[i].ax[2], turns[i].deg, R);
     make(&b, parents0, joints0, R, turns[i].k, t);
     snprintf(what, sizeof what, "turned %.0f deg, x%g", turns[i].deg, turns[i].k);
-    check(what, &b, 0, 1);
+    check(what, &b);
   }
-  /* mirrored (x -> -x): the sides follow the geometry, not the indices */
+  /* mirrored (x -> -x): the same labels */
   const double M[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1};
   make(&b, parents0, joints0, M, 1, zero);
-  check("mirrored", &b, 1, 1);
-  /* flat feet (the toes under the ankles): the head, no sides */
+  check("mirrored", &b);
+  /* flat feet (the toes under the ankles): the same */
   double flat[3 * J];
   memcpy(flat, joints0, sizeof flat);
   flat[3 * 5 + 2] = flat[3 * 9 + 2] = -0.03;
   make(&b, parents0, flat, I, 1, zero);
-  check("flat feet", &b, 0, 0);
+  check("flat feet", &b);
   /* one pair of limbs (the arms hang from the neck's parent as one
    * chain): nothing */
   {
@@ -232,9 +222,8 @@ int main(void) {
   }
 
   /* CesiumMan (node_0 .. node_21): its legs node_3 / node_7, its arms
-   * node_13 / node_16, its neck and head node_19 / node_20; it faces +x
-   * with y up in its scene, so its left is -z: node_7's leg and node_16's
-   * arm (README "Unnamed rigs") */
+   * node_13 / node_16, its neck and head node_19 / node_20 (README
+   * "Unnamed rigs"): the neck's and head's vertices HEAD, no others */
   const char *cm = sks_test_shared_data("CesiumMan/CesiumMan_weights_unnormalised.gltf");
   if (cm) {
     sks_model m;
@@ -253,14 +242,12 @@ int main(void) {
         const char *nm = m.skeleton.names[dom[i]];
         int n = -1;
         sscanf(nm, "node_%d", &n);
-        const uint8_t w = (n >= 19 && n <= 20) ? SKS_LABEL_HEAD
-                        : (n >= 7 && n <= 10) || (n >= 16 && n <= 18) ? SKS_LABEL_LEFT
-                        : (n >= 3 && n <= 6) || (n >= 13 && n <= 15) ? SKS_LABEL_RIGHT : SKS_LABEL_NONE;
+        const uint8_t w = (n >= 19 && n <= 20) ? SKS_LABEL_HEAD : SKS_LABEL_NONE;
         count[l[i]]++;
         if (l[i] != w) ++wrong;
       }
-      printf("CesiumMan: %zu none, %zu head, %zu left, %zu right vertices\n", count[0], count[1], count[2], count[3]);
-      CHECK_MSG(wrong == 0 && count[1] && count[2] && count[3], "CesiumMan: %zu vertices mislabelled", wrong);
+      printf("CesiumMan: %zu none, %zu head vertices\n", count[0], count[1]);
+      CHECK_MSG(wrong == 0 && count[1] == 2179, "CesiumMan: %zu vertices mislabelled, %zu head", wrong, count[1]);
     }
     free(l); free(dom);
     sks_skinview_free(&v);

@@ -92,6 +92,9 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
   if (!isnan(a->label_agreement))
     snprintf(names, sizeof names, "; joint names agree %.0f%% (head %s)", 100.0 * a->label_agreement,
              pct0(a->head_agreement, hb, sizeof hb));
+  else if (!isnan(a->head_agreement)) /* a rig labelled by its skeleton's shape: a head, no sides */
+    snprintf(names, sizeof names, "; the heads agree %.0f%% (sides not labelled on both rigs)",
+             100.0 * a->head_agreement);
   if (!isnan(a->up_deg)) {
     size_t l = strlen(names);
     snprintf(names + l, sizeof names - l, "; its head points %.0f deg from the target's", a->up_deg);
@@ -124,6 +127,7 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
       const double lab = a->finalist_label_agreement[k], head = a->finalist_head_agreement[k];
       const double up = a->finalist_up_deg[k];
       if (!isnan(lab)) snprintf(nm, sizeof nm, ", names %.0f%%, head %s", 100.0 * lab, pct0(head, hb, sizeof hb));
+      else if (!isnan(head)) snprintf(nm, sizeof nm, ", head %s", pct0(head, hb, sizeof hb));
       if (!isnan(up)) {
         size_t l = strlen(nm);
         snprintf(nm + l, sizeof nm - l, ", head %.0f deg off", up);

@@ -1428,6 +1428,8 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
   if (isfinite(a->label_agreement)) {
     sb_printf(b, "; joint names agree %.0f %%", 100.0 * a->label_agreement);
     if (isfinite(a->head_agreement)) sb_printf(b, " (head %.0f %%)", 100.0 * a->head_agreement);
+  } else if (isfinite(a->head_agreement)) { /* labels from the skeleton's shape: a head, no sides */
+    sb_printf(b, "; the heads agree %.0f %% (sides not labelled on both rigs)", 100.0 * a->head_agreement);
   }
   if (isfinite(a->up_deg)) sb_printf(b, "; its head points %.0f deg from the target's", a->up_deg);
   if (isfinite(a->facing_deg)) sb_printf(b, "; its feet point %.0f deg from the target's", a->facing_deg);

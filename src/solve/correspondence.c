@@ -827,11 +827,13 @@ static void subtree_marks(const int32_t *par, size_t J, const int32_t *roots, in
  * weighted joints' centroids as far from their common joint within
  * TOPO_PAIR_SLACK) are the legs and the arms; the pair whose joint has
  * another branch, not the way to the other pair, carries the head there
- * (the one further from the root when both do); with the head the feet
- * give the way the body faces (sks_feet_forward) and so its left (up x
- * forward), which names each pair's sides. 0 when the shape tells nothing
- * (fewer than two such pairs, no head branch, an order not parent-first,
- * out of memory): jl is then left as it was. jl: per joint. O(J) passes. */
+ * (the one further from the root when both do): those joints are HEAD.
+ * No sides: a side told from the geometry turns over when a file's data
+ * is mirrored (another handedness), and the agreement printed with it
+ * would then move; the head, its direction and the feet do not. 0 when the
+ * shape tells nothing (fewer than two such pairs, no head branch, an
+ * order not parent-first, out of memory): jl is then left as it was. jl:
+ * per joint. O(J) passes. */
 static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl) {
   const size_t J = s->joint_count;
   const int32_t *par = s->parents;
@@ -840,12 +842,10 @@ static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl
   int ok = 0;
   double *jp = malloc((J ? J : 1) * 3 * sizeof(double)), *cs = calloc((J ? J : 1) * 3, sizeof(double));
   uint8_t *mask = malloc(J ? J : 1), *lab = calloc(J ? J : 1, 1), *m = malloc(J ? J : 1), *anc = calloc(J ? J : 1, 1);
-  uint8_t *vl = malloc(v->V ? v->V : 1);
-  int32_t *pal = malloc((J ? J : 1) * sizeof(int32_t)), *dom = malloc((v->V ? v->V : 1) * sizeof(int32_t));
+  int32_t *pal = malloc((J ? J : 1) * sizeof(int32_t));
   uint32_t *sub = calloc(J ? J : 1, sizeof(uint32_t)), *nbr = calloc(J ? J : 1, sizeof(uint32_t));
   int32_t *nxt = malloc((J ? J : 1) * sizeof(int32_t)), *first = malloc((J ? J : 1) * sizeof(int32_t));
-  double *cw = sks_copy_weights(v->pos, v->V);
-  if (!jp || !cs || !mask || !lab || !m || !anc || !vl || !pal || !dom || !sub || !nbr || !nxt || !first || !cw) goto done;
+  if (!jp || !cs || !mask || !lab || !m || !anc || !pal || !sub || !nbr || !nxt || !first) goto done;
   for (size_t j = 0; j < J; ++j) first[j] = -1;
   for (size_t j = J; j-- > 0;) { /* nxt: the next sibling (a higher index, the same parent), -1 none */
     nxt[j] = par[j] >= 0 ? first[par[j]] : -1;
@@ -927,27 +927,10 @@ static int topo_labels(const sks_skinview *v, const sks_skeleton *s, uint8_t *jl
     if (m[j]) lab[j] = SKS_LABEL_HEAD;
   }
   ok = 1;
-  /* the sides, by the feet */
-  double up[3], fwd[3];
-  sks_view_dominant_joints(v, v->V, dom);
-  for (size_t k = 0; k < v->V; ++k) vl[k] = dom[k] >= 0 && (size_t)dom[k] < J ? lab[dom[k]] : SKS_LABEL_NONE;
-  if (sks_label_up_dir(v->pos, v->V, vl, cw, up) && sks_feet_forward(jp, mask, par, J, v->pos, v->V, up, fwd, NULL)) {
-    const double left[3] = {up[1] * fwd[2] - up[2] * fwd[1], up[2] * fwd[0] - up[0] * fwd[2],
-                            up[0] * fwd[1] - up[1] * fwd[0]};
-    for (int k = 0; k < 2; ++k) {
-      double d = 0;
-      for (int e = 0; e < 3; ++e)
-        d += (cs[3 * (size_t)pr[k][0] + e] / sub[pr[k][0]] - cs[3 * (size_t)pr[k][1] + e] / sub[pr[k][1]]) * left[e];
-      if (d == 0) continue;
-      subtree_marks(par, J, pr[k], 2, m);
-      for (size_t j = 0; j < J; ++j)
-        if (m[j]) lab[j] = (m[j] == 1) == (d > 0) ? SKS_LABEL_LEFT : SKS_LABEL_RIGHT;
-    }
-  }
   memcpy(jl, lab, J);
 done:
-  free(jp); free(cs); free(mask); free(lab); free(m); free(anc); free(vl); free(pal); free(dom); free(sub); free(nbr);
-  free(nxt); free(first); free(cw);
+  free(jp); free(cs); free(mask); free(lab); free(m); free(anc); free(pal); free(sub); free(nbr); free(nxt);
+  free(first);
   return ok;
 }
 
@@ -1074,7 +1057,13 @@ sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, co
       if (tl == sl) hagree += cw[j];
     }
   }
-  if (both > 0 && both >= LABEL_MIN_SHARE * all) ls.all = agree / both;
+  /* the share over head and sides only when both rigs name sides: a rig
+   * labelled by its shape (topo_labels) has a head and no sides, and its
+   * head alone is the head agreement */
+  int sided_s = 0, sided_t = 0;
+  for (size_t k = 0; k < Vs && !sided_s; ++k) sided_s = slab[k] == SKS_LABEL_LEFT || slab[k] == SKS_LABEL_RIGHT;
+  for (size_t k = 0; k < V && !sided_t; ++k) sided_t = tlab[k] == SKS_LABEL_LEFT || tlab[k] == SKS_LABEL_RIGHT;
+  if (sided_s && sided_t && both > 0 && both >= LABEL_MIN_SHARE * all) ls.all = agree / both;
   if (hboth > 0 && hboth >= LABEL_MIN_SHARE * all) ls.head = hagree / hboth;
   return ls;
 }

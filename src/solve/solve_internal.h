@@ -503,7 +503,8 @@ void sks_view_joints(const sks_skinview *v, size_t J, double *jp, uint8_t *mask,
  * side puts its limbs on the other's head, one turned a half turn its left
  * limbs on the other's right: surfaces can fit about as well either way,
  * names cannot. NaN when the names tell nothing: under 5 % of the target's
- * weight labelled on both sides. */
+ * weight labelled on both sides; all NaN too unless both rigs name sides
+ * (a rig labelled by its shape has a head only: topo_labels). */
 typedef struct sks_label_agreement { double all, head; } sks_label_agreement;
 sks_label_agreement sks_correspondence_labels(const sks_correspondence *corr, const uint8_t *slab, size_t Vs,
                                               const uint8_t *tlab, const double *cw, size_t V);

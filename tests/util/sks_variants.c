@@ -240,6 +240,12 @@ sks_variant_numbers sks_variant_same_turned(const char *label, const sks_model *
 
 void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b) {
   if (!a.ok || !b.ok) return;
+  /* the head's and the feet's directions off the target's: angles between
+   * two bodies in one space, which no unit, axis or offset moves */
+  CHECK_MSG(isnan(a.up) == isnan(b.up) && (isnan(a.up) || fabs(a.up - b.up) <= 1), "%s: head %.3f vs %.3f deg off", label,
+            a.up, b.up);
+  CHECK_MSG(isnan(a.feet) == isnan(b.feet) && (isnan(a.feet) || fabs(a.feet - b.feet) <= 1),
+            "%s: feet %.3f vs %.3f deg off", label, a.feet, b.feet);
   CHECK_MSG(fabs(a.q - b.q) <= 0.05, "%s: quality %.4f vs %.4f", label, a.q, b.q);
   CHECK_MSG(fabs(a.mean - b.mean) <= 0.02 * b.mean + 1e-6, "%s: mean %.6f vs %.6f %%D", label, a.mean, b.mean);
   CHECK_MSG(fabs(a.worst - b.worst) <= 0.02 * b.worst + 1e-6, "%s: worst %.6f vs %.6f %%D", label, a.worst, b.worst);

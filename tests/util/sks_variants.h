@@ -45,7 +45,9 @@ typedef struct sks_variant_numbers {
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
- * mean and worst %D within 2 % of the original pair's. */
+ * mean and worst %D within 2 % of the original pair's; and the head's and
+ * the feet's directions (up_deg, facing_deg) within 1 deg, unknown on both
+ * or neither. */
 void sks_variant_same(const char *label, sks_variant_numbers a, sks_variant_numbers b);
 /* The pair s -> t baked again with one side's data (side 0: the source's, 1:
  * the target's) turned `deg` degrees about (ax, ay, az), scaled by `scale`
