@@ -59,7 +59,7 @@ static void spread_print(const char *what, const spread *s, sks_variant_numbers 
 int main(int argc, char **argv) {
   if (argc < 4 || !strcmp(argv[1], "--help")) {
     fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S] [--reweld | --mirror]\n"
-                    "                        [--variant source|target X Y Z DEG SCALE]\n"
+                    "                        [--variant source|target X Y Z DEG SCALE] [--detail]\n"
                     "  bakes SRC onto TGT, then N re-exports with a random rotation, scale and offset baked into\n"
                     "  the source's (even) or the target's (odd) data, and prints the spread of the numbers;\n"
                     "  --reweld: the re-exports re-weld and re-order the vertices instead (sks_variant_reweld);\n"
@@ -67,7 +67,10 @@ int main(int argc, char **argv) {
                     "  between left- and right-handed axes, winding reversed; sks_variant_mirror_data);\n"
                     "  a negative SCALE in --variant inverts the data through a point (a mirror too);\n"
                     "  --variant: one re-export, DEG degrees about (X, Y, Z) and SCALE baked into that side's data\n"
-                    "  (offset (1, 2, 3)), as the tests write them (N is then ignored)\n");
+                    "  (offset (1, 2, 3)), as the tests write them (N is then ignored);\n"
+                    "  --detail: under each row, its stages' numbers to 9 digits (the similarity's and the\n"
+                    "  registered distance, limbs re-matched, the finalists' trial qualities, the one kept):\n"
+                    "  where two re-exports' bakes part\n");
     return 2;
   }
   const char *clip = NULL;
@@ -77,6 +80,7 @@ int main(int argc, char **argv) {
   for (int i = 4; i < argc; i += 2) {
     if (!strcmp(argv[i], "--reweld")) { reweld = 1; --i; continue; }
     if (!strcmp(argv[i], "--mirror")) { mirror = 1; --i; continue; }
+    if (!strcmp(argv[i], "--detail")) { sks_variant_detail(1); --i; continue; }
     if (!strcmp(argv[i], "--variant")) {
       if (i + 6 >= argc) { fprintf(stderr, "bench_invariance: --variant needs a side and 5 numbers\n"); return 2; }
       fixed_side = !strcmp(argv[i + 1], "target");

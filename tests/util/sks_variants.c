@@ -175,6 +175,23 @@ void sks_variant_reweld(sks_model *m, unsigned seed) {
   }
 }
 
+static int variant_detail; /* sks_variant_detail: a test utility's switch (bench_invariance --detail) */
+
+void sks_variant_detail(int on) { variant_detail = on; }
+
+/* Each stage's number, to 9 digits: where two re-exports' bakes part (the
+ * similarity's distance, the registered one, the limb guard's count, the
+ * finalists' trial qualities and the choice). */
+static void print_stages(const sks_bake_result *r) {
+  const sks_bake_alignment *a = &r->alignment;
+  printf("    stages: similarity %.9g %%D, %s %.9g %%D, limbs re-matched %zu, %zu finalists", a->similarity_residual_pct,
+         a->registered ? "registered" : "kept", a->residual_pct, a->limb_rematched, a->finalists);
+  for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k)
+    printf("%s %zu%s: trial %.9g%s", k ? ";" : ":", k, a->finalist_registered[k] ? " (registered)" : " (similarity)",
+           a->trial_quality[k] * 100, k == a->finalist_chosen ? " kept" : (k == a->finalist_registration ? " registration's" : ""));
+  printf("\n");
+}
+
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip) {
   sks_bake_options opt;
   memset(&opt, 0, sizeof opt);
@@ -214,6 +231,7 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   printf("%-44s | %s scale %-9.5g %s %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
          label, a->applied ? "A:" : "I:", a->scale, a->mirrored ? "MIR" : "rot", a->angle_deg, a->registered ? " +P" : "   ", a->offset[0],
          a->offset[1], a->offset[2], r.correspondence_mean_pct, n.q, n.mean, n.worst);
+  if (variant_detail) print_stages(&r);
   CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
   sks_bake_result_free(&r);
   return n;

@@ -44,6 +44,10 @@ typedef struct sks_variant_numbers {
   double feet;                 /* which way its feet point (sks_bake_alignment.facing_deg) */
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
+/* on: each sks_variant_bake also prints its stages' numbers to 9 digits
+ * (similarity and registered distances, limbs re-matched, the finalists'
+ * trial qualities and which was kept), to see where two re-exports part. */
+void sks_variant_detail(int on);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
  * mean and worst %D within 2 % of the original pair's; and the head's and
  * the feet's directions (up_deg, facing_deg) within 1 deg, unknown on both
