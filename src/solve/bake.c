@@ -2035,23 +2035,35 @@ static int names_rule_out(double head, double best_head, double up, double best_
        : best_face >= FACE_COS && face < 0 ? SKS_NAMES_TURNED : SKS_NAMES_AGREE;
 }
 
+/* The best of n candidates' names numbers (head agreements, head's and
+ * feet's cosines; NaN tells nothing and counts for none): the best head
+ * agreement and up, and the best feet among those the names keep without
+ * the feet. names_rule_out(head[k], b.head, up[k], b.up, face[k], b.face)
+ * then says what rules candidate k out. */
+typedef struct names_best {
+  double head, up, face;
+} names_best;
+static names_best names_best_of(size_t n, const double *head, const double *up, const double *face) {
+  names_best b = {-1, -2, -2};
+  for (size_t k = 0; k < n; ++k) {
+    if (head[k] > b.head) b.head = head[k];
+    if (up[k] > b.up) b.up = up[k];
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (!names_rule_out(head[k], b.head, up[k], b.up, NAN, NAN) && face[k] > b.face) b.face = face[k];
+  return b;
+}
+
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k) {
   if (!a || k >= a->finalists || k >= SKS_BAKE_FINALISTS) return SKS_NAMES_AGREE;
-  double best_head = -1, best_up = -2, best_face = -2;
+  double up[SKS_BAKE_FINALISTS], face[SKS_BAKE_FINALISTS];
   const size_t n = a->finalists < SKS_BAKE_FINALISTS ? a->finalists : SKS_BAKE_FINALISTS;
   for (size_t i = 0; i < n; ++i) {
-    const double up = cos(a->finalist_up_deg[i] * M_PI / 180.0);
-    if (a->finalist_head_agreement[i] > best_head) best_head = a->finalist_head_agreement[i];
-    if (up > best_up) best_up = up;
+    up[i] = cos(a->finalist_up_deg[i] * M_PI / 180.0);
+    face[i] = cos(a->finalist_facing_deg[i] * M_PI / 180.0);
   }
-  for (size_t i = 0; i < n; ++i) { /* the feet: among those the names keep */
-    const double face = cos(a->finalist_facing_deg[i] * M_PI / 180.0);
-    if (!names_rule_out(a->finalist_head_agreement[i], best_head, cos(a->finalist_up_deg[i] * M_PI / 180.0), best_up,
-                        NAN, NAN) && face > best_face)
-      best_face = face;
-  }
-  return names_rule_out(a->finalist_head_agreement[k], best_head, cos(a->finalist_up_deg[k] * M_PI / 180.0), best_up,
-                        cos(a->finalist_facing_deg[k] * M_PI / 180.0), best_face);
+  const names_best b = names_best_of(n, a->finalist_head_agreement, up, face);
+  return names_rule_out(a->finalist_head_agreement[k], b.head, up[k], b.up, face[k], b.face);
 }
 
 int sks_bake_alignment_names(const sks_bake_alignment *a) {
@@ -2069,6 +2081,19 @@ static double up_deg(double cs) {
 /* What the joints' names say of a correspondence (sks_correspondence_labels). */
 static sks_label_agreement label_agreement(const bake_ctx *c, const sks_correspondence *corr) {
   return sks_correspondence_labels(corr, c->slab, c->s.view.V, c->tlab, c->tcw, c->tv.V);
+}
+
+/* The finalists' names numbers (each ALIGN_PICKS long: lab filled for
+ * every pick, head / up / face their head agreement and cosines), and
+ * their best (names_best_of). */
+static names_best picks_names(const bake_ctx *c, sks_label_agreement *lab, double *head, double *up, double *face) {
+  for (size_t k = 0; k < c->pick_count; ++k) {
+    lab[k] = label_agreement(c, &c->picks[k].corr);
+    head[k] = lab[k].head;
+    up[k] = c->picks[k].up;
+    face[k] = c->picks[k].face;
+  }
+  return names_best_of(c->pick_count, head, up, face);
 }
 
 /* Stage: align + correspond. Fills c->corr and the result's alignment. */
@@ -2287,8 +2312,7 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
      * the registered pose tells them apart), the best REGISTER_FULL get
      * REGISTER_ROUNDS */
     size_t order[SKS_ALIGN_ALTERNATIVES + 2];
-    double head[SKS_ALIGN_ALTERNATIVES + 3], best_head = -1, up[SKS_ALIGN_ALTERNATIVES + 3], best_up = -2;
-    double face[SKS_ALIGN_ALTERNATIVES + 3], best_face = -2;
+    double head[SKS_ALIGN_ALTERNATIVES + 3] = {0}, up[SKS_ALIGN_ALTERNATIVES + 3] = {0}, face[SKS_ALIGN_ALTERNATIVES + 3] = {0};
     for (size_t k = 0; k < ncand; ++k) {
       order[k] = k;
       head[k] = up[k] = face[k] = NAN;
@@ -2298,12 +2322,9 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
       head[k] = label_agreement(c, &trial).head;
       up[k] = trial_up;
       face[k] = trial_face;
-      if (up[k] > best_up) best_up = up[k];
-      if (head[k] > best_head) best_head = head[k];
     }
-    for (size_t k = 0; k < ncand; ++k) /* the feet: among those the names keep */
-      if (!cand_paired[k] && !names_rule_out(head[k], best_head, up[k], best_up, NAN, NAN) && face[k] > best_face)
-        best_face = face[k];
+    const names_best nbest = names_best_of(ncand, head, up, face); /* (vertex for vertex: NaN, none) */
+    const double best_head = nbest.head, best_up = nbest.up, best_face = nbest.face;
     for (size_t i = 1; i < ncand; ++i) /* stable: ties keep the similarity stage's order */
       for (size_t k = i; k > 0 && score[order[k]] < score[order[k - 1]]; --k) {
         size_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
@@ -2407,12 +2428,9 @@ static sks_result align_and_correspond(bake_ctx *c, sks_bake_result *out, sks_da
     if (picks_ok && !any_paired && c->face_ok && c->pick_count) {
       size_t turned = c->pick_count;
       sks_label_agreement pl[ALIGN_PICKS];
-      double bh = -1, bu = -2;
-      for (size_t k = 0; k < c->pick_count; ++k) {
-        pl[k] = label_agreement(c, &c->picks[k].corr);
-        if (pl[k].head > bh) bh = pl[k].head;
-        if (c->picks[k].up > bu) bu = c->picks[k].up;
-      }
+      double ph[ALIGN_PICKS], pu[ALIGN_PICKS], pf[ALIGN_PICKS];
+      const names_best pb = picks_names(c, pl, ph, pu, pf);
+      const double bh = pb.head, bu = pb.up;
       for (size_t k = 0; k < c->pick_count; ++k) {
         if (names_rule_out(pl[k].head, bh, c->picks[k].up, bu, NAN, NAN)) continue;
         if (turned == c->pick_count && c->picks[k].up >= UP_COS && c->picks[k].face < 0) turned = k;
@@ -2614,15 +2632,9 @@ static sks_result pick_by_trial(bake_ctx *c, int precise_metrics, sks_bake_sched
   topt.clip_done = NULL;
   double q[ALIGN_PICKS];
   sks_label_agreement lab[ALIGN_PICKS];
-  double best_head = -1, best_up = -2, best_face = -2; /* the finalists' best agreement with the names on the head */
-  for (size_t k = 0; k < c->pick_count; ++k) {
-    lab[k] = label_agreement(c, &c->picks[k].corr);
-    if (lab[k].head > best_head) best_head = lab[k].head;
-    if (c->picks[k].up > best_up) best_up = c->picks[k].up;
-  }
-  for (size_t k = 0; k < c->pick_count; ++k) /* the feet: among those the names keep */
-    if (!names_rule_out(lab[k].head, best_head, c->picks[k].up, best_up, NAN, NAN) && c->picks[k].face > best_face)
-      best_face = c->picks[k].face;
+  double ph[ALIGN_PICKS], pu[ALIGN_PICKS], pf[ALIGN_PICKS];
+  const names_best pb = picks_names(c, lab, ph, pu, pf); /* the finalists' best by the names */
+  const double best_head = pb.head, best_up = pb.up, best_face = pb.face;
   for (size_t k = 0; k < c->pick_count; ++k) {
     q[k] = -DBL_MAX;
     out->alignment.trial_quality[k] = NAN; /* until it bakes */
