@@ -75,12 +75,12 @@ int main(int argc, char **argv) {
   }
   const char *clip = NULL;
   unsigned seed = 7;
-  int reweld = 0, mirror = 0, fixed_side = -1;
+  int reweld = 0, mirror = 0, fixed_side = -1, detail = 0;
   double fixed[5] = {0, 0, 1, 0, 1};
   for (int i = 4; i < argc; i += 2) {
     if (!strcmp(argv[i], "--reweld")) { reweld = 1; --i; continue; }
     if (!strcmp(argv[i], "--mirror")) { mirror = 1; --i; continue; }
-    if (!strcmp(argv[i], "--detail")) { sks_variant_detail(1); --i; continue; }
+    if (!strcmp(argv[i], "--detail")) { detail = 1; --i; continue; }
     if (!strcmp(argv[i], "--variant")) {
       if (i + 6 >= argc) { fprintf(stderr, "bench_invariance: --variant needs a side and 5 numbers\n"); return 2; }
       fixed_side = !strcmp(argv[i + 1], "target");
@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   sks_variant_numbers base = sks_variant_bake("as given", &s, &t, clip);
+  if (detail) sks_variant_print_stages(&base);
   if (!base.ok) { sks_model_free(&s); sks_model_free(&t); return 1; }
   spread side[2], all;
   memset(side, 0, sizeof side);
@@ -144,6 +145,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "variant %d: --variant %s %.9g %.9g %.9g %.9g %.9g\n", i + 1, tgt ? "target" : "source", ax, ay, az, deg,
               (double)sc);
     sks_variant_numbers v = sks_variant_bake(label, &a, &b, clip);
+    if (detail) sks_variant_print_stages(&v);
     if (v.ok) {
       spread_add(&side[tgt], v);
       spread_add(&all, v);

@@ -175,20 +175,12 @@ void sks_variant_reweld(sks_model *m, unsigned seed) {
   }
 }
 
-static int variant_detail; /* sks_variant_detail: a test utility's switch (bench_invariance --detail) */
-
-void sks_variant_detail(int on) { variant_detail = on; }
-
-/* Each stage's number, to 9 digits: where two re-exports' bakes part (the
- * similarity's distance, the registered one, the limb guard's count, the
- * finalists' trial qualities and the choice). */
-static void print_stages(const sks_bake_result *r) {
-  const sks_bake_alignment *a = &r->alignment;
-  printf("    stages: similarity %.9g %%D, %s %.9g %%D, limbs re-matched %zu, %zu finalists", a->similarity_residual_pct,
-         a->registered ? "registered" : "kept", a->residual_pct, a->limb_rematched, a->finalists);
-  for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS; ++k)
-    printf("%s %zu%s: trial %.9g%s", k ? ";" : ":", k, a->finalist_registered[k] ? " (registered)" : " (similarity)",
-           a->trial_quality[k] * 100, k == a->finalist_chosen ? " kept" : (k == a->finalist_registration ? " registration's" : ""));
+void sks_variant_print_stages(const sks_variant_numbers *n) {
+  printf("    stages: similarity %.9g %%D, %s %.9g %%D, limbs re-matched %zu, %zu finalists", n->similarity_pct,
+         n->registered ? "registered" : "kept", n->dist, n->limb_rematched, n->finalists);
+  for (size_t k = 0; k < n->finalists && k < SKS_BAKE_FINALISTS; ++k)
+    printf("%s %zu%s: trial %.9g%s", k ? ";" : ":", k, n->finalist_registered[k] ? " (registered)" : " (similarity)",
+           n->trial_quality[k] * 100, k == n->finalist_chosen ? " kept" : (k == n->finalist_registration ? " registration's" : ""));
   printf("\n");
 }
 
@@ -220,6 +212,10 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   n.finalist_chosen = r.alignment.finalist_chosen;
   memcpy(n.trial_quality, r.alignment.trial_quality, sizeof n.trial_quality);
   n.dist = r.alignment.residual_pct;
+  n.similarity_pct = r.alignment.similarity_residual_pct;
+  n.registered = r.alignment.registered;
+  n.limb_rematched = r.alignment.limb_rematched;
+  for (size_t k = 0; k < SKS_BAKE_FINALISTS; ++k) n.finalist_registered[k] = r.alignment.finalist_registered[k];
   n.over_default_limit = r.alignment.over_default_limit;
   n.mirrored = r.alignment.mirrored;
   n.labels = r.alignment.label_agreement;
@@ -231,7 +227,6 @@ sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, cons
   printf("%-44s | %s scale %-9.5g %s %6.2f deg%s offset (%9.4g %9.4g %9.4g) dist %.3g%%D | %8.4f %% | %.5f / %.4f %%D\n",
          label, a->applied ? "A:" : "I:", a->scale, a->mirrored ? "MIR" : "rot", a->angle_deg, a->registered ? " +P" : "   ", a->offset[0],
          a->offset[1], a->offset[2], r.correspondence_mean_pct, n.q, n.mean, n.worst);
-  if (variant_detail) print_stages(&r);
   CHECK_MSG(!r.clips[0].suspect, "%s: flagged suspect", label);
   sks_bake_result_free(&r);
   return n;

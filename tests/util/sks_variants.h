@@ -42,12 +42,16 @@ typedef struct sks_variant_numbers {
                                   head_agreement, */
   double up;                   /* up_deg) */
   double feet;                 /* which way its feet point (sks_bake_alignment.facing_deg) */
+  double similarity_pct;       /* the similarity alone's distance (similarity_residual_pct), % D */
+  int registered;              /* a registration pose was kept (sks_bake_alignment.registered) */
+  size_t limb_rematched;       /* sks_bake_alignment.limb_rematched */
+  int finalist_registered[SKS_BAKE_FINALISTS];
 } sks_variant_numbers;
 sks_variant_numbers sks_variant_bake(const char *label, const sks_model *s, const sks_model *t, const char *clip);
-/* on: each sks_variant_bake also prints its stages' numbers to 9 digits
- * (similarity and registered distances, limbs re-matched, the finalists'
- * trial qualities and which was kept), to see where two re-exports part. */
-void sks_variant_detail(int on);
+/* A bake's stages' numbers to 9 digits, one line (similarity and
+ * registered distances, limbs re-matched, the finalists' trial qualities
+ * and which was kept): where two re-exports part (bench_invariance --detail). */
+void sks_variant_print_stages(const sks_variant_numbers *n);
 /* The invariance the real-files issue asks for: quality within 0.05 point,
  * mean and worst %D within 2 % of the original pair's; and the head's and
  * the feet's directions (up_deg, facing_deg) within 1 deg, unknown on both
