@@ -121,7 +121,7 @@ static const abi_field k_fields[] = {
   F(sks_bake_alignment, head_agreement), F(sks_bake_alignment, finalist_label_agreement),
   F(sks_bake_alignment, finalist_head_agreement), F(sks_bake_alignment, up_deg),
   F(sks_bake_alignment, finalist_up_deg), F(sks_bake_alignment, facing_deg),
-  F(sks_bake_alignment, finalist_facing_deg),
+  F(sks_bake_alignment, finalist_facing_deg), F(sks_bake_alignment, facing_by_knees),
   F(sks_bake_result, clip_count), F(sks_bake_result, clips),
   F(sks_bake_result, constraint_count), F(sks_bake_result, target_vertex_count),
   F(sks_bake_result, target_joint_count), F(sks_bake_result, diagonal),

@@ -251,6 +251,30 @@ else
   echo "SKIP (part): $mq, python3 or tools/mirror_glb.py unavailable"
 fi
 
+# the knees' direction (README "The knees' direction"): the Godot player
+# robot's feet are too short to tell, its knees tell. Onto itself turned a
+# half turn about up: aligned it faces the target's way; taken as it is
+# (--align none) it faces the other way, and the header, JSON and report
+# say it was the knees
+pl="$data/godot/godot_player.glb"
+if [ -f "$pl" ] && command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --half "$pl" "$tmp/plhalf.glb"; then
+  out="$("$cli" bake --source "$pl" --target "$tmp/plhalf.glb" --clip idle --fps 4 2>/dev/null)" && ok \
+    || bad "player robot, half-turned target: exit $?"
+  echo "$out" | grep -q "^alignment: scale 1, rotation 180.00 deg.*; by the knees it faces 0 deg from the target's way" && ok \
+    || bad "player robot, half-turned target, aligned: $(echo "$out" | grep '^alignment')"
+  out="$("$cli" bake --source "$pl" --target "$tmp/plhalf.glb" --clip idle --fps 4 --align none \
+    --max-residual 100 --json --report "$tmp/plhalf.html" 2>/dev/null)" && ok \
+    || bad "player robot, half-turned target, --align none: exit $?"
+  echo "$out" | python3 -c 'import json, sys
+a = json.load(sys.stdin)["alignment"]
+sys.exit(0 if a["facing_deg"] > 175 and a["facing_by"] == "the knees" else 1)' && ok \
+    || bad "player robot, half-turned target, --align none: JSON facing_deg / facing_by"
+  grep -q 'id="alignment-note">By the knees the source faces 180 deg' "$tmp/plhalf.html" && ok \
+    || bad "player robot, half-turned target, --align none: the report has no knees note"
+else
+  echo "SKIP (part): $pl, python3 or tools/mirror_glb.py unavailable"
+fi
+
 # the joints' names (README "Joint names"): the Fox onto its auto-weights
 # target with the target's Left / Right names swapped (the same mesh, so
 # every vertex corresponds to itself): every side disagrees, the head

@@ -220,19 +220,24 @@ int main(void) {
     /* turned a half turn about up, then about another axis, scaled, offset:
      * the feet turn with it */
     const struct { double ax[3], deg; } turns[] = {{{0, 1, 0}, 180}, {{1, 0.3, -0.2}, 117}, {{0, 0, 1}, 90}};
-    for (size_t t = 0; t < sizeof turns / sizeof turns[0]; ++t) {
+    /* (and the knees, sks_knees_forward, below: scaled by 0.01 then) */
+    for (size_t t = 0; t < 2 * (sizeof turns / sizeof turns[0]); ++t) {
+      const size_t tt = t % (sizeof turns / sizeof turns[0]);
+      const int knees = t >= sizeof turns / sizeof turns[0];
       double R[9], jp[3 * J], vp[3 * NV], up[3], want[3];
-      const double shift[3] = {3, -2, 5};
-      axis_angle(turns[t].ax[0], turns[t].ax[1], turns[t].ax[2], turns[t].deg, R);
+      const double shift[3] = {3, -2, 5}, k = knees ? 0.01 : 40;
+      axis_angle(turns[tt].ax[0], turns[tt].ax[1], turns[tt].ax[2], turns[tt].deg, R);
       for (int i = 0; i < J + NV; ++i) {
         const double *x = i < J ? &jp0[3 * i] : &vp0[3 * (i - J)];
         double *y = i < J ? &jp[3 * i] : &vp[3 * (i - J)];
-        for (int r = 0; r < 3; ++r) y[r] = 40 * (R[3 * r] * x[0] + R[3 * r + 1] * x[1] + R[3 * r + 2] * x[2]) + shift[r];
+        for (int r = 0; r < 3; ++r) y[r] = k * (R[3 * r] * x[0] + R[3 * r + 1] * x[1] + R[3 * r + 2] * x[2]) + shift[r];
       }
       for (int r = 0; r < 3; ++r) { up[r] = R[3 * r + 1]; want[r] = R[3 * r + 2]; }
-      CHECK(sks_feet_forward(jp, mask, parents, J, vp, NV, up, f, NULL));
+      CHECK(knees ? sks_knees_forward(jp, mask, parents, J, vp, NV, up, f, NULL)
+                  : sks_feet_forward(jp, mask, parents, J, vp, NV, up, f, NULL));
       CHECK_MSG(fabs(f[0] - want[0]) + fabs(f[1] - want[1]) + fabs(f[2] - want[2]) < 1e-9,
-                "turn %zu: feet (%g %g %g), want (%g %g %g)", t, f[0], f[1], f[2], want[0], want[1], want[2]);
+                "turn %zu: %s (%g %g %g), want (%g %g %g)", tt, knees ? "knees" : "feet", f[0], f[1], f[2], want[0],
+                want[1], want[2]);
     }
     /* no toe joints (masked out: not in the palette): the ankles alone
      * tell nothing (knee -> ankle lies above the band's top at 0.27) */
@@ -272,6 +277,51 @@ int main(void) {
         CHECK(!sks_feet_forward(jj, mm, pp, JJ, vp0, NV, up0, f, NULL));
       }
       free(pp); free(mm); free(jj);
+    }
+    /* the knees (sks_knees_forward), for feet that tell nothing: the same
+     * skeleton's knees (0.5 up) lie 0.036 ahead of the hip-ankle lines
+     * (2 % of the height): +z, the pelvis carries both thighs; the toes
+     * take no part (the same answer without them); turned, scaled and
+     * offset above */
+    CHECK(sks_knees_forward(jp0, mask, parents, J, vp0, NV, up0, f, &hips));
+    CHECK_MSG(fabs(f[2] - 1) < 1e-9 && fabs(f[0]) + fabs(f[1]) < 1e-9, "knees: (%g %g %g), want +z", f[0], f[1], f[2]);
+    CHECK_MSG(hips == 0, "the joint carrying both thighs: %d, want the pelvis (0)", (int)hips);
+    CHECK(sks_knees_forward(jp0, no_toes, parents, J, vp0, NV, up0, f, NULL) && f[2] > 0.999);
+    {
+      double kp[3 * J];
+      /* straight legs (each knee on its hip-ankle line) tell nothing */
+      memcpy(kp, jp0, sizeof kp);
+      kp[3 * 2 + 2] = kp[3 * 6 + 2] = -0.03 * 0.45 / 0.85;
+      CHECK(!sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL));
+      /* bent 0.4 % of the height: under the 0.5 % that tells */
+      kp[3 * 2 + 2] = kp[3 * 6 + 2] = -0.03 * 0.45 / 0.85 + 0.004 * 1.8;
+      CHECK(!sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL));
+      kp[3 * 2 + 2] = kp[3 * 6 + 2] = -0.03 * 0.45 / 0.85 + 0.006 * 1.8;
+      CHECK(sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL) && f[2] > 0.999);
+      /* the two knees bent opposite ways (one forward, one back), or each
+       * outward (bow legs: left +x, right -x): nothing */
+      memcpy(kp, jp0, sizeof kp);
+      kp[3 * 6 + 2] = -0.06;
+      CHECK(!sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL));
+      memcpy(kp, jp0, sizeof kp);
+      kp[3 * 2 + 2] = kp[3 * 6 + 2] = -0.03 * 0.45 / 0.85;
+      kp[3 * 2] = 0.16;
+      kp[3 * 6] = -0.16;
+      CHECK(!sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL));
+      /* one leg (the other's knee out of the mask: its ankle then hangs
+       * from the hip, 0.85 under it, not a knee) tells nothing */
+      uint8_t one_leg[J];
+      memcpy(one_leg, mask, sizeof one_leg);
+      one_leg[6] = 0;
+      CHECK(!sks_knees_forward(jp0, one_leg, parents, J, vp0, NV, up0, f, NULL));
+      /* an arm is no leg: the knees lifted to 0.65 of the height (above the
+       * band's 0.6) tell nothing */
+      memcpy(kp, jp0, sizeof kp);
+      kp[3 * 2 + 1] = kp[3 * 6 + 1] = 0.65 * 1.8 - 0.0;
+      kp[3 * 1 + 1] = kp[3 * 5 + 1] = 1.5;
+      CHECK(!sks_knees_forward(kp, mask, parents, J, vp0, NV, up0, f, NULL));
+      /* a parent cycle or an order not parent-first: nothing, and it ends */
+      CHECK(!sks_knees_forward(jp0, mask, cyc, J, vp0, NV, up0, f, &hips) && hips == -1);
     }
     /* a flat surface (no height) tells nothing */
     /* sks_correspondence_labels: the share over head and sides (all) only

@@ -274,12 +274,19 @@ typedef struct sks_bake_alignment {
    * 15 % of the body's height, ankle to toes, taken across the target's
    * up) of the aligned, registered source and of the target, degrees: ~0
    * facing the target's way, ~180 turned a half turn about its up. NaN
-   * when either's feet tell nothing (no head named, or foot bones under 3 %
-   * of the height). Among finalists the names keep, one over 90 deg while
+   * when either's feet and knees tell nothing (no head named, foot bones
+   * under 3 % of the height and knees straight: facing_by_knees). Among finalists the names keep, one over 90 deg while
    * another is within 60 is not baked; a candidate turned so is also tried
    * turned back (README "The feet's direction"). */
   double facing_deg;
   double finalist_facing_deg[SKS_BAKE_FINALISTS];
+  /* Which way a body faces when its feet tell nothing (foot bones under
+   * 3 % of the height: no toe joints, or tiny feet such as the Godot player
+   * robot's): by its knees, which bend forward (two knees, each 0.5 % of
+   * the height or more off its hip-ankle line, the same way; README "The
+   * knees' direction"). Bit 1: the source's way came from its knees,
+   * bit 2: the target's; 0 both by the feet (or facing_deg NaN). */
+  int facing_by_knees;
 } sks_bake_alignment;
 
 typedef struct sks_bake_result {
@@ -329,11 +336,15 @@ enum {
 };
 #define SKS_BAKE_NAMES_DISAGREE 0.5
 /* Finalist k of a (k < a->finalists): SKS_NAMES_LIMBS_ON_HEAD,
- * SKS_NAMES_ON_SIDE or SKS_NAMES_TURNED when the names or the feet ruled it
- * out (it was not baked on trial), else SKS_NAMES_AGREE. */
+ * SKS_NAMES_ON_SIDE or SKS_NAMES_TURNED when the names or the feet (or
+ * knees: facing_by_knees) ruled it out (it was not baked on trial), else SKS_NAMES_AGREE. */
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k);
+/* What told the ways the two bodies face (facing_by_knees), for messages:
+ * "the feet", "the knees", "the source's knees and the target's feet" or
+ * "the source's feet and the target's knees". */
+const char *sks_bake_facing_by(const sks_bake_alignment *a);
 /* The alignment kept: SKS_NAMES_ON_SIDE (its head over acos(SKS_BAKE_UP_COS)
- * off), else SKS_NAMES_TURNED (its feet over 90 deg off), else
+ * off), else SKS_NAMES_TURNED (its feet, or knees, over 90 deg off), else
  * SKS_NAMES_DISAGREE, else SKS_NAMES_AGREE. */
 int sks_bake_alignment_names(const sks_bake_alignment *a);
 

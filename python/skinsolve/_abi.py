@@ -227,7 +227,8 @@ class sks_bake_alignment(C.Structure):
                 ("mirrored", C.c_int), ("label_agreement", C.c_double), ("head_agreement", C.c_double),
                 ("finalist_label_agreement", C.c_double * 4), ("finalist_head_agreement", C.c_double * 4),
                 ("up_deg", C.c_double), ("finalist_up_deg", C.c_double * 4),
-                ("facing_deg", C.c_double), ("finalist_facing_deg", C.c_double * 4)]
+                ("facing_deg", C.c_double), ("finalist_facing_deg", C.c_double * 4),
+                ("facing_by_knees", C.c_int)]
 
 
 class sks_bake_result(C.Structure):

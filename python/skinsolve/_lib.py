@@ -73,6 +73,7 @@ _proto("sks_skin_model", C.c_int, _model, _P(A.sks_mat4), C.c_int, _P(C.c_float)
 _proto("sks_write_glb", C.c_int, C.c_char_p, _model, _P(A.sks_gltf_write_options), _err)
 _proto("sks_bake", C.c_int, _model, _model, _P(A.sks_bake_options), _P(A.sks_bake_result), _err)
 _proto("sks_bake_result_free", None, _P(A.sks_bake_result))
+_proto("sks_bake_facing_by", C.c_char_p, _P(A.sks_bake_alignment))
 _proto("sks_report_write_html", C.c_int, C.c_char_p, _P(A.sks_report_input), _err)
 _proto("sks_bake_apply", C.c_int, _model, _P(A.sks_bake_result), _model, _err)
 

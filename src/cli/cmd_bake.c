@@ -101,7 +101,11 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
   }
   if (!isnan(a->facing_deg)) {
     size_t l = strlen(names);
-    snprintf(names + l, sizeof names - l, "; its feet point %.0f deg from the target's", a->facing_deg);
+    if (a->facing_by_knees)
+      snprintf(names + l, sizeof names - l, "; by %s it faces %.0f deg from the target's way", sks_bake_facing_by(a),
+               a->facing_deg);
+    else
+      snprintf(names + l, sizeof names - l, "; its feet point %.0f deg from the target's", a->facing_deg);
   }
   if (a->applied)
     printf("alignment: scale %.6g, %s %.2f deg, offset (%.4g, %.4g, %.4g); %s, mean distance "
@@ -134,7 +138,8 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
       }
       if (!isnan(a->finalist_facing_deg[k])) {
         size_t l = strlen(nm);
-        snprintf(nm + l, sizeof nm - l, ", feet %.0f deg off", a->finalist_facing_deg[k]);
+        snprintf(nm + l, sizeof nm - l, ", %s %.0f deg off", a->facing_by_knees ? "facing" : "feet",
+                 a->finalist_facing_deg[k]);
       }
       if (!isnan(a->trial_quality[k])) snprintf(tq, sizeof tq, "%.2f%%", 100.0 * a->trial_quality[k]);
       else if (sks_bake_finalist_names(a, k) == SKS_NAMES_LIMBS_ON_HEAD)
@@ -142,7 +147,7 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
       else if (sks_bake_finalist_names(a, k) == SKS_NAMES_ON_SIDE)
         snprintf(tq, sizeof tq, "not baked (by the joints' names it lies on its side or upside down)");
       else if (sks_bake_finalist_names(a, k) == SKS_NAMES_TURNED)
-        snprintf(tq, sizeof tq, "not baked (by its feet it faces the other way)");
+        snprintf(tq, sizeof tq, "not baked (by the %s it faces the other way)", a->facing_by_knees ? "knees" : "feet");
       else snprintf(tq, sizeof tq, "refused (too far)");
       printf("%s %s (scale %.4g, %.1f deg%s) %s%s%s", k ? ";" : "",
              a->finalist_registered[k] ? "registered" : "similarity alone", a->finalist_scale[k],
@@ -158,9 +163,10 @@ static void print_alignment(const sks_bake_result *r, int align_none) {
            "           source may be aligned on its side or upside down, its motion then played on other\n"
            "           limbs; check the report's viewer\n", a->up_deg);
   else if (doubt == SKS_NAMES_TURNED)
-    printf("alignment: by the feet's bones the source faces %.0f deg from the target's way: it may be\n"
+    printf("alignment: by %s the source faces %.0f deg from the target's way: it may be\n"
            "           aligned turned round, its left limbs' motion then played on the right ones; check\n"
-           "           the report's viewer\n", a->facing_deg);
+           "           the report's viewer\n", a->facing_by_knees ? sks_bake_facing_by(a) : "the feet's bones",
+           a->facing_deg);
   else if (doubt == SKS_NAMES_DISAGREE)
     printf("alignment: by the joints' names only %.0f%% of the target's head / left / right vertices\n"
            "           correspond to the source's same part (head %s): the source may be aligned\n"
@@ -260,6 +266,7 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "head_agreement", r->alignment.head_agreement);
   cJSON_AddNumberToObject(al, "up_deg", r->alignment.up_deg);
   cJSON_AddNumberToObject(al, "facing_deg", r->alignment.facing_deg);
+  cJSON_AddStringToObject(al, "facing_by", sks_bake_facing_by(&r->alignment));
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;

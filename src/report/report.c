@@ -1432,7 +1432,10 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
     sb_printf(b, "; the heads agree %.0f %% (sides not labelled on both rigs)", 100.0 * a->head_agreement);
   }
   if (isfinite(a->up_deg)) sb_printf(b, "; its head points %.0f deg from the target's", a->up_deg);
-  if (isfinite(a->facing_deg)) sb_printf(b, "; its feet point %.0f deg from the target's", a->facing_deg);
+  if (isfinite(a->facing_deg) && a->facing_by_knees)
+    sb_printf(b, "; by %s it faces %.0f deg from the target's way", sks_bake_facing_by(a), a->facing_deg);
+  else if (isfinite(a->facing_deg))
+    sb_printf(b, "; its feet point %.0f deg from the target's", a->facing_deg);
   sb_puts(b, "</dd></dl>\n");
   const int doubt = sks_bake_alignment_names(a);
   if (doubt == SKS_NAMES_ON_SIDE)
@@ -1442,10 +1445,10 @@ static void report_alignment(sbuf *b, const sks_bake_alignment *a, double distan
                  "does.</p>\n",
               a->up_deg);
   else if (doubt == SKS_NAMES_TURNED)
-    sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the feet's bones the source faces %.0f deg from "
+    sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By %s the source faces %.0f deg from "
                  "the target's way: it may be aligned turned round, its left limbs' motion then played on the right "
                  "ones. Play a clip in the viewer and check that each limb moves as the source's does.</p>\n",
-              a->facing_deg);
+              a->facing_by_knees ? sks_bake_facing_by(a) : "the feet's bones", a->facing_deg);
   else if (doubt == SKS_NAMES_DISAGREE)
     sb_printf(b, "<p class=\"note\" id=\"alignment-note\">By the joints' names only %.0f %% of the target's head, "
                  "left and right vertices correspond to the source's same part: the source may be aligned turned, "

@@ -545,6 +545,7 @@ typedef struct bake_ctx {
   double up;             /* the installed alignment's sks_label_up_cos (NaN: unknown) */
   double face;           /* the installed alignment's facing_cos (NaN: unknown) */
   int face_ok;           /* 1: tfwd / tup hold (facing_setup) */
+  int face_knees;        /* sks_bake_alignment.facing_by_knees: bit 1 the source's way by its knees, bit 2 the target's */
   double tup[3], tfwd[3];/* the target's head direction and the way its feet point (bind space) */
   double sfwd[3];        /* the way the source's feet point (its bind space) */
   int32_t ships;         /* the source's hips (sks_feet_forward): palette entry, -1 none */
@@ -1988,11 +1989,21 @@ static int facing_setup(bake_ctx *c) {
   int32_t *pal = malloc((Jm ? Jm : 1) * sizeof(int32_t)), hips = -1;
   if (!jp || !jm || !pal) { free(jp); free(jm); free(pal); return 0; }
   sks_view_joints(tv, Jt, jp, jm, pal);
-  c->face_ok = sks_label_up_dir(tv->pos, tv->V, c->tlab, c->tcw, c->tup) &&
-               sks_feet_forward(jp, jm, c->tg->skeleton.parents, Jt, tv->pos, tv->V, c->tup, c->tfwd, NULL);
+  /* the feet first; the knees when the feet tell nothing (README "The
+   * knees' direction") */
+  c->face_knees = 0;
+  c->face_ok = sks_label_up_dir(tv->pos, tv->V, c->tlab, c->tcw, c->tup);
+  if (c->face_ok && !sks_feet_forward(jp, jm, c->tg->skeleton.parents, Jt, tv->pos, tv->V, c->tup, c->tfwd, NULL)) {
+    c->face_ok = sks_knees_forward(jp, jm, c->tg->skeleton.parents, Jt, tv->pos, tv->V, c->tup, c->tfwd, NULL);
+    c->face_knees |= 2;
+  }
   sks_view_joints(sv, Js, jp, jm, pal);
-  c->face_ok = c->face_ok && sks_label_up_dir(sv->pos, sv->V, c->slab, c->scw, sup) &&
-               sks_feet_forward(jp, jm, c->src->skeleton.parents, Js, sv->pos, sv->V, sup, c->sfwd, &hips);
+  c->face_ok = c->face_ok && sks_label_up_dir(sv->pos, sv->V, c->slab, c->scw, sup);
+  if (c->face_ok && !sks_feet_forward(jp, jm, c->src->skeleton.parents, Js, sv->pos, sv->V, sup, c->sfwd, &hips)) {
+    c->face_ok = sks_knees_forward(jp, jm, c->src->skeleton.parents, Js, sv->pos, sv->V, sup, c->sfwd, &hips);
+    c->face_knees |= 1;
+  }
+  if (!c->face_ok) c->face_knees = 0;
   c->ships = hips >= 0 ? pal[hips] : -1;
   free(jp); free(jm); free(pal);
   return 1;
@@ -2064,6 +2075,12 @@ int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k) {
   }
   const names_best b = names_best_of(n, a->finalist_head_agreement, up, face);
   return names_rule_out(a->finalist_head_agreement[k], b.head, up[k], b.up, face[k], b.face);
+}
+
+const char *sks_bake_facing_by(const sks_bake_alignment *a) {
+  static const char *by[4] = {"the feet", "the source's knees and the target's feet",
+                              "the source's feet and the target's knees", "the knees"};
+  return by[a ? a->facing_by_knees & 3 : 0];
 }
 
 int sks_bake_alignment_names(const sks_bake_alignment *a) {
@@ -2801,6 +2818,7 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       out->alignment.head_agreement = ls.head;
       out->alignment.up_deg = up_deg(c.up);
       out->alignment.facing_deg = up_deg(c.face);
+      out->alignment.facing_by_knees = isnan(c.face) ? 0 : c.face_knees;
     }
     c.pool = frame_pool;
     sks_thread_pool_destroy(align_pool);

@@ -1029,6 +1029,83 @@ int sks_feet_forward(const double *jpos, const uint8_t *jmask, const int32_t *pa
   return 1;
 }
 
+#define KNEE_LO 0.15   /* of the height: a knee lies above this ... */
+#define KNEE_HI 0.6    /* ... and under this */
+#define KNEE_ANKLE 0.15 /* its ankle (a weighted joint below it) under this */
+#define KNEE_SPAN 0.05 /* the thigh's joint this far above the knee, the ankle this far under it */
+#define KNEE_MIN 0.005 /* of the height: a knee bent less tells nothing */
+#define KNEE_VERTICAL 0.8 /* the thigh-to-ankle line's cosine with up, at least (a leg, not an arm) */
+int sks_knees_forward(const double *jpos, const uint8_t *jmask, const int32_t *parents, size_t J, const double *pos,
+                      size_t n, const double *up, double *fwd, int32_t *hips) {
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  fwd[0] = fwd[1] = fwd[2] = 0;
+  if (hips) *hips = -1;
+  for (size_t j = 0; j < J; ++j) /* parent-first, or nothing is walked */
+    if (parents[j] >= (int32_t)j || parents[j] < -1) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double h = pos[3 * i] * up[0] + pos[3 * i + 1] * up[1] + pos[3 * i + 2] * up[2];
+    if (h < lo) lo = h;
+    if (h > hi) hi = h;
+  }
+  const double H = hi - lo;
+  if (!(H > 0) || !isfinite(H)) return 0;
+  int32_t *anc = malloc((J ? J : 1) * sizeof(int32_t)), *ankle = malloc((J ? J : 1) * sizeof(int32_t));
+  if (!anc || !ankle) { free(anc); free(ankle); return 0; }
+  /* anc: each joint's nearest weighted ancestor (parent-first: one pass) */
+  for (size_t j = 0; j < J; ++j) {
+    const int32_t p = parents[j];
+    anc[j] = p < 0 ? -1 : (jmask[p] ? p : anc[p]);
+    ankle[j] = -1;
+  }
+  /* ankle[k]: the one weighted joint under KNEE_ANKLE whose nearest
+   * weighted ancestor is k (-2 when more than one: no leg) */
+#define KNEE_H(q) ((q)[0] * up[0] + (q)[1] * up[1] + (q)[2] * up[2] - lo)
+  for (size_t j = 0; j < J; ++j) {
+    const int32_t k = anc[j];
+    if (!jmask[j] || k < 0 || KNEE_H(&jpos[3 * j]) >= KNEE_ANKLE * H) continue;
+    ankle[k] = ankle[k] == -1 ? (int32_t)j : -2;
+  }
+  double sum[3] = {0, 0, 0}, one[2][3];
+  size_t knees = 0;
+  int32_t top = -1;
+  int agree = 1;
+  for (size_t k = 0; k < J; ++k) {
+    if (!jmask[k] || ankle[k] < 0 || anc[k] < 0) continue;
+    const double *K = &jpos[3 * k], *A = &jpos[3 * (size_t)anc[k]], *C = &jpos[3 * (size_t)ankle[k]];
+    const double hk = KNEE_H(K);
+    if (hk <= KNEE_LO * H || hk >= KNEE_HI * H || KNEE_H(A) < hk + KNEE_SPAN * H || KNEE_H(C) > hk - KNEE_SPAN * H) continue;
+    double d[3], o[3], dd = 0, od = 0, du = 0;
+    for (int e = 0; e < 3; ++e) { d[e] = C[e] - A[e]; dd += d[e] * d[e]; du += d[e] * up[e]; }
+    if (!(dd > 0) || fabs(du) < KNEE_VERTICAL * sqrt(dd)) continue;
+    for (int e = 0; e < 3; ++e) od += (K[e] - A[e]) * d[e];
+    double oh = 0;
+    for (int e = 0; e < 3; ++e) { o[e] = K[e] - A[e] - od / dd * d[e]; oh += o[e] * up[e]; }
+    double on = 0;
+    for (int e = 0; e < 3; ++e) { o[e] -= oh * up[e]; on += o[e] * o[e]; }
+    if (!(sqrt(on) >= KNEE_MIN * H)) { agree = 0; continue; } /* a straight leg: the knees tell nothing */
+    for (int e = 0; e < 3; ++e) sum[e] += o[e];
+    /* every knee bent the same way (a body's two legs; four legs that do
+     * not agree tell nothing) */
+    if (knees < 2) memcpy(one[knees], o, sizeof o);
+    if (knees >= 1) {
+      double c = 0;
+      for (int e = 0; e < 3; ++e) c += o[e] * one[0][e];
+      if (!(c > 0)) agree = 0;
+    }
+    top = knees++ == 0 ? anc[k] : common_ancestor(parents, top, anc[k]);
+  }
+#undef KNEE_H
+  free(anc); free(ankle);
+  const double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+  if (knees != 2 || !agree || !(len >= 2 * KNEE_MIN * H) || !isfinite(len)) return 0;
+  for (int e = 0; e < 3; ++e) fwd[e] = sum[e] / len;
+  for (size_t hops = 0; hips && top >= 0 && (size_t)top < J && hops <= J; ++hops) {
+    if (jmask[top]) { *hips = top; break; }
+    top = parents[top];
+  }
+  return 1;
+}
+
 double sks_label_up_cos(const double *src, size_t ns, const uint8_t *slab, const double *scw, const double *dst,
                         size_t nd, const uint8_t *tlab, const double *tcw) {
   double us[3], ut[3];

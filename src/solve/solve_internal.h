@@ -537,6 +537,20 @@ int sks_label_up_dir(const double *p, size_t n, const uint8_t *lab, const double
  * ancestor (the joint that turns both feet), -1 when none. */
 int sks_feet_forward(const double *jpos, const uint8_t *jmask, const int32_t *parents, size_t J, const double *pos,
                      size_t n, const double *up, double *fwd, int32_t *hips);
+/* Which way a body faces by its knees, for bodies whose feet tell nothing
+ * (correspondence.c; the Godot player robot's feet add up to 0.3 % of its
+ * height): a knee is a weighted joint between 15 and 60 % of the height
+ * (jpos along up, over the n vertices' span) whose nearest weighted
+ * ancestor (the thigh's joint) lies 5 % of the height above it and whose
+ * one weighted child under 15 % (the ankle) 5 % under it, the thigh-ankle
+ * line within 37 deg of up. Knees bend forward: each knee's offset from
+ * that line, across up, points the way the body faces. Exactly two knees,
+ * each bent 0.5 % of the height or more, the same way (their offsets'
+ * dot product positive): their sum, unit, into fwd; else 0 (straight legs,
+ * one leg, four legs). *hips (may be NULL): the weighted joint at or above
+ * the two thighs' common ancestor, -1 when none. */
+int sks_knees_forward(const double *jpos, const uint8_t *jmask, const int32_t *parents, size_t J, const double *pos,
+                      size_t n, const double *up, double *fwd, int32_t *hips);
 sks_result sks_diag_init(sks_diag_acc *a, const sks_skinview *v, size_t V, size_t J, sks_error *err);
 /* e: V errors of frame `frame` (model units); frame 0 starts a new clip.
  * No allocation. */
