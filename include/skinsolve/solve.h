@@ -275,9 +275,10 @@ typedef struct sks_bake_alignment {
    * up) of the aligned, registered source and of the target, degrees: ~0
    * facing the target's way, ~180 turned a half turn about its up. NaN
    * when either's feet and knees tell nothing (no head named, foot bones
-   * under 3 % of the height and knees straight: facing_by_knees). Among finalists the names keep, one over 90 deg while
-   * another is within 60 is not baked; a candidate turned so is also tried
-   * turned back (README "The feet's direction"). */
+   * under 3 % of the height and knees straight: facing_by_knees). Among
+   * finalists the names keep, one over 90 deg while another is within 60
+   * is not baked; a candidate turned so is also tried turned back (README
+   * "The feet's direction"). */
   double facing_deg;
   double finalist_facing_deg[SKS_BAKE_FINALISTS];
   /* Which way a body faces when its feet tell nothing (foot bones under
@@ -337,7 +338,8 @@ enum {
 #define SKS_BAKE_NAMES_DISAGREE 0.5
 /* Finalist k of a (k < a->finalists): SKS_NAMES_LIMBS_ON_HEAD,
  * SKS_NAMES_ON_SIDE or SKS_NAMES_TURNED when the names or the feet (or
- * knees: facing_by_knees) ruled it out (it was not baked on trial), else SKS_NAMES_AGREE. */
+ * knees: facing_by_knees) ruled it out (it was not baked on trial), else
+ * SKS_NAMES_AGREE. */
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k);
 /* What told the ways the two bodies face (facing_by_knees), for messages:
  * "the feet", "the knees", "the source's knees and the target's feet" or
