@@ -220,60 +220,46 @@ else
   echo "SKIP (part): python3 or tools/mirror_glb.py unavailable"
 fi
 
-# the feet's direction (README "The feet's direction"): mannequiny onto
-# itself with its data turned a half turn about up. Aligned, the feet point
-# the target's way; taken as it is (--align none) the body faces the other
-# way while its head is upright and the surfaces fit (~99 %): the header,
-# JSON and report say 180 deg, and the note is printed
-mq="$data/godot/godot_mannequiny.glb"
-if [ -f "$mq" ] && command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --half "$mq" "$tmp/mqhalf.glb"; then
-  out="$("$cli" bake --source "$mq" --target "$tmp/mqhalf.glb" --clip idle_root.001 --fps 4 2>/dev/null)" && ok \
-    || bad "half-turned target: exit $?"
-  echo "$out" | grep -q "^alignment: scale 1, rotation 180.00 deg.*its feet point 0 deg from the target's" && ok \
-    || bad "half-turned target, aligned: $(echo "$out" | grep '^alignment')"
-  echo "$out" | grep -q "by the feet's bones" && bad "half-turned target, aligned: the note printed" || ok
-  out="$("$cli" bake --source "$mq" --target "$tmp/mqhalf.glb" --clip idle_root.001 --fps 4 --align none \
-    --max-residual 100 --json --report "$tmp/mqhalf.html" 2>/dev/null)" && ok || bad "half-turned target, --align none: exit $?"
-  echo "$out" | python3 -c 'import json, sys
+# the feet's direction (README "The feet's direction"), and the knees'
+# (README "The knees' direction") for the Godot player robot, whose feet
+# are too short to tell: each rig onto itself with its data turned a half
+# turn about up. Aligned, it faces the target's way; taken as it is
+# (--align none) the body faces the other way while its head is upright
+# and the surfaces fit: the header, JSON and report say 180 deg and what
+# told, and the note is printed
+for case in "godot/godot_mannequiny.glb|idle_root.001|its feet point|the feet|By the feet.s bones|by the feet's bones" \
+            "godot/godot_player.glb|idle|by the knees it faces|the knees|By the knees|by the knees"; do
+  IFS='|' read -r rel clip said by note_html note_cli <<EOF_CASE
+$case
+EOF_CASE
+  rig="$data/$rel"
+  half="$tmp/half_$(basename "$rel")"
+  if [ -f "$rig" ] && command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --half "$rig" "$half"; then
+    what="$(basename "$rel") onto itself half-turned"
+    out="$("$cli" bake --source "$rig" --target "$half" --clip "$clip" --fps 4 2>/dev/null)" && ok || bad "$what: exit $?"
+    echo "$out" | grep -q "^alignment: scale 1, rotation 180.00 deg.*$said 0 deg from the target's" && ok \
+      || bad "$what, aligned: $(echo "$out" | grep '^alignment')"
+    echo "$out" | grep -q "^alignment: $note_cli the source faces" && bad "$what, aligned: the note printed" || ok
+    out="$("$cli" bake --source "$rig" --target "$half" --clip "$clip" --fps 4 --align none \
+      --max-residual 100 --json --report "$half.html" 2>/dev/null)" && ok || bad "$what, --align none: exit $?"
+    echo "$out" | python3 -c 'import json, sys
 a = json.load(sys.stdin)["alignment"]
-sys.exit(0 if a["facing_deg"] > 175 and a["up_deg"] < 5 else 1)' && ok || bad "half-turned target, --align none: JSON facing_deg / up_deg"
-  grep -q 'id="alignment-note">By the feet.s bones the source faces 180 deg' "$tmp/mqhalf.html" && ok \
-    || bad "half-turned target, --align none: the report has no feet note"
-  grep -q '<dd id="alignment" .*data-facing-deg="1[78][0-9][."]' "$tmp/mqhalf.html" && ok \
-    || bad "half-turned target, --align none: the report's alignment row"
-  out="$("$cli" bake --source "$mq" --target "$tmp/mqhalf.glb" --clip idle_root.001 --fps 4 --align none \
-    --max-residual 100 2>/dev/null)" && ok || bad "half-turned target, --align none (table): exit $?"
-  echo "$out" | grep -q "; its feet point 180 deg from the target's" && ok \
-    || bad "half-turned target, --align none: $(echo "$out" | grep '^alignment')"
-  echo "$out" | grep -q "^alignment: by the feet's bones the source faces 180 deg from the target's way" && ok \
-    || bad "half-turned target, --align none: no note"
-else
-  echo "SKIP (part): $mq, python3 or tools/mirror_glb.py unavailable"
-fi
-
-# the knees' direction (README "The knees' direction"): the Godot player
-# robot's feet are too short to tell, its knees tell. Onto itself turned a
-# half turn about up: aligned it faces the target's way; taken as it is
-# (--align none) it faces the other way, and the header, JSON and report
-# say it was the knees
-pl="$data/godot/godot_player.glb"
-if [ -f "$pl" ] && command -v python3 > /dev/null && python3 "$src/tools/mirror_glb.py" --half "$pl" "$tmp/plhalf.glb"; then
-  out="$("$cli" bake --source "$pl" --target "$tmp/plhalf.glb" --clip idle --fps 4 2>/dev/null)" && ok \
-    || bad "player robot, half-turned target: exit $?"
-  echo "$out" | grep -q "^alignment: scale 1, rotation 180.00 deg.*; by the knees it faces 0 deg from the target's way" && ok \
-    || bad "player robot, half-turned target, aligned: $(echo "$out" | grep '^alignment')"
-  out="$("$cli" bake --source "$pl" --target "$tmp/plhalf.glb" --clip idle --fps 4 --align none \
-    --max-residual 100 --json --report "$tmp/plhalf.html" 2>/dev/null)" && ok \
-    || bad "player robot, half-turned target, --align none: exit $?"
-  echo "$out" | python3 -c 'import json, sys
-a = json.load(sys.stdin)["alignment"]
-sys.exit(0 if a["facing_deg"] > 175 and a["facing_by"] == "the knees" else 1)' && ok \
-    || bad "player robot, half-turned target, --align none: JSON facing_deg / facing_by"
-  grep -q 'id="alignment-note">By the knees the source faces 180 deg' "$tmp/plhalf.html" && ok \
-    || bad "player robot, half-turned target, --align none: the report has no knees note"
-else
-  echo "SKIP (part): $pl, python3 or tools/mirror_glb.py unavailable"
-fi
+sys.exit(0 if a["facing_deg"] > 175 and a["up_deg"] < 10 and a["facing_by"] == sys.argv[1] else 1)' "$by" && ok \
+      || bad "$what, --align none: JSON facing_deg / up_deg / facing_by"
+    grep -q "id=\"alignment-note\">$note_html the source faces 180 deg" "$half.html" && ok \
+      || bad "$what, --align none: the report has no note"
+    grep -q '<dd id="alignment" .*data-facing-deg="1[78][0-9][."]' "$half.html" && ok \
+      || bad "$what, --align none: the report's alignment row"
+    out="$("$cli" bake --source "$rig" --target "$half" --clip "$clip" --fps 4 --align none \
+      --max-residual 100 2>/dev/null)" && ok || bad "$what, --align none (table): exit $?"
+    echo "$out" | grep -q "; $said 180 deg from the target's" && ok \
+      || bad "$what, --align none: $(echo "$out" | grep '^alignment')"
+    echo "$out" | grep -q "^alignment: $note_cli the source faces 180 deg from the target's way" && ok \
+      || bad "$what, --align none: no note"
+  else
+    echo "SKIP (part): $rig, python3 or tools/mirror_glb.py unavailable"
+  fi
+done
 
 # the joints' names (README "Joint names"): the Fox onto its auto-weights
 # target with the target's Left / Right names swapped (the same mesh, so
