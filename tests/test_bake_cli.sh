@@ -189,6 +189,7 @@ a, b = m["clips"][0], p["clips"][0]
 ok = m["alignment"]["mirrored"] is True and p["alignment"]["mirrored"] is False
 ok = ok and m["alignment"]["label_agreement"] == 1 and p["alignment"]["label_agreement"] == 1  # a mirror keeps the sides of the names
 ok = ok and m["alignment"]["up_deg"] < 5 and p["alignment"]["up_deg"] < 5  # and the head where it was (README: the head direction)
+ok = ok and p["alignment"]["facing_deg"] is None and p["alignment"]["facing_by"] is None  # four legs: neither feet nor knees tell
 ok = ok and abs(a["quality"] - b["quality"]) <= 0.05 and abs(a["mean_error_pct"] - b["mean_error_pct"]) <= 0.02 * b["mean_error_pct"]
 ok = ok and abs(a["worst_error_pct"] - b["worst_error_pct"]) <= 0.02 * b["worst_error_pct"]
 print("mirrored target:", a["quality"], a["mean_error_pct"], a["worst_error_pct"], "| as given:", b["quality"], b["mean_error_pct"], b["worst_error_pct"])

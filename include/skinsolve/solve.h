@@ -285,8 +285,9 @@ typedef struct sks_bake_alignment {
    * 3 % of the height: no toe joints, or tiny feet such as the Godot player
    * robot's): by its knees, which bend forward (two knees, each 0.5 % of
    * the height or more off its hip-ankle line, the same way; README "The
-   * knees' direction"). Bit 1: the source's way came from its knees,
-   * bit 2: the target's; 0 both by the feet (or facing_deg NaN). */
+   * knees' direction"). 1: the source's way came from its knees, 2: the
+   * target's, 3: both; 0: both by the feet, or neither told. Set whether
+   * or not the bake went on (the finalists' facing came from it too). */
   int facing_by_knees;
 } sks_bake_alignment;
 
@@ -343,7 +344,8 @@ enum {
 int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k);
 /* What told the ways the two bodies face (facing_by_knees), for messages:
  * "the feet", "the knees", "the source's knees and the target's feet" or
- * "the source's feet and the target's knees". */
+ * "the source's feet and the target's knees"; NULL when nothing told
+ * (facing_deg and every finalist's NaN). */
 const char *sks_bake_facing_by(const sks_bake_alignment *a);
 /* The alignment kept: SKS_NAMES_ON_SIDE (its head over acos(SKS_BAKE_UP_COS)
  * off), else SKS_NAMES_TURNED (its feet, or knees, over 90 deg off), else

@@ -597,7 +597,7 @@ class BakeResult:
             "head_agreement": None if a.head_agreement != a.head_agreement else a.head_agreement,
             "up_deg": None if a.up_deg != a.up_deg else a.up_deg,
             "facing_deg": None if a.facing_deg != a.facing_deg else a.facing_deg,
-            "facing_by": lib.sks_bake_facing_by(C.byref(a)).decode(),
+            "facing_by": (lambda b: None if b is None else b.decode())(lib.sks_bake_facing_by(C.byref(a))),
             "finalists": [{"registered": bool(a.finalist_registered[k]), "scale": a.finalist_scale[k],
                            "angle_deg": a.finalist_angle_deg[k],
                            "trial_quality_pct": None if a.trial_quality[k] != a.trial_quality[k]

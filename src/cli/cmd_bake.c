@@ -266,7 +266,9 @@ static int print_json(const sks_bake_result *r, const sks_model *target) {
   cJSON_AddNumberToObject(al, "head_agreement", r->alignment.head_agreement);
   cJSON_AddNumberToObject(al, "up_deg", r->alignment.up_deg);
   cJSON_AddNumberToObject(al, "facing_deg", r->alignment.facing_deg);
-  cJSON_AddStringToObject(al, "facing_by", sks_bake_facing_by(&r->alignment));
+  const char *facing_by = sks_bake_facing_by(&r->alignment);
+  if (facing_by) cJSON_AddStringToObject(al, "facing_by", facing_by);
+  else cJSON_AddNullToObject(al, "facing_by");
   cJSON *fin = cJSON_AddArrayToObject(al, "finalists");
   for (size_t k = 0; k < r->alignment.finalists && k < SKS_BAKE_FINALISTS; ++k) {
     const sks_bake_alignment *a = &r->alignment;

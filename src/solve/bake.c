@@ -545,7 +545,7 @@ typedef struct bake_ctx {
   double up;             /* the installed alignment's sks_label_up_cos (NaN: unknown) */
   double face;           /* the installed alignment's facing_cos (NaN: unknown) */
   int face_ok;           /* 1: tfwd / tup hold (facing_setup) */
-  int face_knees;        /* sks_bake_alignment.facing_by_knees: bit 1 the source's way by its knees, bit 2 the target's */
+  int face_knees;        /* sks_bake_alignment.facing_by_knees: 1 the source's way by its knees, 2 the target's, 3 both */
   double tup[3], tfwd[3];/* the target's head direction and the way its feet point (bind space) */
   double sfwd[3];        /* the way the source's feet point (its bind space) */
   int32_t ships;         /* the source's hips (sks_feet_forward): palette entry, -1 none */
@@ -2080,7 +2080,10 @@ int sks_bake_finalist_names(const sks_bake_alignment *a, size_t k) {
 const char *sks_bake_facing_by(const sks_bake_alignment *a) {
   static const char *by[4] = {"the feet", "the source's knees and the target's feet",
                               "the source's feet and the target's knees", "the knees"};
-  return by[a ? a->facing_by_knees & 3 : 0];
+  if (!a) return NULL;
+  int told = isfinite(a->facing_deg);
+  for (size_t k = 0; k < a->finalists && k < SKS_BAKE_FINALISTS && !told; ++k) told = isfinite(a->finalist_facing_deg[k]);
+  return told ? by[a->facing_by_knees & 3] : NULL;
 }
 
 int sks_bake_alignment_names(const sks_bake_alignment *a) {
@@ -2818,8 +2821,8 @@ static sks_result bake(const sks_model *source, const sks_model *target, const s
       out->alignment.head_agreement = ls.head;
       out->alignment.up_deg = up_deg(c.up);
       out->alignment.facing_deg = up_deg(c.face);
-      out->alignment.facing_by_knees = isnan(c.face) ? 0 : c.face_knees;
     }
+    out->alignment.facing_by_knees = c.face_knees; /* (0 when neither tells: the finalists' facing is then NaN too) */
     c.pool = frame_pool;
     sks_thread_pool_destroy(align_pool);
     clock_gettime(CLOCK_MONOTONIC, &a1);
