@@ -257,7 +257,11 @@ int main(void) {
     sks_model player;
     CHECK_OK(sks_load(player_path, NULL, &player, &err), &err);
     sks_variant_numbers pb = sks_variant_bake("player robot -> astronaut Max", &player, &astro_max, NULL);
-    CHECK_MSG(pb.ok && fabs(pb.scale / 3.0 - 1) < 0.1 && pb.q > 88 && pb.worst < 17,
+    /* (worst 16.6 % D until 2026-12-07; registered on one vertex a position
+     * and from the polished similarity, 20.7 % D at 89.74 %: the worst
+     * vertex is the astronaut's head, which the robot's cannot fill. The
+     * torso-on-torso fit this guards against is the scale: 2.09) */
+    CHECK_MSG(pb.ok && fabs(pb.scale / 3.0 - 1) < 0.1 && pb.q > 88 && pb.worst < 22,
               "player -> astronaut: scale %.4f, %.4f %% / %.5f / %.4f %%D", pb.scale, pb.q, pb.mean, pb.worst);
     sks_model_clone(&astro_max, &b, &err);
     sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
@@ -299,13 +303,26 @@ int main(void) {
     /* the player robot re-welded as the source onto mannequiny: its 1,396
      * vertices (960 positions) became 1,862, past the registration's 1,500
      * constraints, and the registration fit a sample instead of every
-     * vertex: 0.46 quality point off. The choice goes by the positions now;
-     * what remains (0.147) is the copies' weight in the fit */
+     * vertex: 0.46 quality point off. The choice went by the positions
+     * (2026-12-06), but each copy of a position was a constraint of its
+     * own, so the copies weighed in the fit: 0.147 point off here, and onto
+     * CesiumMan another finalist kept, 2.40 points off (98.04 % as given,
+     * 95.64 % re-welded). The registration fits one vertex a position now
+     * (2026-12-07): a source re-weld changes nothing (measured: the same
+     * quality to the printed digit on both) */
     sks_model_clone(&player, &a, &err);
     sks_variant_reweld(&a, 2131988640u);
     sks_variant_numbers pr = sks_variant_bake("player robot -> mannequiny, source re-welded", &a, &manq, NULL);
-    CHECK_MSG(pr.ok && fabs(pr.scale / pm.scale - 1) < 1e-4 && fabs(pr.q - pm.q) < 0.25,
-              "player -> mannequiny, source re-welded: scale %.6g / %.6g, %.4f / %.4f %%", pr.scale, pm.scale, pr.q, pm.q);
+    CHECK_MSG(pr.ok && fabs(pr.scale / pm.scale - 1) < 1e-4 && fabs(pr.q - pm.q) < 0.005 &&
+                  fabs(pr.worst - pm.worst) < 0.02 * pm.worst,
+              "player -> mannequiny, source re-welded: scale %.6g / %.6g, %.4f / %.4f %%, worst %.4f / %.4f %%D", pr.scale,
+              pm.scale, pr.q, pm.q, pr.worst, pm.worst);
+    sks_variant_numbers pc = sks_variant_bake("player robot -> CesiumMan", &player, &cesium, NULL);
+    sks_variant_numbers pcr = sks_variant_bake("player robot -> CesiumMan, source re-welded", &a, &cesium, NULL);
+    CHECK_MSG(pc.ok && pcr.ok && fabs(pcr.q - pc.q) < 0.005 && fabs(pcr.worst - pc.worst) < 0.02 * pc.worst &&
+                  pcr.finalist_chosen == pc.finalist_chosen,
+              "player -> CesiumMan, source re-welded: %.4f / %.4f %%, worst %.4f / %.4f %%D, finalist %zu / %zu", pcr.q,
+              pc.q, pcr.worst, pc.worst, pcr.finalist_chosen, pc.finalist_chosen);
     sks_model_free(&a);
     sks_model_free(&player);
   } else if (full) {
@@ -411,7 +428,12 @@ int main(void) {
       sks_model pl;
       CHECK_OK(sks_load(pl_path, NULL, &pl, &err), &err);
       sks_variant_numbers rp = sks_variant_bake("RobotExpressive -> player robot", &robot, &pl, NULL);
-      CHECK_MSG(rp.ok && rp.q > 95 && rp.worst < 10, "RobotExpressive -> player robot: %.4f %%, worst %.3g %%D", rp.q, rp.worst);
+      /* (97.59 % until 2026-12-07, with the similarity alone kept on
+       * trial; from the polished similarity a registered candidate comes
+       * within REGISTER_NEAR of its distance, 3.23 against 4.88 % D, and is
+       * kept: 93.05 %, worst 4.9 % D. What this guards is the limbs' worst
+       * vertex, 31.3 % D without the re-match) */
+      CHECK_MSG(rp.ok && rp.q > 90 && rp.worst < 10, "RobotExpressive -> player robot: %.4f %%, worst %.3g %%D", rp.q, rp.worst);
       /* CesiumMan onto it: by the robot's knees the similarity alone faces
        * the other way (179 deg); turned back and registered it faces the
        * robot's way, its head up, and is kept (86.20 % on trial; before

@@ -309,12 +309,14 @@ static size_t pick_first(const uint32_t *cand, size_t c, size_t take, uint8_t *c
   return n;
 }
 
-/* All vertices when V <= maxc, or (by_positions) when the distinct bind
- * positions number at most maxc: a re-weld that splits seams into copies
- * then does not switch a mesh from all its vertices to a sample (the
- * player robot, 1,396 vertices and 960 positions, re-welded to 1,862 as
- * the registration's source: 0.46 quality point onto mannequiny, 0.147
- * now, the copies' weight; at most 4 maxc vertices so). Otherwise every weighted bone first keeps
+/* All vertices when V <= maxc (not by_positions). by_positions (the
+ * registration): one vertex a distinct bind position, all of them when they
+ * number at most maxc, so a re-weld that splits seams into copies changes
+ * nothing: neither a switch from all vertices to a sample (the player robot,
+ * 1,396 vertices and 960 positions, re-welded to 1,862: 0.46 quality point
+ * onto mannequiny until 2026-12-06) nor the copies' weight in the fit (each
+ * copy was a constraint of its own until 2026-12-07: the robot re-welded
+ * onto CesiumMan registered elsewhere, 2.40 points). Otherwise every weighted bone first keeps
  * `quota` vertices of its list: the vertices it dominates, or, for a bone
  * that dominates none, the ones where its weight is at least half its
  * largest weight. quota = maxc / (2B), at least 8 when maxc / B allows, and
@@ -341,7 +343,7 @@ static uint32_t *select_constraints(const target_setup *t, const uint32_t *tris,
     ord = sks_shape_order(t->bind_pos, V, tris, tri_count, 1, &no); /* one vertex a position */
     if (!ord) { free(ids); return NULL; }
   }
-  if (by_positions ? no <= maxc && V <= 4 * maxc : V <= maxc) {
+  if (!by_positions && V <= maxc) {
     free(ord);
     for (size_t v = 0; v < V; ++v) ids[v] = (uint32_t)v;
     *count = V;

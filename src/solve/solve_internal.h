@@ -583,7 +583,8 @@ typedef struct sks_alignment {
   double scale;             /* uniform scale of A */
   double angle_deg;         /* rotation angle of A */
   double offset[3];         /* translation of A */
-  double residual;          /* mean symmetric closest distance after alignment, / target D */
+  double residual;          /* mean symmetric closest distance of the fine ICP's answer, / target D (the
+                               smooth polish after it moves A within its basin and is not re-measured here) */
   int identity;             /* 1: the surfaces already agreed (A = I) */
   size_t hypotheses;        /* rotations tried */
   sks_daffine alternatives[SKS_ALIGN_ALTERNATIVES]; /* runners-up with other rotations, best first */
