@@ -8,7 +8,7 @@
  * distance over 3 % of scale either way): the data's rounding landed one
  * runner-up 0.5 % apart in scale (README "A smooth last stage of the
  * similarity"). The smooth stage that now polishes each chosen answer
- * (README "The similarity, polished smooth") has a fixed point that moves
+ * (README "The similarity polished") has a fixed point that moves
  * with the data by about as much as the data moved: here each answer must
  * agree to 1e-4 of its scale and 0.01 deg (on main before it: 4 of these
  * checks failed, answers up to 1.0e-3 of scale and 0.06 deg apart). Also: the best fit found again on the data as given (the same

@@ -1208,8 +1208,8 @@ sks_result sks_align_similarity(const double *src, size_t ns, const uint32_t *sr
     if (bi == SIZE_MAX || found_err[bi] > 3 * best_err) break;
     out->alternative_index[out->alternative_count++] = bi;
   }
-  /* the smooth last stage (icp_smooth; README "The similarity, polished
-   * smooth") for the best and each runner-up, on the pool's threads,
+  /* the smooth last stage (icp_smooth; README "The similarity
+   * polished") for the best and each runner-up, on the pool's threads,
    * after the fine ICP's distances ranked and chose them; not the scenes'
    * own frames when they already agree (nf 0: no search ran) */
   if (nf) {
