@@ -338,12 +338,28 @@ SKS_INLINE void lbs1_loop(const sks_skinning_job *job, const sks_skin_args *a, s
     for (int i = 0; i < 4; ++i) {
       const size_t lo = v + (size_t)i, hi = lo + 4;
       const float *ma = pal + 16 * (size_t)joints[lo * js], *mb = pal + 16 * (size_t)joints[hi * js];
-      /* [c0 c1] and [c2 c3] of each as one 32-byte load, paired by 4
-       * cross-half permutes: 928 against 828 Mverts/s (positions) for 4
-       * 16-byte loads + 4 inserts (AMD Zen 4, 100,000 vertices) */
-      const __m256 Aa = _mm256_loadu_ps(ma), Ab = _mm256_loadu_ps(mb), Ba = _mm256_loadu_ps(ma + 8), Bb = _mm256_loadu_ps(mb + 8);
-      const __m256 c0 = _mm256_permute2f128_ps(Aa, Ab, 0x20), c1 = _mm256_permute2f128_ps(Aa, Ab, 0x31);
-      const __m256 c2 = _mm256_permute2f128_ps(Ba, Bb, 0x20), c3 = _mm256_permute2f128_ps(Ba, Bb, 0x31);
+      __m256 c0, c1, c2, c3;
+      if (!N) {
+        /* positions: each column of the two matrices broadcast to both
+         * halves by the load itself and the halves taken by a blend, so no
+         * shuffle (the loop's bottleneck: the splats and the rows' stores
+         * share the two shuffle pipes); the permutes below: LBS 1 influence
+         * positions 793-797 -> 966-982 Mverts/s, with a weights array 721-722
+         * -> 873-883 (AMD Zen 4, 100,000 vertices, bench_skinning, two
+         * builds alternated twice in one session, 2026-12-07). With
+         * normals it measured 5-8 % slower (more loads), so they keep the permutes. */
+        c0 = _mm256_blend_ps(_mm256_broadcast_ps((const __m128 *)(const void *)ma), _mm256_broadcast_ps((const __m128 *)(const void *)mb), 0xF0);
+        c1 = _mm256_blend_ps(_mm256_broadcast_ps((const __m128 *)(const void *)(ma + 4)), _mm256_broadcast_ps((const __m128 *)(const void *)(mb + 4)), 0xF0);
+        c2 = _mm256_blend_ps(_mm256_broadcast_ps((const __m128 *)(const void *)(ma + 8)), _mm256_broadcast_ps((const __m128 *)(const void *)(mb + 8)), 0xF0);
+        c3 = _mm256_blend_ps(_mm256_broadcast_ps((const __m128 *)(const void *)(ma + 12)), _mm256_broadcast_ps((const __m128 *)(const void *)(mb + 12)), 0xF0);
+      } else {
+        /* [c0 c1] and [c2 c3] of each as one 32-byte load, paired by 4
+         * cross-half permutes: 928 against 828 Mverts/s (positions) for 4
+         * 16-byte loads + 4 inserts (AMD Zen 4, 100,000 vertices) */
+        const __m256 Aa = _mm256_loadu_ps(ma), Ab = _mm256_loadu_ps(mb), Ba = _mm256_loadu_ps(ma + 8), Bb = _mm256_loadu_ps(mb + 8);
+        c0 = _mm256_permute2f128_ps(Aa, Ab, 0x20); c1 = _mm256_permute2f128_ps(Aa, Ab, 0x31);
+        c2 = _mm256_permute2f128_ps(Ba, Bb, 0x20); c3 = _mm256_permute2f128_ps(Ba, Bb, 0x31);
+      }
       const __m256 p = _mm256_loadu2_m128(pin + hi * ips, pin + lo * ips);
       r[i] = _mm256_fmadd_ps(c0, _mm256_permute_ps(p, 0x00),
                              _mm256_fmadd_ps(c1, _mm256_permute_ps(p, 0x55), _mm256_fmadd_ps(c2, _mm256_permute_ps(p, 0xAA), c3)));
