@@ -290,4 +290,33 @@ static inline void sks_jacobi4(double *a, double *eval, double *evec) {
   for (int i = 0; i < 4; ++i) eval[i] = a[i * 5];
 }
 
+/* Solves the n x n system A x = b (row-major A, both overwritten; x into b)
+ * by Gaussian elimination with partial pivoting. Returns 0 when a pivot is
+ * not above min_pivot in magnitude (singular at that tolerance). For the
+ * small systems of the refit's weight step and the alignment's Anderson
+ * acceleration. */
+static inline int sks_dsolve_small(double *A, double *b, int n, double min_pivot) {
+  for (int i = 0; i < n; ++i) {
+    int piv = i;
+    for (int r = i + 1; r < n; ++r)
+      if (fabs(A[r * n + i]) > fabs(A[piv * n + i])) piv = r;
+    if (!(fabs(A[piv * n + i]) > min_pivot)) return 0;
+    if (piv != i) {
+      for (int k = 0; k < n; ++k) { double t = A[i * n + k]; A[i * n + k] = A[piv * n + k]; A[piv * n + k] = t; }
+      double t = b[i]; b[i] = b[piv]; b[piv] = t;
+    }
+    for (int r = i + 1; r < n; ++r) {
+      double f = A[r * n + i] / A[i * n + i];
+      for (int k = i; k < n; ++k) A[r * n + k] -= f * A[i * n + k];
+      b[r] -= f * b[i];
+    }
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double v = b[i];
+    for (int k = i + 1; k < n; ++k) v -= A[i * n + k] * b[k];
+    b[i] = v / A[i * n + i];
+  }
+  return 1;
+}
+
 #endif

@@ -665,32 +665,6 @@ static void p_to_sim(const double *p, sks_dquat q0, int mirror, sim *m) {
   for (int a = 0; a < 3; ++a) m->t[a] = p[4 + a];
 }
 
-/* Solves the n x n system A x = b (Gaussian elimination, partial pivots)
- * into b; 0 when singular. */
-static int small_solve(double *A, double *b, int n) {
-  for (int i = 0; i < n; ++i) {
-    int piv = i;
-    for (int r = i + 1; r < n; ++r)
-      if (fabs(A[r * n + i]) > fabs(A[piv * n + i])) piv = r;
-    if (!(fabs(A[piv * n + i]) > 1e-300)) return 0;
-    if (piv != i) {
-      for (int k = 0; k < n; ++k) { double t = A[i * n + k]; A[i * n + k] = A[piv * n + k]; A[piv * n + k] = t; }
-      double t = b[i]; b[i] = b[piv]; b[piv] = t;
-    }
-    for (int r = i + 1; r < n; ++r) {
-      double f = A[r * n + i] / A[i * n + i];
-      for (int k = i; k < n; ++k) A[r * n + k] -= f * A[i * n + k];
-      b[r] -= f * b[i];
-    }
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    double v = b[i];
-    for (int k = i + 1; k < n; ++k) v -= A[i * n + k] * b[k];
-    b[i] = v / A[i * n + i];
-  }
-  return 1;
-}
-
 /* The smooth stage: from the fine ICP's answer, the fixed point of the
  * similarity fitted to pairs_smooth's pairs, whose every ingredient (the
  * smooth means, the faded trim) moves continuously with m. The fine ICP's
@@ -771,7 +745,7 @@ static double icp_smooth(icp_ctx *c, sim *m) {
         b[i] = v;
       }
       for (int i = 0; i < hist; ++i) A[i * hist + i] += 1e-10 * tr + 1e-300;
-      if (small_solve(A, b, hist))
+      if (sks_dsolve_small(A, b, hist, 1e-300))
         for (int i = 0; i < hist; ++i)
           for (int k = 0; k < 7; ++k) x[k] -= b[i] * dG[i][k];
     }

@@ -374,36 +374,19 @@ static sks_result transforms_from_bake(refit_ctx *c, const sks_bake_result *br, 
  * [A 1; 1^T 0] [w; nu] = [b; 1] by Gaussian elimination with partial
  * pivoting. Returns 0 when singular. */
 static int kkt_solve(const double *A, const double *b, int n, double *w) {
-  double m[9][10];
+  double m[9 * 9], x[9];
   int N = n + 1;
   for (int r = 0; r < n; ++r) {
-    for (int q = 0; q < n; ++q) m[r][q] = A[r * n + q];
-    m[r][n] = 1;
-    m[r][N] = b[r];
+    for (int q = 0; q < n; ++q) m[r * N + q] = A[r * n + q];
+    m[r * N + n] = 1;
+    x[r] = b[r];
   }
-  for (int q = 0; q < n; ++q) m[n][q] = 1;
-  m[n][n] = 0;
-  m[n][N] = 1;
+  for (int q = 0; q < n; ++q) m[n * N + q] = 1;
+  m[n * N + n] = 0;
+  x[n] = 1;
   double scale = 0;
   for (int r = 0; r < n; ++r) scale = fmax(scale, fabs(A[r * n + r]));
-  for (int col = 0; col < N; ++col) {
-    int piv = col;
-    for (int r = col + 1; r < N; ++r)
-      if (fabs(m[r][col]) > fabs(m[piv][col])) piv = r;
-    if (!(fabs(m[piv][col]) > 1e-14 * (scale > 1 ? scale : 1))) return 0;
-    if (piv != col)
-      for (int q = 0; q <= N; ++q) { double t = m[col][q]; m[col][q] = m[piv][q]; m[piv][q] = t; }
-    for (int r = col + 1; r < N; ++r) {
-      double f = m[r][col] / m[col][col];
-      for (int q = col; q <= N; ++q) m[r][q] -= f * m[col][q];
-    }
-  }
-  double x[9];
-  for (int r = N - 1; r >= 0; --r) {
-    double s = m[r][N];
-    for (int q = r + 1; q < N; ++q) s -= m[r][q] * x[q];
-    x[r] = s / m[r][r];
-  }
+  if (!sks_dsolve_small(m, x, N, 1e-14 * (scale > 1 ? scale : 1))) return 0;
   for (int r = 0; r < n; ++r) w[r] = x[r];
   return 1;
 }
