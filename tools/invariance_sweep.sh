@@ -4,7 +4,10 @@
 # mirrored; re-welded), and one line per pair and kind: each side's largest
 # quality difference from the pair as given (points) and largest worst-vertex
 # difference (% of the pair's), with OVER where the issue's bars (0.05 point,
-# 2 %) are passed; for re-welds, how many variants per side found the
+# 2 %) are passed (kind scale: one side's data scaled, S = 0.05 and 0.01 on
+# the source, 0.05 and 30 on the target, each with the offset (1, 2, 3): four
+# `bench_invariance SRC TGT 0 --variant source|target 0 0 1 0 S`, N unused);
+# for re-welds, how many variants per side found the
 # alignment as given (the rest of a re-welded TARGET's spread is its copies,
 # which the metrics count as vertices). Then how many lines pass them. Not run in CI (a few minutes
 # per pair; the README's "Invariance spreads" came from such runs).
@@ -12,7 +15,8 @@
 #   N: variants per kind (default 4: 2 a side), seed 7 (bench_invariance's)
 #   SHARED_DATA: default ../shared/data beside the repository, or $SKS_SHARED_DATA
 #   PAIRS_FILE: lines "SRC TGT [KINDS]" (paths relative to SHARED_DATA, or
-#     absolute; KINDS a comma list of data,mirror,reweld; default all three)
+#     absolute; KINDS a comma list of data,mirror,reweld,scale; default the
+#     first three)
 #     instead of the built-in list
 #   SKS_SWEEP_KINDS=data,mirror restricts every pair's kinds
 # e.g. tools/invariance_sweep.sh build/bench_invariance 4
@@ -62,21 +66,34 @@ while read -r s t kinds; do
   for f in "$s" "$t"; do [ -f "$f" ] || { echo "invariance_sweep: missing $f (set SKS_SHARED_DATA / SKS_ASSIMP_MODELS)" >&2; exit 2; }; done
   kinds="${SKS_SWEEP_KINDS:-${kinds:-data,mirror,reweld}}"
   for k in ${kinds//,/ }; do
-    case "$k" in data) opt="" ;; mirror) opt="--mirror" ;; reweld) opt="--reweld" ;;
-      *) echo "invariance_sweep: unknown kind '$k' (data, mirror or reweld)" >&2; exit 2 ;; esac
-    # shellcheck disable=SC2086
-    if ! "$bin" "$s" "$t" "$n" $opt > "$tmp/out.txt" 2> "$tmp/err.txt"; then
+    case "$k" in data) opt="" ;; mirror) opt="--mirror" ;; reweld) opt="--reweld" ;; scale) opt="" ;;
+      *) echo "invariance_sweep: unknown kind '$k' (data, mirror, reweld or scale)" >&2; exit 2 ;; esac
+    run_kind() {
+      if [ "$k" != scale ]; then
+        # shellcheck disable=SC2086
+        "$bin" "$s" "$t" "$n" $opt > "$tmp/out.txt" 2> "$tmp/err.txt"
+        return
+      fi
+      : > "$tmp/out.txt"
+      for v in "source 0.05" "source 0.01" "target 0.05" "target 30"; do
+        # shellcheck disable=SC2086
+        "$bin" "$s" "$t" 0 --variant ${v% *} 0 0 1 0 ${v#* } >> "$tmp/out.txt" 2> "$tmp/err.txt" || return 1
+      done
+    }
+    if ! run_kind; then
       printf "%-30s %-30s %-7s FAILED: %s\n" "$(basename "$s")" "$(basename "$t")" "$k" "$(tail -1 "$tmp/err.txt")"
       lines=$((lines + 1)); over=$((over + 1))
       continue
     fi
     # "source variants  2 bakes: ... (largest difference from the pair as given X point), worst vertex ... (Y % of the pair's)"
+    # (the largest over the lines of that side: kind scale has one a run)
     side() { awk -v w="$1" '$1 == w && $2 == "variants" && $4 == "bakes:" {
         for (i = 1; i <= NF; ++i) {
-          if ($i == "given") q = $(i + 1)
-          if ($i == "%" && $(i + 1) == "of") { p = $(i - 1); gsub(/\(/, "", p) }
+          if ($i == "given" && (!seen || $(i + 1) + 0 > q + 0)) q = $(i + 1)
+          if ($i == "%" && $(i + 1) == "of") { x = $(i - 1); gsub(/\(/, "", x); if (!seen || x + 0 > p + 0) p = x }
         }
-        printf "%s %s", q, p }' "$tmp/out.txt"; }
+        seen = 1 }
+        END { if (seen) printf "%s %s", q, p }' "$tmp/out.txt"; }
     read -r sq sp <<< "$(side source)"
     read -r tq tp <<< "$(side target)"
     flag=""

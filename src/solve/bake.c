@@ -1528,10 +1528,10 @@ static int rotonly_setup(const sks_model *m, target_setup *t, const sks_solve_pr
 #define REGISTER_MARGIN 0.1 /* see the choice among registered candidates */
 #define REGISTER_FULL 3          /* candidates registered to convergence (2 until 2026-12-06: RobotExpressive
                                     onto mannequiny, ranked by distinct positions, left its 95.6 % candidate third) */
-#define REGISTER_ROUNDS 40       /* closest-point rounds of a full registration */
-#define REGISTER_AVERAGE 40      /* rounds more of a full registration, averaged */
+#define REGISTER_ROUNDS 80       /* closest-point rounds of a full registration, at most */
 #define REGISTER_STILL 1e-5 /* a round that moves no point farther (x source D) has converged */
-#define REGISTER_PRIOR 0.1 /* pull of the bind pose on two bodies' registration (register_pose) */
+#define REGISTER_PRIOR 1.0  /* weight of the bind pose per constraint vertex, against each pull's 0.9 (register_pose) */
+#define REGISTER_PULL 0.9   /* weight of a closest-point pull (full, untrimmed) */
 #define REGISTER_FINALIST 0.9 /* a registered candidate this close (x the similarity's distance) is a finalist */
 #define REGISTER_NEAR 0.7     /* the similarity alone is a finalist until one comes this close */
 
@@ -1555,30 +1555,47 @@ static void reg_warm_free(reg_warm *w) {
  * keep their lengths, the root moves freely) so that its surface, carried by
  * the similarity A, best matches the target's bind surface. Paired (same
  * vertex count and order): one solve onto the target's vertices. Otherwise
- * symmetric ICP on the articulated model, up to `rounds` rounds: each
- * constraint vertex is pulled to its closest point on the target's bind
- * surface (tix, built once) and by the target points whose closest point on
- * the posed source lies nearest it; the worst 10 % of each direction's pairs
- * pull on nothing (smoothly, sks_trim_weight), and each target is blended
- * REGISTER_PRIOR of the way back to the vertex's bind position (a prior on
- * the bind pose). Stops when a round moves no bone more than
- * REGISTER_STILL x D; a full registration still moving after its rounds
- * runs REGISTER_AVERAGE more and keeps their mean pose.
+ * symmetric ICP on the articulated model, up to `rounds` rounds, as a
+ * majorize-minimize descent of one energy:
+ *
+ *   E(pose) = 0.9 sum_k rho_f(d(q_k, T)) + 0.9 s sum_i zw_i rho_b(d(z_i, S))
+ *           + REGISTER_PRIOR sum_k |q_k - b_k|^2
+ *
+ * q_k: the posed constraint vertices (at most REGISTER_CONSTRAINTS, one a
+ * distinct position), T: the target's bind surface (tix, built once), z_i:
+ * the target's sample points (faded at the sample's ends: zw), S: the whole
+ * posed source surface, b_k: the vertices' bind positions (a prior on the
+ * bind pose), s = constraints / sum zw (both directions weigh alike).
+ * rho_f / rho_b: robust losses, d^2 up to 0.75 t and flat beyond 1.25 t
+ * (their gradient is sks_trim_weight's weight), t each direction's 90th
+ * percentile distance at the call's first round, frozen for the call (the
+ * worst ~10 % of each direction's pairs pull on nothing: parts one body
+ * has and the other lacks). Each round replaces every distance by the one
+ * to the point found now, which bounds E from above and touches it here: a
+ * vertex's pull to its closest point on T; a target point's pull on the
+ * three corners of its closest triangle of S, each by its barycentric
+ * weight, to move as the point must (by convexity the corners' squares
+ * bound the point's). The round solves that weighted least squares
+ * problem (each vertex's influences scaled by the square root of its
+ * summed weight: a problem rebuilt per round) and E never rises. Stops
+ * when a round moves no bone more than REGISTER_STILL x D.
+ *
+ * Why an energy: the rounds before 2026-12-07 blended each vertex's pulls
+ * into one target (weights capped at 1), gave a target point's pull to
+ * the constraint vertex nearest its triangle's corners and re-took the
+ * trims' percentiles every round. No energy fell: three of four full
+ * registrations of two bodies never settled (1e-4-1e-3 D a round after 40
+ * rounds, one cycled between two poses) and where they stopped followed
+ * the files' float rounding: mannequiny onto the player robot moved 2.9
+ * points with an offset baked into the source's data, 4.7 with a scale
+ * x0.01 (README). This energy falls every round, and the pose found
+ * moves with the data continuously: 0.017 / 0.060 point there.
  *
  * Why the prior: closest points leave flat directions (a limb sliding
- * along its counterpart, a leg turning about its own axis) where nothing
- * holds the pose, and the rounds wandered there, ending where the files'
- * float rounding led them: mannequiny onto CesiumMan moved by up to 0.25
- * quality point between the file and 8 re-exports with the data turned.
- * The prior holds those directions at the bind pose and leaves the ones
- * the surfaces decide to them: 0.052 point now (one pair, astronaut Maya
- * onto mannequiny, goes the other way, 0.066 -> 0.195: README).
- * Its cost: where the bind poses differ the pose found stops short of the
- * target's by about REGISTER_PRIOR / (1 - REGISTER_PRIOR) of the way, and
- * the registered distance grows (CesiumMan onto mannequiny 2.43 -> 3.46 % D;
- * onto mannequiny re-bound in an A-pose the quality is 97.28 %, against
- * 97.15 % onto the T-pose). Paired registrations (one mesh) have no flat
- * directions and no prior.
+ * along its counterpart, a leg turning about its own axis) that nothing
+ * else holds. Its cost: where the bind poses differ the pose found stops
+ * short of the target's (README). Paired registrations (one mesh) have no
+ * flat directions and no prior.
  * warm (may be NULL): starts from its state when it holds one, and keeps
  * the state found. N_P: the pose's skin matrices per palette entry;
  * posed: the source's surface in P (source bind space). */
@@ -1590,38 +1607,44 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
   target_setup ss;
   sks_solve_problem sp;
   memset(&sp, 0, sizeof sp);
-  sks_correspondence cc;
+  sks_correspondence cc, cb;
   memset(&cc, 0, sizeof cc);
+  memset(&cb, 0, sizeof cb);
+  sks_influences rin; /* a round's rows: influences scaled by sqrt(weight) */
+  memset(&rin, 0, sizeof rin);
   sks_result r = target_setup_build(c->src, sv, &ss, err);
   if (r != SKS_OK) { target_setup_free(&ss); return r; }
   size_t B = ss.B, n = 0;
   uint32_t *ids = select_constraints(&ss, sv->tris, sv->tri_count, REGISTER_CONSTRAINTS, 1, &n);
-  sks_daffine Ainv, *Ab = malloc((B ? B : 1) * sizeof(sks_daffine));
-  double *z = malloc((Vt ? Vt : 1) * 3 * sizeof(double)), *y = malloc((n ? n : 1) * 3 * sizeof(double));
-  double *q = malloc((n ? n : 1) * 3 * sizeof(double)), *cur = malloc((n ? n : 1) * 3 * sizeof(double));
-  double *qa = malloc((n ? n : 1) * 3 * sizeof(double));
-  /* symmetric: the target's points pull on the posed source too (each on
-   * the constraint vertex nearest its closest source point), or the source
-   * tucks itself inside the target where the bodies differ */
+  /* symmetric: the target's points pull on the posed source too, or the
+   * source tucks itself inside the target where the bodies differ */
   size_t nb = paired ? 0 : (Vt < 2 * REGISTER_CONSTRAINTS ? Vt : 2 * REGISTER_CONSTRAINTS); /* sks_shape_fade's most */
+  /* rows: the n constraint vertices, then up to 3 corners a target point */
+  size_t maxrows = n + 3 * nb, ninf = paired ? 0 : ss.full.start[Vs];
+  sks_daffine Ainv, *Ab = malloc((B ? B : 1) * sizeof(sks_daffine));
+  double *z = malloc((Vt ? Vt : 1) * 3 * sizeof(double)), *y = malloc((maxrows ? maxrows : 1) * 3 * sizeof(double));
+  double *q = malloc((n ? n : 1) * 3 * sizeof(double)), *cur = malloc((maxrows ? maxrows : 1) * 3 * sizeof(double));
+  double *qa = malloc((n ? n : 1) * 3 * sizeof(double));
   double *qall = malloc((Vs ? Vs : 1) * 3 * sizeof(double)), *zb = malloc((nb ? nb : 1) * 3 * sizeof(double));
   double *zw = malloc((Vt ? Vt : 1) * sizeof(double)), *zkeys = malloc((Vt ? Vt : 1) * sizeof(double));
-  double *ysum = malloc((n ? n : 1) * 3 * sizeof(double)), *fd = malloc((n ? n : 1) * sizeof(double));
+  double *ysum = malloc((maxrows ? maxrows : 1) * 3 * sizeof(double)), *fd = malloc((n ? n : 1) * sizeof(double));
   double *bd = malloc((nb ? nb : 1) * sizeof(double)), *tmpd = malloc(((n > nb ? n : nb) + 1) * sizeof(double));
-  uint32_t *slot = malloc((Vs ? Vs : 1) * sizeof(uint32_t));
-  double *ywsum = malloc((n ? n : 1) * sizeof(double));
-  double *cbind = malloc((n ? n : 1) * 3 * sizeof(double));
-  sks_dquat *avg_q = malloc((B ? B : 1) * sizeof(sks_dquat));
-  double *avg_t = malloc((B ? B : 1) * 3 * sizeof(double));
-  sks_correspondence cb;
-  memset(&cb, 0, sizeof cb);
+  double *ywsum = malloc((maxrows ? maxrows : 1) * sizeof(double));
+  int32_t *rowof = malloc((Vs ? Vs : 1) * sizeof(int32_t));
+  uint32_t *rowv = malloc((maxrows ? maxrows : 1) * sizeof(uint32_t)), *iota = malloc((maxrows ? maxrows : 1) * sizeof(uint32_t));
+  uint8_t *active = malloc(B ? B : 1);
+  rin.start = malloc((maxrows + 1) * sizeof(uint32_t));
+  rin.bone = malloc((ninf ? ninf : 1) * sizeof(uint32_t));
+  rin.w = malloc((ninf ? ninf : 1) * sizeof(double));
+  rin.p = malloc((ninf ? ninf : 1) * 3 * sizeof(double));
   sks_solve_state st = {malloc((B ? B : 1) * sizeof(sks_dquat)), malloc((B ? B : 1) * 9 * sizeof(double)),
                         malloc((B ? B : 1) * 3 * sizeof(double)), malloc((B ? B : 1) * sizeof(double)), NULL};
   double *scratch = NULL, *vscratch = NULL;
   uint32_t *sub_start = NULL, *sub_bones = NULL, *touched = NULL;
   sks_daffine *rmodels = NULL;
-  if (!ids || !Ab || !z || !y || !q || !cur || !qa || !qall || !zb || !zw || !zkeys || !ysum || !fd || !bd || !tmpd || !slot ||
-      !ywsum || !cbind || !avg_q || !avg_t || !st.q || !st.R || !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
+  if (!ids || !Ab || !z || !y || !q || !cur || !qa || !qall || !zb || !zw || !zkeys || !ysum || !fd || !bd || !tmpd ||
+      !ywsum || !rowof || !rowv || !iota || !active || !rin.start || !rin.bone || !rin.w || !rin.p || !st.q || !st.R ||
+      !st.u || !st.sc || !sks_daff_inverse(A, &Ainv) ||
       !sks_solve_problem_build(&sp, &ss.full, B, ids, n, sv->diagonal > 0 ? sv->diagonal : 1)) {
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
     goto done;
@@ -1635,8 +1658,20 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
     r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
+  /* the BCD fallback's per-row scratch, for a round's rows */
+  free(vscratch);
+  free(touched);
+  vscratch = calloc((maxrows ? maxrows : 1) * 5, sizeof(double));
+  touched = malloc((maxrows ? maxrows : 1) * sizeof(uint32_t));
+  if (!vscratch || !touched) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory"); goto done; }
   sks_rotonly ro = {Js, c->src->skeleton.parents, ss.joint_bone, ss.bone_joint, ss.rest_local,
                     ss.carry, ss.carry_inv, ss.bone_is_root, rmodels, sub_start, sub_bones, vscratch, touched, NULL, 0};
+  /* the bones the constraint vertices move: the rotation-only setup's; a
+   * round's other rows keep to them (another bone's part of a row is a
+   * fixed point moved into its target) */
+  for (size_t b = 0; b < B; ++b) active[b] = sp.wsum2[b] > 0;
+  for (size_t v = 0; v < Vs; ++v) rowof[v] = -1;
+  for (size_t k = 0; k < maxrows; ++k) iota[k] = (uint32_t)k;
   if (warm && warm->B == B && warm->st.q) {
     copy_state(&st, &warm->st, B);
   } else {
@@ -1645,44 +1680,24 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
   }
   for (size_t k = 0; k < Vt; ++k) sks_daff_point(&Ainv, &tv->pos[3 * k], &z[3 * k]);
   if (nb) {
-    /* every source vertex's nearest constraint vertex (bind space), and the
-     * target's points that pull (the first of its distinct positions in
-     * their shape order: a sample that never depends on the file's order) */
-    for (size_t k = 0; k < n; ++k) memcpy(&cbind[3 * k], &ss.bind_pos[3 * ids[k]], 3 * sizeof(double));
-    sks_surface_index *cix = sks_surface_index_build(SKS_CORRESPOND_NEAREST_VERTEX, cbind, n, NULL, 0);
-    sks_correspondence cn;
-    memset(&cn, 0, sizeof cn);
-    if (!cix || !sks_surface_index_query(cix, ss.bind_pos, Vs, &cn, c->pool)) {
-      sks_surface_index_free(cix);
-      r = sks_correspondence_fail(&cn, model_name(c->src, "source"), err); /* over its work bound, or OOM */
-      goto done;
-    }
-    for (size_t v = 0; v < Vs; ++v) slot[v] = cn.idx[3 * v];
-    sks_correspondence_free(&cn);
-    sks_surface_index_free(cix);
+    /* the target's points that pull: the first of its distinct positions
+     * in their shape order (a sample that never depends on the file's
+     * order), faded at the sample's ends (a point that rounding moves
+     * across the cut moves a weight, never a pull in or out) */
     size_t nu = 0, whole = 0;
     uint32_t *tord = sks_shape_order_keys(tv->pos, Vt, tv->tris, tv->tri_count, 1, &nu, zkeys, NULL);
     if (!tord) { r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose"); goto done; }
-    /* faded at the sample's ends (a point that rounding moves across the
-     * cut moves a weight, never a pull in or out) */
     size_t nf = sks_shape_fade(zkeys, nu, REGISTER_CONSTRAINTS, zw, &whole);
     if (nb > nf) nb = nf;
     for (size_t i = 0; i < nb; ++i) memcpy(&zb[3 * i], &z[3 * tord[i]], 3 * sizeof(double));
     free(tord);
   }
+  double zsum = 0;
+  for (size_t i = 0; i < nb; ++i) zsum += zw[i];
+  const double bscale = zsum > 0 ? (double)n / zsum : 0;
+  double ft = DBL_MAX, bt = DBL_MAX; /* the trims, frozen at the first round */
   if (paired) rounds = 1;
-  /* A full registration of two bodies rarely settles: in the flat
-   * directions of a closest-point fit (a limb sliding along its
-   * counterpart) each round still moves some bone ~0.1 % D after
-   * REGISTER_ROUNDS, wandering about the basin's middle, and where it
-   * stops depends on the float rounding of the files (a re-export's numbers
-   * moved by up to 0.07 quality points). Its REGISTER_AVERAGE rounds more
-   * are averaged (each bone's rotation and position, then the bones put
-   * back at their lengths): the middle of the wander, which the rounding
-   * moves far less. A round that settles ends it as before. */
-  int average = !paired && rounds >= REGISTER_ROUNDS ? REGISTER_AVERAGE : 0, averaged = 0;
-  for (size_t b = 0; b < B && average; ++b) { avg_q[b] = (sks_dquat){0, 0, 0, 0}; memset(&avg_t[3 * b], 0, 3 * sizeof(double)); }
-  for (int it = 0; it < rounds + average; ++it) {
+  for (int it = 0; it < rounds; ++it) {
     /* the posed source at the constraint vertices */
     for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
     for (size_t k = 0; k < n; ++k) {
@@ -1742,27 +1757,22 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
                  cb.bary[3 * i + 2] * qall[3 * cb.idx[3 * i + 2] + a];
         bd[i] = sqrt(sks_d3_dist2(p, &zb[3 * i]));
       }
-      /* trimmed both ways (the worst 10 % of each direction's pairs pull on
-       * nothing: parts one body has and the other lacks), smoothly: a pair's
-       * weight falls from 1 to 0 between 0.75 and 1.25 times its
-       * direction's 90th percentile, a target point's pull is shared by its
-       * closest triangle's corners (their constraint vertices) by the
-       * barycentrics, and a vertex is pulled in full only once its pairs
-       * weigh 1. Every pull then moves continuously with the pose, so the
-       * rounds settle on a pose instead of wandering within a hard
-       * trim's and an assignment's flips (which made the pose found, and
-       * every number after it, change with the float rounding of a
-       * re-exported file) */
-      double ft = DBL_MAX, bt = DBL_MAX;
-      if (n) { memcpy(tmpd, fd, n * sizeof(double)); qsort(tmpd, n, sizeof(double), cmp_double); ft = tmpd[(size_t)(0.9 * (double)(n - 1))]; }
-      if (nb) { memcpy(tmpd, bd, nb * sizeof(double)); qsort(tmpd, nb, sizeof(double), cmp_double); bt = tmpd[(size_t)(0.9 * (double)(nb - 1))]; }
+      if (it == 0) { /* each direction's 90th percentile */
+        if (n) { memcpy(tmpd, fd, n * sizeof(double)); qsort(tmpd, n, sizeof(double), cmp_double); ft = tmpd[(size_t)(0.9 * (double)(n - 1))]; }
+        if (nb) { memcpy(tmpd, bd, nb * sizeof(double)); qsort(tmpd, nb, sizeof(double), cmp_double); bt = tmpd[(size_t)(0.9 * (double)(nb - 1))]; }
+      }
+      /* the rows: each constraint vertex (its pull and the prior), then
+       * the corners the target's points pull on */
+      size_t rows = n;
       for (size_t k = 0; k < n; ++k) {
-        double wf = sks_trim_weight(fd[k], ft, 0.75, 1.25);
-        ywsum[k] = wf;
-        for (int a = 0; a < 3; ++a) ysum[3 * k + a] = wf * y[3 * k + a];
+        double wf = REGISTER_PULL * sks_trim_weight(fd[k], ft, 0.75, 1.25);
+        ywsum[k] = wf + REGISTER_PRIOR;
+        for (int a = 0; a < 3; ++a) ysum[3 * k + a] = wf * y[3 * k + a] + REGISTER_PRIOR * ss.bind_pos[3 * ids[k] + a];
+        rowof[ids[k]] = (int32_t)k;
+        rowv[k] = ids[k];
       }
       for (size_t i = 0; i < nb; ++i) {
-        double wb = sks_trim_weight(bd[i], bt, 0.75, 1.25) * zw[i];
+        double wb = REGISTER_PULL * bscale * zw[i] * sks_trim_weight(bd[i], bt, 0.75, 1.25);
         if (!(wb > 0)) continue;
         double p[3];
         for (int a = 0; a < 3; ++a)
@@ -1771,22 +1781,53 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
         for (int e = 0; e < 3; ++e) {
           double we = wb * cb.bary[3 * i + e];
           if (!(we > 0)) continue;
-          uint32_t k = slot[cb.idx[3 * i + e]];
-          for (int a = 0; a < 3; ++a) ysum[3 * k + a] += we * (zb[3 * i + a] + (q[3 * k + a] - p[a]));
+          uint32_t v = cb.idx[3 * i + e];
+          if (rowof[v] < 0) {
+            rowof[v] = (int32_t)rows;
+            rowv[rows] = v;
+            ywsum[rows] = 0;
+            memset(&ysum[3 * rows], 0, 3 * sizeof(double));
+            ++rows;
+          }
+          size_t k = (size_t)rowof[v];
+          /* the corner moved as the point must move */
+          for (int a = 0; a < 3; ++a) ysum[3 * k + a] += we * (zb[3 * i + a] + qall[3 * v + a] - p[a]);
           ywsum[k] += we;
         }
       }
-      for (size_t k = 0; k < n; ++k) {
-        double W = ywsum[k], f = W < 1 ? W : 1;
-        for (int a = 0; a < 3; ++a) y[3 * k + a] = W > 0 ? q[3 * k + a] + f * (ysum[3 * k + a] / W - q[3 * k + a]) : q[3 * k + a];
+      /* the round's least squares problem: row k's influences and target
+       * scaled by sqrt(its weight); a bone no constraint vertex moves
+       * keeps its transform (its part of the row goes to the target) */
+      size_t o = 0;
+      for (size_t k = 0; k < rows; ++k) {
+        uint32_t v = rowv[k];
+        rowof[v] = -1;
+        double sw = sqrt(ywsum[k]), t[3];
+        for (int a = 0; a < 3; ++a) t[a] = ysum[3 * k + a] / ywsum[k];
+        rin.start[k] = (uint32_t)o;
+        for (uint32_t i = ss.full.start[v]; i < ss.full.start[v + 1]; ++i) {
+          uint32_t b = ss.full.bone[i];
+          if (!active[b]) {
+            double pb[3];
+            sks_daff_point(&Ab[b], &ss.full.p[3 * i], pb);
+            for (int a = 0; a < 3; ++a) t[a] -= ss.full.w[i] * pb[a];
+            continue;
+          }
+          rin.bone[o] = b;
+          rin.w[o] = sw * ss.full.w[i];
+          memcpy(&rin.p[3 * o], &ss.full.p[3 * i], 3 * sizeof(double));
+          ++o;
+        }
+        for (int a = 0; a < 3; ++a) y[3 * k + a] = sw * t[a];
       }
-      /* the prior: each target blended REGISTER_PRIOR of the way back to
-       * the vertex's bind position (as the similarity placed it): a least
-       * squares fit to the blend is one to the closest points plus
-       * REGISTER_PRIOR / (1 - REGISTER_PRIOR) of one to the bind pose */
-      for (size_t k = 0; k < n; ++k)
-        for (int a = 0; a < 3; ++a)
-          y[3 * k + a] = (1 - REGISTER_PRIOR) * y[3 * k + a] + REGISTER_PRIOR * ss.bind_pos[3 * ids[k] + a];
+      rin.start[rows] = (uint32_t)o;
+      rin.vertex_count = rows;
+      sks_solve_problem_free(&sp);
+      if (!sks_solve_problem_build(&sp, &rin, B, iota, rows, sv->diagonal > 0 ? sv->diagonal : 1)) {
+        r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+        goto done;
+      }
+      for (size_t b = 0; b < B; ++b) sks_state_set_rigid(&sp, &st, b, &Ab[b]);
     }
     sks_solve_stats stats = {0, 0};
     if (paired) {
@@ -1836,40 +1877,17 @@ static sks_result register_pose(bake_ctx *c, const sks_daffine *A, int paired, i
       sks_daffine a = sks_state_rigid(&sp, &st, b);
       moved = fmax(moved, sqrt(sks_d3_dist2(a.t, Ab[b].t))); /* a distance: the same in any axes */
     }
-    int settled = moved < REGISTER_STILL * sv->diagonal;
-    /* settled before the averaging: the state as it is. Settled while
-     * averaging: the rounds left would each repeat this state, so it
-     * counts for all of them (dropping the mean there was a knife edge:
-     * the player robot onto astronaut Max settled 4 rounds short of the
-     * mean with the target's data turned 73 degrees, and kept another
-     * pose, 89.80 % for 90.14 %) */
-    if (settled && !(it >= rounds && averaged > 0)) { averaged = 0; break; }
-    if (it >= rounds) {
-      double wgt = settled ? (double)(rounds + average - it) : 1;
-      for (size_t b = 0; b < B; ++b) {
-        sks_daffine a = sks_state_rigid(&sp, &st, b);
-        double m[9], sc = cbrt(fabs(sks_dm3_det(a.l)));
-        for (int k = 0; k < 9; ++k) m[k] = a.l[k] / (sc > 0 ? sc : 1);
-        sks_dquat qb = sks_dq_from_m3(m);
-        double dot = qb.x * avg_q[b].x + qb.y * avg_q[b].y + qb.z * avg_q[b].z + qb.w * avg_q[b].w;
-        double sg = (dot < 0 ? -1 : 1) * wgt;
-        avg_q[b].x += sg * qb.x; avg_q[b].y += sg * qb.y; avg_q[b].z += sg * qb.z; avg_q[b].w += sg * qb.w;
-        for (int k = 0; k < 3; ++k) avg_t[3 * b + k] += wgt * a.t[k];
-      }
-      averaged += (int)wgt;
-      if (settled) break;
-    }
+    if (moved < REGISTER_STILL * sv->diagonal) break;
   }
-  if (averaged > 0) {
-    for (size_t b = 0; b < B; ++b) {
-      sks_daffine a;
-      double m[9];
-      sks_dq_to_m3(sks_dq_normalize(avg_q[b]), m);
-      memcpy(a.l, m, sizeof m);
-      for (int k = 0; k < 3; ++k) a.t[k] = avg_t[3 * b + k] / averaged;
-      sks_state_set_rigid(&sp, &st, b, &a);
+  if (!paired) {
+    /* the state in the base problem's terms (the warm start's, and N_P's) */
+    for (size_t b = 0; b < B; ++b) Ab[b] = sks_state_rigid(&sp, &st, b);
+    sks_solve_problem_free(&sp);
+    if (!sks_solve_problem_build(&sp, &ss.full, B, ids, n, sv->diagonal > 0 ? sv->diagonal : 1)) {
+      r = sks_error_set(err, SKS_ERR_OUT_OF_MEMORY, "out of memory registering the source pose");
+      goto done;
     }
-    sks_rotonly_project(&sp, &st, &ro);
+    for (size_t b = 0; b < B; ++b) sks_state_set_rigid(&sp, &st, b, &Ab[b]);
   }
   if (warm) {
     if (warm->B != B || !warm->st.q) {
@@ -1912,7 +1930,9 @@ done:
   target_setup_free(&ss);
   sks_solve_problem_free(&sp);
   sks_correspondence_free(&cb);
-  free(qall); free(zb); free(zw); free(zkeys); free(ysum); free(fd); free(bd); free(tmpd); free(slot); free(ywsum); free(cbind); free(avg_q); free(avg_t);
+  free(rin.start); free(rin.bone); free(rin.w); free(rin.p);
+  free(qall); free(zb); free(zw); free(zkeys); free(ysum); free(fd); free(bd); free(tmpd); free(ywsum);
+  free(rowof); free(rowv); free(iota); free(active);
   free(ids); free(Ab); free(z); free(y); free(q); free(qa); free(cur); free(scratch);
   free(st.q); free(st.R); free(st.u); free(st.sc); free(st.stretch);
   free(vscratch); free(sub_start); free(sub_bones); free(touched); free(rmodels);
