@@ -826,6 +826,40 @@ static void test_empty_view(void) {
   sks_model_free(&m);
 }
 
+/* Fuzzing found it (fuzz_write, a mutated RiggedSimple.gltf, 2026-12-07):
+ * a bufferView's byteLength of 1.5e113, unused by any accessor, read fine,
+ * and the writer, keeping the document, cast it to a long (UB: clang's
+ * UBSan in the fuzz build; the sanitizer build checks float-cast-overflow
+ * since). Such a number is now no index or length (obj_index in
+ * src/io/gltf_write.c): the file writes back (or, a view on no buffer, is
+ * refused with a message), never undefined. */
+static void test_huge_view_numbers(void) {
+  static const char *const docs[] = {
+      "{\"asset\":{\"version\":\"2.0\"},\"bufferViews\":[{\"buffer\":0,\"byteLength\":1e300}],"
+      "\"buffers\":[{\"byteLength\":4,\"uri\":\"data:application/octet-stream;base64,AAAAAA==\"}]}",
+      "{\"asset\":{\"version\":\"2.0\"},\"bufferViews\":[{\"buffer\":1e300,\"byteOffset\":1e300,\"byteLength\":4}],"
+      "\"buffers\":[{\"byteLength\":4,\"uri\":\"data:application/octet-stream;base64,AAAAAA==\"}]}"};
+  for (size_t k = 0; k < sizeof docs / sizeof docs[0]; ++k) {
+    sks_model m, back;
+    sks_error err;
+    if (sks_load_gltf_memory((const uint8_t *)docs[k], strlen(docs[k]), NULL, "huge_view.gltf", &m, &err) != SKS_OK)
+      continue; /* refusing it is fine too */
+    char path[] = "/tmp/sks_test_huge_view_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    /* written, or refused with a message (the second: "bufferView 0 lies
+     * outside its buffer") */
+    const sks_result w = sks_write_glb(path, &m, NULL, &err);
+    CHECK_MSG(w == SKS_OK || (w == SKS_ERR_INVALID && err.message[0]), "doc %zu: %d %s", k, (int)w, err.message);
+    int read_back = w == SKS_OK && sks_load_gltf(path, &back, &err) == SKS_OK;
+    CHECK_MSG(w != SKS_OK || read_back, "doc %zu: %s", k, err.message);
+    if (read_back) sks_model_free(&back);
+    unlink(path);
+    sks_model_free(&m);
+  }
+}
+
 /* A node no skin binds that some clip moves (Testwuson's "Root", the
  * joints' parent: Assimp keys its translation in Wuson_Run only) is keyed
  * in every clip, at its rest value where the clip leaves it alone:
@@ -1001,6 +1035,7 @@ static void test_textured_material(void) {
 int main(void) {
   test_read_images();
   test_empty_view();
+  test_huge_view_numbers();
   test_keyed_in_every_clip();
   test_textured_material();
   test_procedural();

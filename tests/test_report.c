@@ -387,7 +387,8 @@ static size_t page_morphed_bind(const cJSON *mesh, const cJSON *bj, size_t f, co
                                 float *out) {
   memcpy(out, pos, n * 3 * sizeof(float));
   const cJSON *gs = cJSON_GetObjectItem(mesh, "morphs");
-  size_t W = (size_t)cJSON_GetNumberValue(cJSON_GetObjectItem(mesh, "morph_weight_count")), nw = 0, moved = 0;
+  const double wc = cJSON_GetNumberValue(cJSON_GetObjectItem(mesh, "morph_weight_count")); /* NaN when absent */
+  size_t W = wc >= 0 && wc < 1e9 ? (size_t)wc : 0, nw = 0, moved = 0;
   float *w = cJSON_GetArraySize(gs) ? blob(bj, "morph_weights", &nw) : NULL;
   CHECK(cJSON_GetArraySize(gs) == 0 || (w && nw % (W * 4) == 0 && (f + 1) * W * 4 <= nw));
   for (int i = 0; w && (f + 1) * W * 4 <= nw && i < cJSON_GetArraySize(gs); ++i) {

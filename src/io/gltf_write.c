@@ -32,6 +32,7 @@
  *    returns one: it leaves out animations that move nothing of the model). */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1450,9 +1451,12 @@ static void obj_set(cJSON *obj, const char *key, cJSON *value) {
   else cJSON_AddItemToObject(obj, key, value);
 }
 
+/* A non-negative integer member (an index, an offset, a length); -1 when
+ * absent, not a number, negative, NaN or too large for a long (a kept
+ * document is a file's: 1e300 or inf there would make the cast undefined) */
 static long obj_index(const cJSON *obj, const char *key) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (long)v->valuedouble : -1;
+  return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < (double)LONG_MAX ? (long)v->valuedouble : -1;
 }
 
 /* Whether the kept document can be written back for this model: same
