@@ -390,8 +390,8 @@ static size_t page_morphed_bind(const cJSON *mesh, const cJSON *bj, size_t f, co
   const double wc = cJSON_GetNumberValue(cJSON_GetObjectItem(mesh, "morph_weight_count")); /* NaN when absent */
   size_t W = wc >= 0 && wc < 1e9 ? (size_t)wc : 0, nw = 0, moved = 0;
   float *w = cJSON_GetArraySize(gs) ? blob(bj, "morph_weights", &nw) : NULL;
-  CHECK(cJSON_GetArraySize(gs) == 0 || (w && nw % (W * 4) == 0 && (f + 1) * W * 4 <= nw));
-  for (int i = 0; w && (f + 1) * W * 4 <= nw && i < cJSON_GetArraySize(gs); ++i) {
+  CHECK(cJSON_GetArraySize(gs) == 0 || (W && w && nw % (W * 4) == 0 && (f + 1) * W * 4 <= nw));
+  for (int i = 0; W && w && (f + 1) * W * 4 <= nw && i < cJSON_GetArraySize(gs); ++i) {
     const cJSON *g = cJSON_GetArrayItem(gs, i);
     size_t first = (size_t)cJSON_GetObjectItem(g, "first")->valuedouble;
     size_t count = (size_t)cJSON_GetObjectItem(g, "count")->valuedouble;
