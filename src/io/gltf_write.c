@@ -1380,6 +1380,12 @@ static sks_result build(gw_state *s, const sks_gltf_write_options *o, cJSON *roo
     add_num_i(buf, "byteLength", (long)s->bin_size);
     cJSON_AddItemToArray(buffers, buf);
   }
+  /* glTF's top-level arrays hold at least one item: a model with no mesh
+   * or joint (a file of materials only) writes no "nodes" or "accessors" */
+  for (cJSON *e = root->child, *next; e; e = next) {
+    next = e->next;
+    if (cJSON_IsArray(e) && !e->child) cJSON_Delete(cJSON_DetachItemViaPointer(root, e));
+  }
   if (s->oom) return sks_error_set(s->err, SKS_ERR_OUT_OF_MEMORY, "%s: out of memory", file_label(s));
   return SKS_OK;
 }
@@ -1459,9 +1465,27 @@ static long obj_index(const cJSON *obj, const char *key) {
   return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < (double)LONG_MAX ? (long)v->valuedouble : -1;
 }
 
+/* Whether every bufferView of the kept document lies inside its buffer's
+ * kept bytes. The reader resolves only the views it uses, so a file may load
+ * with an unused view that does not (0; also when the text does not parse). */
+static int source_views_inside(const sks_gltf_source *src) {
+  cJSON *root = cJSON_ParseWithLength(src->json, src->json_len), *v;
+  if (!root) return 0;
+  int ok = 1;
+  cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(root, "bufferViews")) {
+    long b = obj_index(v, "buffer"), off = obj_index(v, "byteOffset"), len = obj_index(v, "byteLength");
+    size_t have = b >= 0 && (size_t)b < src->buffer_count ? src->buffer_sizes[b] : 0;
+    size_t o = off < 0 ? 0 : (size_t)off, l = len < 0 ? 0 : (size_t)len;
+    if (o > have || l > have - o) { ok = 0; break; }
+  }
+  cJSON_Delete(root);
+  return ok;
+}
+
 /* Whether the kept document can be written back for this model: same
- * skeleton (count and hierarchy), skins, parts and vertex counts as read, and
- * every buffer's bytes kept. Otherwise the model is written from scratch. */
+ * skeleton (count and hierarchy), skins, parts and vertex counts as read,
+ * every buffer's bytes kept and every bufferView inside them. Otherwise the
+ * model is written from scratch (its materials and images included). */
 static int source_usable(const sks_model *m, const sks_gltf_source *src) {
   if (!src || !src->json) return 0;
   for (size_t b = 0; b < src->buffer_count; ++b)
@@ -1471,7 +1495,7 @@ static int source_usable(const sks_model *m, const sks_gltf_source *src) {
     return 0;
   for (size_t p = 0; p < m->part_count; ++p)
     if (m->parts[p].vertex_count != src->part_vertices[p]) return 0;
-  return 1;
+  return source_views_inside(src);
 }
 
 /* Extensions known not to reference accessors or buffer views by index: with
