@@ -982,7 +982,7 @@ static void test_read_images(void) {
  * cannot keep that document (its bytes are not there to copy), so the model
  * is written from scratch, with its materials and images (before: `repair
  * -o out.glb` refused it, "out.glb: bufferView 2 lies outside its buffer",
- * naming the output for a fault of the input). */
+ * naming the output for a fault of the input), and the load warns. */
 static void test_view_outside_buffer(const char *read_images_json) {
   const char *at = strstr(read_images_json, "\"byteOffset\":69,\"byteLength\":69}");
   CHECK(at != NULL);
@@ -994,6 +994,11 @@ static void test_view_outside_buffer(const char *read_images_json) {
   sks_model m, back;
   sks_error err = {0};
   CHECK_OK(sks_load_gltf_memory(doc, strlen(doc), NULL, "dir/outside.gltf", &m, &err), &err);
+  /* the load says so (a validator calls the file invalid): one more
+   * warning than test_read_images' five */
+  CHECK_MSG(m.warning_count == 6 && strstr(m.warnings[0], "outside.gltf: bufferView 2 (byteOffset 100, byteLength 100) "
+                                                             "lies outside buffer 0 (138 bytes)"),
+            "%zu warnings, the first: %s", m.warning_count, m.warning_count ? m.warnings[0] : "");
   char path[4200];
   snprintf(path, sizeof path, "%s/view_outside.glb", sks_test_tmpdir());
   CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);

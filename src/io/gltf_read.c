@@ -1990,6 +1990,27 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
     if (gb->size) memcpy(src->buffers[b], gb->data, gb->size);
     src->buffer_sizes[b] = gb->size;
   }
+  /* a view no accessor reads is never resolved, so the load does not see
+   * one that lies outside its buffer; a write cannot keep the document then
+   * (gltf_write.c: from scratch), and a validator calls the file invalid */
+  for (size_t v = 0; v < c->n_views; ++v) {
+    const cJSON *vj = c->views.items[v];
+    const cJSON *bj = cJSON_GetObjectItemCaseSensitive(vj, "buffer");
+    const cJSON *oj = cJSON_GetObjectItemCaseSensitive(vj, "byteOffset");
+    const cJSON *lj = cJSON_GetObjectItemCaseSensitive(vj, "byteLength");
+    if (!cJSON_IsNumber(bj) || !(bj->valuedouble >= 0) || bj->valuedouble >= (double)c->n_buffers) continue;
+    size_t b = (size_t)bj->valuedouble;
+    if (!src->buffers[b]) continue; /* not read: a message of its own where it is used */
+    double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
+    if (off >= 0 && len >= 0 && off + len <= (double)src->buffer_sizes[b]) continue;
+    sks_result rn = gl_note(c, m, NULL,
+                            "bufferView %zu (byteOffset %.17g, byteLength %.17g) lies outside buffer %zu (%zu bytes); "
+                            "no accessor reads it, but a write of this model cannot keep the file's document "
+                            "and writes the model from scratch",
+                            v, off, len, b, src->buffer_sizes[b]);
+    if (rn != SKS_OK) return rn;
+    break; /* one is enough to say */
+  }
   gl_vec images = {0};
   if (js_vec(c, c->root, "images", "", &images) == SKS_OK && images.count) {
     src->image_count = images.count;
