@@ -3,6 +3,7 @@
  * here (exact arrays, alignment, layout rules) and by the library's reader. */
 #include <float.h>
 #include "test_gltf_write_rig.h"
+#include "io/gltf_source.h"
 
 static int validator_skipped = 0;
 static void roundtrip(const sks_model *src, const char *tag, int stable);
@@ -1023,6 +1024,50 @@ static void test_view_outside_buffer(const char *read_images_json) {
   sks_model_free(&m);
 }
 
+/* Fuzzing found it (fuzz_write, a mutated RiggedSimple.gltf, 2026-12-07):
+ * a primitive of "mode": 8 read as a part of vertices only (no glTF mode:
+ * now refused, naming it), and a part without triangles was written from
+ * scratch as "mode" 4 without indices, which reads back as triangles of its
+ * vertices in order (0 -> 3 indices here; the fuzzed file's 0 -> 96). A
+ * part of points (mode 0, as lines and strips read) is written as points. */
+static void test_points_part(void) {
+  char doc[1024];
+  const char *fmt = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":"
+                    "\"data:application/octet-stream;base64,%s\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
+                    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+                    "\"min\":[0,0,0],\"max\":[0,0,0]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},"
+                    "\"mode\":%d}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0}";
+  const char *zeros = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"; /* 36 zero bytes */
+  sks_model m, back;
+  sks_error err = {0};
+  snprintf(doc, sizeof doc, fmt, zeros, 8);
+  CHECK(sks_load_gltf_memory(doc, strlen(doc), NULL, "mode8.gltf", &m, &err) == SKS_ERR_PARSE &&
+        strstr(err.message, "mode8.gltf") && strstr(err.message, "mode 8 is not a glTF primitive mode"));
+  for (int mode = 0; mode <= 6; mode += 3) { /* points, line strip */
+    snprintf(doc, sizeof doc, fmt, zeros, mode);
+    CHECK_OK(sks_load_gltf_memory(doc, strlen(doc), NULL, "points.gltf", &m, &err), &err);
+    CHECK(m.part_count == 1 && m.parts[0].vertex_count == 3 && m.parts[0].index_count == 0);
+    sks_model_free(&m);
+  }
+  /* written from scratch (the kept document would keep its own mode) */
+  snprintf(doc, sizeof doc, fmt, zeros, 0);
+  CHECK_OK(sks_load_gltf_memory(doc, strlen(doc), NULL, "points.gltf", &m, &err), &err);
+  sks_gltf_source_free(m.gltf_source);
+  m.gltf_source = NULL;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/points.glb", sks_test_tmpdir());
+  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
+  int read_back = sks_load_gltf(path, &back, &err) == SKS_OK;
+  CHECK_MSG(read_back, "%s", err.message);
+  if (read_back) {
+    CHECK_MSG(back.part_count == 1 && back.parts[0].vertex_count == 3 && back.parts[0].index_count == 0,
+              "%zu parts, %zu indices", back.part_count, back.part_count ? back.parts[0].index_count : 0);
+    sks_model_free(&back);
+  }
+  validate(path);
+  sks_model_free(&m);
+}
+
 /* A model written from scratch carries its base colour image: material 0
  * of the procedural rig gets a PNG; part 0 (with UVs) samples it, part 1
  * (no UVs) uses an untextured twin (a texture needs TEXCOORD_0: the
@@ -1083,6 +1128,7 @@ int main(void) {
   test_read_images();
   test_empty_view();
   test_huge_view_numbers();
+  test_points_part();
   test_keyed_in_every_clip();
   test_textured_material();
   test_procedural();

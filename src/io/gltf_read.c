@@ -1343,6 +1343,8 @@ static sks_result read_primitive(gl_ctx *c, const cJSON *pj, size_t mi, size_t p
       (r = js_index(c, pj, "material", where, 0, c->n_materials, "material", &mat)) ||
       (r = js_size(c, pj, "mode", where, 0, 4, &mode)))
     return r;
+  if (mode > 6) /* POINTS .. TRIANGLE_FAN: glTF has no other (the validator: VALUE_NOT_IN_LIST) */
+    return gl_fail(c, SKS_ERR_PARSE, "%s: mode %zu is not a glTF primitive mode (0 to 6)", where, mode);
   part->material = (int32_t)mat;
   gl_acc a;
   char usage[96];

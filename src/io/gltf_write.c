@@ -699,7 +699,10 @@ static sks_result write_primitive(gw_state *s, size_t p, int sets, const sks_glt
     }
     free(zero);
   }
-  add_num_i(prim, "mode", 4);
+  /* a part without triangles (a file's points, lines or strips: the reader
+   * keeps their vertices only) is points; "mode" 4 without indices would
+   * read back as triangles of its vertices in order */
+  add_num_i(prim, "mode", part->index_count || !part->vertex_count ? 4 : 0);
   return r;
 }
 
