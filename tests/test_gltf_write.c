@@ -845,6 +845,10 @@ static void test_huge_view_numbers(void) {
     sks_error err;
     if (sks_load_gltf_memory((const uint8_t *)docs[k], strlen(docs[k]), NULL, "huge_view.gltf", &m, &err) != SKS_OK)
       continue; /* refusing it is fine too */
+    /* the load warns of the view it never resolved (test_view_outside_buffer) */
+    CHECK_MSG(m.warning_count == 1 && strstr(m.warnings[0], "huge_view.gltf: bufferView 0") &&
+                  strstr(m.warnings[0], k ? "has no buffer (\"buffer\" is not an index below 1)" : "lies outside buffer 0 (4 bytes)"),
+              "doc %zu: %zu warnings, the first: %s", k, m.warning_count, m.warning_count ? m.warnings[0] : "");
     char path[] = "/tmp/sks_test_huge_view_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -855,6 +859,15 @@ static void test_huge_view_numbers(void) {
     CHECK_MSG(w == SKS_OK, "doc %zu: %d %s", k, (int)w, err.message);
     int read_back = w == SKS_OK && sks_load_gltf(path, &back, &err) == SKS_OK;
     CHECK_MSG(read_back, "doc %zu: %s", k, err.message);
+    tgw_glb g; /* no view of the output lies outside BIN (the first kept its 1e300 before) */
+    if (w == SKS_OK && tgw_glb_open(path, &g)) {
+      cJSON *v;
+      cJSON_ArrayForEach(v, cJSON_GetObjectItem(g.json, "bufferViews")) {
+        const cJSON *o = cJSON_GetObjectItem(v, "byteOffset"), *l = cJSON_GetObjectItem(v, "byteLength");
+        CHECK_MSG((o ? o->valuedouble : 0) + (l ? l->valuedouble : 0) <= (double)g.bin_size, "doc %zu", k);
+      }
+      tgw_glb_close(&g);
+    }
     if (read_back) sks_model_free(&back);
     unlink(path);
     sks_model_free(&m);
@@ -998,7 +1011,8 @@ static void test_view_outside_buffer(const char *read_images_json) {
   /* the load says so (a validator calls the file invalid): one more
    * warning than test_read_images' five */
   CHECK_MSG(m.warning_count == 6 && strstr(m.warnings[0], "outside.gltf: bufferView 2 (byteOffset 100, byteLength 100) "
-                                                             "lies outside buffer 0 (138 bytes)"),
+                                                             "lies outside buffer 0 (138 bytes); nothing the model "
+                                                             "uses reads it"),
             "%zu warnings, the first: %s", m.warning_count, m.warning_count ? m.warnings[0] : "");
   char path[4200];
   snprintf(path, sizeof path, "%s/view_outside.glb", sks_test_tmpdir());

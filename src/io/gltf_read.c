@@ -2000,16 +2000,22 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
     const cJSON *bj = cJSON_GetObjectItemCaseSensitive(vj, "buffer");
     const cJSON *oj = cJSON_GetObjectItemCaseSensitive(vj, "byteOffset");
     const cJSON *lj = cJSON_GetObjectItemCaseSensitive(vj, "byteLength");
-    if (!cJSON_IsNumber(bj) || !(bj->valuedouble >= 0) || bj->valuedouble >= (double)c->n_buffers) continue;
-    size_t b = (size_t)bj->valuedouble;
-    if (!src->buffers[b]) continue; /* not read: a message of its own where it is used */
+    const int index_ok = cJSON_IsNumber(bj) && bj->valuedouble >= 0 && bj->valuedouble < (double)c->n_buffers;
+    const size_t b = index_ok ? (size_t)bj->valuedouble : 0;
+    if (index_ok && !src->buffers[b]) continue; /* not read: a message of its own where it is used */
+    const double have = index_ok ? (double)src->buffer_sizes[b] : 0;
     double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
-    if (off >= 0 && len >= 0 && off + len <= (double)src->buffer_sizes[b]) continue;
+    if (!(off >= 0)) off = 0; /* as the writer reads them (obj_index) */
+    if (!(len >= 0)) len = 0;
+    if (off <= have && len <= have - off) continue; /* an empty view needs no buffer */
+    char what[96];
+    if (index_ok) snprintf(what, sizeof what, "lies outside buffer %zu (%zu bytes)", b, src->buffer_sizes[b]);
+    else snprintf(what, sizeof what, "has no buffer (\"buffer\" is not an index below %zu)", c->n_buffers);
     sks_result rn = gl_note(c, m, NULL,
-                            "bufferView %zu (byteOffset %.17g, byteLength %.17g) lies outside buffer %zu (%zu bytes); "
-                            "no accessor reads it, but a write of this model cannot keep the file's document "
-                            "and writes the model from scratch",
-                            v, off, len, b, src->buffer_sizes[b]);
+                            "bufferView %zu (byteOffset %.17g, byteLength %.17g) %s; nothing the model uses reads it, "
+                            "but a write of this model cannot keep the file's document and writes the model from "
+                            "scratch",
+                            v, off, len, what);
     if (rn != SKS_OK) return rn;
     break; /* one is enough to say */
   }

@@ -1476,10 +1476,17 @@ static int source_views_inside(const sks_gltf_source *src) {
   if (!root) return 0;
   int ok = 1;
   cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(root, "bufferViews")) {
-    long b = obj_index(v, "buffer"), off = obj_index(v, "byteOffset"), len = obj_index(v, "byteLength");
-    size_t have = b >= 0 && (size_t)b < src->buffer_count ? src->buffer_sizes[b] : 0;
-    size_t o = off < 0 ? 0 : (size_t)off, l = len < 0 ? 0 : (size_t)len;
-    if (o > have || l > have - o) { ok = 0; break; }
+    /* in doubles, as the reader's warning (keep_source) judges them: a
+     * length of 1e300 is outside, not "no length" */
+    const cJSON *bj = cJSON_GetObjectItemCaseSensitive(v, "buffer");
+    const cJSON *oj = cJSON_GetObjectItemCaseSensitive(v, "byteOffset");
+    const cJSON *lj = cJSON_GetObjectItemCaseSensitive(v, "byteLength");
+    const int index_ok = cJSON_IsNumber(bj) && bj->valuedouble >= 0 && bj->valuedouble < (double)src->buffer_count;
+    const double have = index_ok ? (double)src->buffer_sizes[(size_t)bj->valuedouble] : 0;
+    double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
+    if (!(off >= 0)) off = 0;
+    if (!(len >= 0)) len = 0;
+    if (!(off <= have && len <= have - off)) { ok = 0; break; }
   }
   cJSON_Delete(root);
   return ok;
