@@ -59,7 +59,7 @@ static void spread_print(const char *what, const spread *s, sks_variant_numbers 
 int main(int argc, char **argv) {
   if (argc < 4 || !strcmp(argv[1], "--help")) {
     fprintf(stderr, "usage: bench_invariance SRC TGT N [--clip NAME] [--seed S] [--reweld | --mirror]\n"
-                    "                        [--variant source|target X Y Z DEG SCALE] [--detail]\n"
+                    "                        [--variant source|target X Y Z DEG SCALE] [--offset-scaled] [--detail]\n"
                     "  bakes SRC onto TGT, then N re-exports with a random rotation, scale and offset baked into\n"
                     "  the source's (even) or the target's (odd) data, and prints the spread of the numbers;\n"
                     "  --reweld: the re-exports re-weld and re-order the vertices instead (sks_variant_reweld);\n"
@@ -68,6 +68,9 @@ int main(int argc, char **argv) {
                     "  a negative SCALE in --variant inverts the data through a point (a mirror too);\n"
                     "  --variant: one re-export, DEG degrees about (X, Y, Z) and SCALE baked into that side's data\n"
                     "  (offset (1, 2, 3)), as the tests write them (N is then ignored);\n"
+                    "  --offset-scaled: the offset is (1, 2, 3) x the scale, as a units export moves the placement\n"
+                    "  too (else a small scale leaves the model far from the origin, its data re-stored at a\n"
+                    "  coarser precision: x0.01 of a 2 m body at (1, 2, 3) m keeps ~1.2e-5 of its size);\n"
                     "  --detail: under each row, its stages' numbers to 9 digits (the similarity's and the\n"
                     "  registered distance, limbs re-matched, the finalists' trial qualities, the one kept):\n"
                     "  where two re-exports' bakes part\n");
@@ -75,12 +78,13 @@ int main(int argc, char **argv) {
   }
   const char *clip = NULL;
   unsigned seed = 7;
-  int reweld = 0, mirror = 0, fixed_side = -1, detail = 0;
+  int reweld = 0, mirror = 0, fixed_side = -1, detail = 0, offset_scaled = 0;
   double fixed[5] = {0, 0, 1, 0, 1};
   for (int i = 4; i < argc; i += 2) {
     if (!strcmp(argv[i], "--reweld")) { reweld = 1; --i; continue; }
     if (!strcmp(argv[i], "--mirror")) { mirror = 1; --i; continue; }
     if (!strcmp(argv[i], "--detail")) { detail = 1; --i; continue; }
+    if (!strcmp(argv[i], "--offset-scaled")) { offset_scaled = 1; --i; continue; }
     if (!strcmp(argv[i], "--variant")) {
       if (i + 6 >= argc) { fprintf(stderr, "bench_invariance: --variant needs a side and 5 numbers\n"); return 2; }
       fixed_side = !strcmp(argv[i + 1], "target");
@@ -129,16 +133,18 @@ int main(int argc, char **argv) {
       return 1;
     }
     char label[80];
+    const float os = offset_scaled ? fabsf(sc) : 1.0f; /* the offset's scale (a mirror's sc is negative) */
+    const sks_vec3 off = {os, 2 * os, 3 * os};
     if (reweld) {
       unsigned vseed = seed;
       sks_variant_reweld(tgt ? &b : &a, vseed);
       snprintf(label, sizeof label, "%s re-welded, seed %u", tgt ? "target" : "source", vseed);
     } else if (mirror) { /* an export between left- and right-handed axes: axis i / 2 % 3 negated first */
-      sks_variant_mirror_data(tgt ? &b : &a, i / 2 % 3, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
+      sks_variant_mirror_data(tgt ? &b : &a, i / 2 % 3, sks_variant_axis_angle(ax, ay, az, deg), sc, off);
       snprintf(label, sizeof label, "%s data: mirror %c, rot %.0f deg, x%.3g", tgt ? "target" : "source", "xyz"[i / 2 % 3],
                deg, sc);
     } else {
-      sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, (sks_vec3){1, 2, 3});
+      sks_variant_transform_data(tgt ? &b : &a, sks_variant_axis_angle(ax, ay, az, deg), sc, off);
       snprintf(label, sizeof label, "%s data: rot %.0f deg, x%.3g", tgt ? "target" : "source", deg, sc);
     }
     if (!reweld && !mirror && fixed_side < 0) /* the options that bake this variant alone */

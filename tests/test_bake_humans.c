@@ -507,6 +507,18 @@ int main(void) {
     sks_variant_numbers bm = sks_variant_bake("BCN_Epileptic -> mannequiny (3-8 % D apart)", &bcn, &manq, NULL);
     CHECK_MSG(bm.ok && bm.dist > 3.2 && bm.dist < 8 && !bm.over_default_limit && bm.q > 90,
               "BCN_Epileptic -> mannequiny: %.3g %% D apart, %.4f %%", bm.dist, bm.q);
+    /* the source exported in other units, its placement scaled with it (a
+     * units export): the issue's bars. With the offset (1, 2, 3) kept at
+     * x0.01 (the sweep's harsher "scale" variant) the data is re-stored at
+     * ~1.2e-5 of the body's size and the pair moves 0.083 point (README
+     * "Data re-stored coarsely") */
+    {
+      sks_model bcn_cm;
+      CHECK_OK(sks_model_clone(&bcn, &bcn_cm, &err), &err);
+      sks_variant_transform_data(&bcn_cm, sks_variant_axis_angle(0, 0, 1, 0), 0.01f, (sks_vec3){0.01f, 0.02f, 0.03f});
+      sks_variant_same("BCN_Epileptic in cm", sks_variant_bake("... source data x0.01, offset x0.01", &bcn_cm, &manq, NULL), bm);
+      sks_model_free(&bcn_cm);
+    }
     sks_bake_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_residual_pct = 3;

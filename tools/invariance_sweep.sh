@@ -19,6 +19,9 @@
 #     first three)
 #     instead of the built-in list
 #   SKS_SWEEP_KINDS=data,mirror restricts every pair's kinds
+#   SKS_SWEEP_OFFSET_SCALED=1: the offset is (1, 2, 3) x the scale
+#     (bench_invariance --offset-scaled: a units export, which moves the
+#     placement too; without it a small scale re-stores the data coarsely)
 # e.g. tools/invariance_sweep.sh build/bench_invariance 4
 set -u
 bin="${1:?usage: tools/invariance_sweep.sh BENCH_INVARIANCE [N] [SHARED_DATA] [-- PAIRS_FILE]}"
@@ -33,6 +36,8 @@ if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; pairs_file="${1:?-- needs a PAIR
 [ -x "$bin" ] || { echo "invariance_sweep: $bin is not an executable (build it: cmake --build build --target bench_invariance)" >&2; exit 2; }
 case "$n" in ''|*[!0-9]*) echo "invariance_sweep: N must be a number, got '$n'" >&2; exit 2 ;; esac
 models="${SKS_ASSIMP_MODELS:-/usr/share/assimp/models}"
+osc=""
+[ "${SKS_SWEEP_OFFSET_SCALED:-0}" = 1 ] && osc="--offset-scaled"
 default_pairs() {
   cat << EOF
 Fox/Fox.glb fox_targets/fox_rig_autoweights.glb
@@ -71,13 +76,13 @@ while read -r s t kinds; do
     run_kind() {
       if [ "$k" != scale ]; then
         # shellcheck disable=SC2086
-        "$bin" "$s" "$t" "$n" $opt > "$tmp/out.txt" 2> "$tmp/err.txt"
+        "$bin" "$s" "$t" "$n" $opt $osc > "$tmp/out.txt" 2> "$tmp/err.txt"
         return
       fi
       : > "$tmp/out.txt"
       for v in "source 0.05" "source 0.01" "target 0.05" "target 30"; do
         # shellcheck disable=SC2086
-        "$bin" "$s" "$t" 0 --variant ${v% *} 0 0 1 0 ${v#* } >> "$tmp/out.txt" 2> "$tmp/err.txt" || return 1
+        "$bin" "$s" "$t" 0 --variant ${v% *} 0 0 1 0 ${v#* } $osc >> "$tmp/out.txt" 2> "$tmp/err.txt" || return 1
       done
     }
     if ! run_kind; then
