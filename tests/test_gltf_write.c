@@ -991,6 +991,17 @@ static void test_read_images(void) {
   test_view_outside_buffer(json);
 }
 
+/* Writes m to TMPDIR/name (path_out: its path) and reads it back into
+ * *back; 1 when both worked (else the failure is counted and *back empty). */
+static int write_read_back(const sks_model *m, const char *name, char *path_out, size_t path_size, sks_model *back) {
+  sks_error err = {0};
+  snprintf(path_out, path_size, "%s/%s", sks_test_tmpdir(), name);
+  CHECK_OK(sks_write_glb(path_out, m, NULL, &err), &err);
+  const int read_back = sks_load_gltf(path_out, back, &err) == SKS_OK;
+  CHECK_MSG(read_back, "%s: %s", name, err.message);
+  return read_back;
+}
+
 /* A file that loads although a bufferView nothing reads lies outside its
  * buffer (the reader resolves only the views it uses): writing it back
  * cannot keep that document (its bytes are not there to copy), so the model
@@ -1015,11 +1026,7 @@ static void test_view_outside_buffer(const char *read_images_json) {
                                                              "uses reads it"),
             "%zu warnings, the first: %s", m.warning_count, m.warning_count ? m.warnings[0] : "");
   char path[4200];
-  snprintf(path, sizeof path, "%s/view_outside.glb", sks_test_tmpdir());
-  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
-  int read_back = sks_load_gltf(path, &back, &err) == SKS_OK;
-  CHECK_MSG(read_back, "%s", err.message);
-  if (read_back) {
+  if (write_read_back(&m, "view_outside.glb", path, sizeof path, &back)) {
     CHECK_MSG(back.image_count == m.image_count && m.image_count == 2, "%zu images written, %zu read", back.image_count,
               m.image_count);
     for (size_t i = 0; i < back.image_count && i < m.image_count; ++i)
@@ -1069,11 +1076,7 @@ static void test_points_part(void) {
   sks_gltf_source_free(m.gltf_source);
   m.gltf_source = NULL;
   char path[4200];
-  snprintf(path, sizeof path, "%s/points.glb", sks_test_tmpdir());
-  CHECK_OK(sks_write_glb(path, &m, NULL, &err), &err);
-  int read_back = sks_load_gltf(path, &back, &err) == SKS_OK;
-  CHECK_MSG(read_back, "%s", err.message);
-  if (read_back) {
+  if (write_read_back(&m, "points.glb", path, sizeof path, &back)) {
     CHECK_MSG(back.part_count == 1 && back.parts[0].vertex_count == 3 && back.parts[0].index_count == 0,
               "%zu parts, %zu indices", back.part_count, back.part_count ? back.parts[0].index_count : 0);
     sks_model_free(&back);
