@@ -1996,21 +1996,9 @@ static sks_result keep_source(gl_ctx *c, sks_model *m) {
    * one that lies outside its buffer; a write cannot keep the document then
    * (gltf_write.c: from scratch), and a validator calls the file invalid */
   for (size_t v = 0; v < c->n_views; ++v) {
-    const cJSON *vj = c->views.items[v];
-    const cJSON *bj = cJSON_GetObjectItemCaseSensitive(vj, "buffer");
-    const cJSON *oj = cJSON_GetObjectItemCaseSensitive(vj, "byteOffset");
-    const cJSON *lj = cJSON_GetObjectItemCaseSensitive(vj, "byteLength");
-    const int index_ok = cJSON_IsNumber(bj) && bj->valuedouble >= 0 && bj->valuedouble < (double)c->n_buffers;
-    const size_t b = index_ok ? (size_t)bj->valuedouble : 0;
-    if (index_ok && !src->buffers[b]) continue; /* not read: a message of its own where it is used */
-    const double have = index_ok ? (double)src->buffer_sizes[b] : 0;
-    double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
-    if (!(off >= 0)) off = 0; /* as the writer reads them (obj_index) */
-    if (!(len >= 0)) len = 0;
-    if (off <= have && len <= have - off) continue; /* an empty view needs no buffer */
+    double off, len;
     char what[96];
-    if (index_ok) snprintf(what, sizeof what, "lies outside buffer %zu (%zu bytes)", b, src->buffer_sizes[b]);
-    else snprintf(what, sizeof what, "has no buffer (\"buffer\" is not an index below %zu)", c->n_buffers);
+    if (!sks_gltf_source_view_outside(src, c->views.items[v], &off, &len, what, sizeof what)) continue;
     sks_result rn = gl_note(c, m, NULL,
                             "bufferView %zu (byteOffset %.17g, byteLength %.17g) %s; nothing the model uses reads it, "
                             "but a write of this model cannot keep the file's document and writes the model from "

@@ -1,7 +1,9 @@
 /* The kept glTF source document: fingerprints, free, clone (see gltf_source.h). */
 #include "io/gltf_source.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cjson/cJSON.h>
 
 uint64_t sks_hash_bytes(uint64_t h, const void *data, size_t bytes) {
   const uint8_t *p = data;
@@ -193,4 +195,24 @@ sks_gltf_source *sks_gltf_source_clone(const sks_gltf_source *s) {
     return NULL;
   }
   return d;
+}
+
+int sks_gltf_source_view_outside(const sks_gltf_source *src, const cJSON *view, double *offset, double *length,
+                                 char *why, size_t why_size) {
+  const cJSON *bj = cJSON_GetObjectItemCaseSensitive(view, "buffer");
+  const cJSON *oj = cJSON_GetObjectItemCaseSensitive(view, "byteOffset");
+  const cJSON *lj = cJSON_GetObjectItemCaseSensitive(view, "byteLength");
+  const int index_ok = cJSON_IsNumber(bj) && bj->valuedouble >= 0 && bj->valuedouble < (double)src->buffer_count;
+  const size_t b = index_ok ? (size_t)bj->valuedouble : 0;
+  if (index_ok && !src->buffers[b]) return 0;
+  const double have = index_ok ? (double)src->buffer_sizes[b] : 0;
+  double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
+  if (!(off >= 0)) off = 0;
+  if (!(len >= 0)) len = 0;
+  *offset = off;
+  *length = len;
+  if (off <= have && len <= have - off) return 0;
+  if (index_ok) snprintf(why, why_size, "lies outside buffer %zu (%zu bytes)", b, src->buffer_sizes[b]);
+  else snprintf(why, why_size, "has no buffer (\"buffer\" is not an index below %zu)", src->buffer_count);
+  return 1;
 }

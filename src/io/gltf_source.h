@@ -58,6 +58,18 @@ uint64_t sks_hash_clip(const sks_clip *clip);
  * node_joint, part_mesh/part_prim must already be set). 0 on out of memory. */
 int sks_gltf_source_snapshot(sks_gltf_source *src, const sks_model *model);
 
+/* Whether a bufferView object of the document lies outside the kept
+ * buffers: 1, with why ("lies outside buffer B (S bytes)" or "has no
+ * buffer (...)") and its offset and length as read; 0 when inside (an empty
+ * view needs no buffer), or when its buffer was not read (that buffer's
+ * use has a message of its own). Judged in doubles: a byteLength of 1e300
+ * is outside, not "no length"; a missing, negative or NaN offset or
+ * length counts 0. The reader warns of such a view (nothing it reads
+ * uses it), and the writer then writes the model from scratch. */
+struct cJSON;
+int sks_gltf_source_view_outside(const sks_gltf_source *src, const struct cJSON *view, double *offset,
+                                 double *length, char *why, size_t why_size);
+
 void sks_gltf_source_free(sks_gltf_source *src); /* frees src itself too; NULL ok */
 /* Deep copy; NULL on out of memory (or when src is NULL). */
 sks_gltf_source *sks_gltf_source_clone(const sks_gltf_source *src);

@@ -1469,24 +1469,17 @@ static long obj_index(const cJSON *obj, const char *key) {
 }
 
 /* Whether every bufferView of the kept document lies inside its buffer's
- * kept bytes. The reader resolves only the views it uses, so a file may load
- * with an unused view that does not (0; also when the text does not parse). */
+ * kept bytes (sks_gltf_source_view_outside, as the reader's warning judges
+ * it). The reader resolves only the views it uses, so a file may load with
+ * an unused view that does not (0; also when the text does not parse). */
 static int source_views_inside(const sks_gltf_source *src) {
   cJSON *root = cJSON_ParseWithLength(src->json, src->json_len), *v;
   if (!root) return 0;
   int ok = 1;
   cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(root, "bufferViews")) {
-    /* in doubles, as the reader's warning (keep_source) judges them: a
-     * length of 1e300 is outside, not "no length" */
-    const cJSON *bj = cJSON_GetObjectItemCaseSensitive(v, "buffer");
-    const cJSON *oj = cJSON_GetObjectItemCaseSensitive(v, "byteOffset");
-    const cJSON *lj = cJSON_GetObjectItemCaseSensitive(v, "byteLength");
-    const int index_ok = cJSON_IsNumber(bj) && bj->valuedouble >= 0 && bj->valuedouble < (double)src->buffer_count;
-    const double have = index_ok ? (double)src->buffer_sizes[(size_t)bj->valuedouble] : 0;
-    double off = cJSON_IsNumber(oj) ? oj->valuedouble : 0, len = cJSON_IsNumber(lj) ? lj->valuedouble : 0;
-    if (!(off >= 0)) off = 0;
-    if (!(len >= 0)) len = 0;
-    if (!(off <= have && len <= have - off)) { ok = 0; break; }
+    double off, len;
+    char why[96];
+    if (sks_gltf_source_view_outside(src, v, &off, &len, why, sizeof why)) { ok = 0; break; }
   }
   cJSON_Delete(root);
   return ok;
