@@ -102,6 +102,16 @@ check "summary line" has "$T/out" "2 errors, 0 warnings (weight_sum 1, weight_ze
 run 1 "check --json" "$CLI" check "$D" --json
 check "check --json errors" [ "$(json_num "$T/out" errors)" = 2 ]
 check "check --json kind" has "$T/out" '"kind":	"weight_sum"'
+run 1 "check --json" "$CLI" check "$D" --json
+check "check --json load_warnings (none)" has "$T/out" '"load_warnings":	[]'
+# a bufferView no accessor reads that lies outside its buffer: the load warns,
+# check counts it at the end of its summary line and lists it in --json
+sed 's/"byteLength":128}\]/"byteLength":128},{"buffer":0,"byteOffset":240,"byteLength":8}]/' "$D" >"$T/view_outside.gltf"
+run 1 "check, a view outside its buffer" "$CLI" check "$T/view_outside.gltf"
+check "load warning on stderr" has "$T/err" "view_outside.gltf: bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0 (244 bytes)"
+check "load warning counted" has "$T/out" "2 errors, 0 warnings (weight_sum 1, weight_zero 1); 1 load warning (above)"
+run 1 "check --json, a view outside its buffer" "$CLI" check "$T/view_outside.gltf" --json
+check "check --json load_warnings" has "$T/out" "bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0"
 run 0 "info on a file with findings still exits 0" "$CLI" info "$D"
 check "info summarises findings" has "$T/out" "2 errors, 0 warnings"
 check "info marks skinned joints" has "$T/out" "* bone"

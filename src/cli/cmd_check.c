@@ -20,10 +20,14 @@ static void usage(FILE *f) {
           "warnings: vertices with more non-zero influences than K; vertices that had\n"
           "          more influences in the file than the kernels take (8): the loader\n"
           "          kept the 8 largest (one line per part, at the first such vertex)\n"
-          "Most weight errors are fixed by `skinsolve repair`.\n"
+          "Most weight errors are fixed by `skinsolve repair`. What the load itself warns\n"
+          "of (parts of the file left out, or a glTF a validator would reject, e.g. a\n"
+          "bufferView outside its buffer) is printed on stderr and counted at the end\n"
+          "of the summary line (\"; N load warnings\"); it does not change the exit code.\n"
           "\n"
           "options:\n"
-          "  --json                one JSON object {file, errors, warnings, by_kind, items[]}\n"
+          "  --json                one JSON object {file, errors, warnings, by_kind, items[],\n"
+          "                        load_warnings[]}\n"
           "  --max-influences K    warn about vertices with more than K non-zero weights\n"
           "                        (default 8; 4 for a classic GPU vertex shader)\n"
           "  --tolerance T         allowed |sum of weights - 1| (default 0.001)\n"
@@ -89,6 +93,10 @@ int sks_cmd_check(int argc, char **argv) {
   if (json) {
     cJSON *o = sks_cli_findings_json(&f, all ? f.count : 1000);
     cJSON_AddItemToObjectCS(o, "file", cJSON_CreateString(file));
+    /* what the load itself warned of (stderr too): left out of the model,
+     * or a file a validator would reject (e.g. a bufferView outside its buffer) */
+    cJSON *lw = cJSON_AddArrayToObject(o, "load_warnings");
+    for (size_t w = 0; lw && w < m.warning_count; ++w) cJSON_AddItemToArray(lw, cJSON_CreateString(m.warnings[w]));
     char *s = cJSON_Print(o);
     if (s) { puts(s); free(s); }
     cJSON_Delete(o);
@@ -106,7 +114,10 @@ int sks_cmd_check(int argc, char **argv) {
         printf("%s%s %zu", first ? " (" : ", ", sks_finding_kind_name((sks_finding_kind)k), f.total_by_kind[k]);
         first = 0;
       }
-    printf("%s\n", first ? "" : ")");
+    printf("%s", first ? "" : ")");
+    /* the load's own warnings are printed on stderr before this line */
+    if (m.warning_count) printf("; %zu load warning%s (above)", m.warning_count, m.warning_count == 1 ? "" : "s");
+    printf("\n");
   }
   int code = f.error_count ? SKS_EXIT_INPUT : SKS_EXIT_OK;
   sks_findings_free(&f);
