@@ -112,6 +112,10 @@ check "load warning on stderr" has "$T/err" "view_outside.gltf: bufferView 5 (by
 check "load warning counted" has "$T/out" "2 errors, 0 warnings (weight_sum 1, weight_zero 1); 1 load warning (above)"
 run 1 "check --json, a view outside its buffer" "$CLI" check "$T/view_outside.gltf" --json
 check "check --json load_warnings" has "$T/out" "bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0"
+run 0 "info, a view outside its buffer" "$CLI" info "$T/view_outside.gltf"
+check "info counts the load warning" has "$T/out" "load      1 warning (on stderr)"
+run 0 "info --json, a view outside its buffer" "$CLI" info "$T/view_outside.gltf" --json
+check "info --json load_warnings" has "$T/out" "bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0"
 run 0 "info on a file with findings still exits 0" "$CLI" info "$D"
 check "info summarises findings" has "$T/out" "2 errors, 0 warnings"
 check "info marks skinned joints" has "$T/out" "* bone"

@@ -161,6 +161,8 @@ static void print_text(const char *path, const sks_model *m, const sks_findings 
     printf("  %s: %s\n", f->items[i].severity == SKS_SEVERITY_ERROR ? "error" : "warning",
            f->items[i].message);
   if (f->count > 5) printf("  ... (%zu more)\n", f->error_count + f->warning_count - 5);
+  if (m->warning_count) /* the load's own, printed on stderr (sks_cli_load_with) */
+    printf("load      %zu warning%s (on stderr)\n", m->warning_count, m->warning_count == 1 ? "" : "s");
 }
 
 static int info_main(int argc, char **argv, const char **clip_files, size_t *nclip_files,
@@ -238,6 +240,8 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
   else cJSON_AddNumberToObject(root, "diagonal", sks_bake_diagonal(m));
   cJSON_AddBoolToObject(root, "skeleton_only", m->part_count == 0);
   cJSON_AddItemToObject(root, "findings", sks_cli_findings_json(f, 20));
+  cJSON *lw = cJSON_AddArrayToObject(root, "load_warnings"); /* the load's own (stderr too) */
+  for (size_t w = 0; lw && w < m->warning_count; ++w) cJSON_AddItemToArray(lw, cJSON_CreateString(m->warnings[w]));
   char *s = cJSON_Print(root);
   if (s) { puts(s); free(s); }
   cJSON_Delete(root);
