@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
                     "  (offset (1, 2, 3)), as the tests write them (N is then ignored);\n"
                     "  --offset-scaled: the offset is (1, 2, 3) x the scale, as a units export moves the placement\n"
                     "  too (else a small scale leaves the model far from the origin, its data re-stored at a\n"
-                    "  coarser precision: x0.01 of a 2 m body at (1, 2, 3) m keeps ~1.2e-5 of its size);\n"
+                    "  coarser precision: a body 2 across, x0.01, at (1, 2, 3) keeps ~1.2e-5 of its size);\n"
                     "  --detail: under each row, its stages' numbers to 9 digits (the similarity's and the\n"
                     "  registered distance, limbs re-matched, the finalists' trial qualities, the one kept):\n"
                     "  where two re-exports' bakes part\n");

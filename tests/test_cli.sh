@@ -109,7 +109,7 @@ check "check --json load_warnings (none)" has "$T/out" '"load_warnings":	[]'
 sed 's/"byteLength":128}\]/"byteLength":128},{"buffer":0,"byteOffset":240,"byteLength":8}]/' "$D" >"$T/view_outside.gltf"
 run 1 "check, a view outside its buffer" "$CLI" check "$T/view_outside.gltf"
 check "load warning on stderr" has "$T/err" "view_outside.gltf: bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0 (244 bytes)"
-check "load warning counted" has "$T/out" "2 errors, 0 warnings (weight_sum 1, weight_zero 1); 1 load warning (above)"
+check "load warning counted" has "$T/out" "2 errors, 0 warnings (weight_sum 1, weight_zero 1); 1 load warning (on stderr)"
 run 1 "check --json, a view outside its buffer" "$CLI" check "$T/view_outside.gltf" --json
 check "check --json load_warnings" has "$T/out" "bufferView 5 (byteOffset 240, byteLength 8) lies outside buffer 0"
 run 0 "info, a view outside its buffer" "$CLI" info "$T/view_outside.gltf"

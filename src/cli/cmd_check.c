@@ -116,7 +116,7 @@ int sks_cmd_check(int argc, char **argv) {
       }
     printf("%s", first ? "" : ")");
     /* the load's own warnings are printed on stderr before this line */
-    if (m.warning_count) printf("; %zu load warning%s (above)", m.warning_count, m.warning_count == 1 ? "" : "s");
+    if (m.warning_count) printf("; %zu load warning%s (on stderr)", m.warning_count, m.warning_count == 1 ? "" : "s");
     printf("\n");
   }
   int code = f.error_count ? SKS_EXIT_INPUT : SKS_EXIT_OK;
