@@ -97,6 +97,9 @@ char *sks_cli_guard_message(sks_cli_output_guard *g);
 /* Findings as a JSON object {errors, warnings, by_kind, items[], truncated}
  * (the shape of `check --json` and info's "findings"); caller owns it. */
 struct cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items);
+/* Adds to obj the array "load_warnings": the load's own warnings (the model's
+ * warnings, printed on stderr by sks_cli_load_with), for check / info --json. */
+void sks_cli_add_load_warnings(struct cJSON *obj, const sks_model *m);
 /* Exit code for a failed write: 3 for I/O, 2 for a bad argument (e.g. an
  * unknown extension), else 1. */
 int sks_cli_exit_for_write(sks_result r);

@@ -219,6 +219,11 @@ int sks_cli_exit_for_write(sks_result r) {
 }
 
 /* Findings as JSON (shared shape with `check --json`). */
+void sks_cli_add_load_warnings(cJSON *obj, const sks_model *m) {
+  cJSON *lw = cJSON_AddArrayToObject(obj, "load_warnings");
+  for (size_t w = 0; lw && w < m->warning_count; ++w) cJSON_AddItemToArray(lw, cJSON_CreateString(m->warnings[w]));
+}
+
 cJSON *sks_cli_findings_json(const sks_findings *f, size_t max_items) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "errors", (double)f->error_count);

@@ -95,8 +95,7 @@ int sks_cmd_check(int argc, char **argv) {
     cJSON_AddItemToObjectCS(o, "file", cJSON_CreateString(file));
     /* what the load itself warned of (stderr too): left out of the model,
      * or a file a validator would reject (e.g. a bufferView outside its buffer) */
-    cJSON *lw = cJSON_AddArrayToObject(o, "load_warnings");
-    for (size_t w = 0; lw && w < m.warning_count; ++w) cJSON_AddItemToArray(lw, cJSON_CreateString(m.warnings[w]));
+    sks_cli_add_load_warnings(o, &m);
     char *s = cJSON_Print(o);
     if (s) { puts(s); free(s); }
     cJSON_Delete(o);

@@ -240,8 +240,7 @@ static void print_json(const char *path, const sks_model *m, const sks_findings 
   else cJSON_AddNumberToObject(root, "diagonal", sks_bake_diagonal(m));
   cJSON_AddBoolToObject(root, "skeleton_only", m->part_count == 0);
   cJSON_AddItemToObject(root, "findings", sks_cli_findings_json(f, 20));
-  cJSON *lw = cJSON_AddArrayToObject(root, "load_warnings"); /* the load's own (stderr too) */
-  for (size_t w = 0; lw && w < m->warning_count; ++w) cJSON_AddItemToArray(lw, cJSON_CreateString(m->warnings[w]));
+  sks_cli_add_load_warnings(root, m); /* the load's own (stderr too) */
   char *s = cJSON_Print(root);
   if (s) { puts(s); free(s); }
   cJSON_Delete(root);
